@@ -1,0 +1,236 @@
+package io.github.sluice.algorithm;
+
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Cell;
+import io.github.sluice.core.Decision;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.internal.Checks;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Token bucket with the semantics of Go's {@code golang.org/x/time/rate}: a bucket of
+ * {@code burst} tokens, refilled continuously at {@code rate}, that starts full. A request of
+ * {@code n} tokens is admitted if {@code n} tokens are there; {@code n > burst} is always refused
+ * (with {@link Decision#NEVER} as retry-after), never waited for.
+ *
+ * <h2>State</h2>
+ * One {@code long} per key: the instant at which the bucket would hold zero tokens ("base").
+ * Tokens at {@code now} are {@code min(burst, (now - base) / interval)}; taking {@code n} tokens
+ * adds {@code n * interval} to the base. This is the x/time/rate model (tokens plus last update)
+ * folded into one word, so a decision is one compare-and-set.
+ *
+ * <h2>Precision</h2>
+ * The interval between tokens is {@code period / permits} rounded <em>up</em> to whole
+ * nanoseconds, so the configured rate is never exceeded; the relative error is below
+ * {@code 1 / interval} (one part in a billion for one token per second).
+ *
+ * <h2>Headers</h2>
+ * {@code limit} is the burst; the window announced is the time to refill a full bucket
+ * ({@code burst * interval}); {@code remaining} is the whole tokens left; {@code reset} is the
+ * time until the bucket is full again.
+ *
+ * <p>Immutable and thread-safe. The standalone limiter with reservations, waits and runtime
+ * changes of rate and burst is {@link TokenBucketLimiter}.
+ */
+public final class TokenBucket extends Algorithm<Cell> {
+
+    private final long interval;
+    private final long burst;
+    private final long capacity;
+
+    private TokenBucket(long interval, long burst) {
+        this.interval = interval;
+        this.burst = burst;
+        this.capacity = Checks.product("burst * interval", burst, interval);
+    }
+
+    /** @return a builder; {@code rate} and {@code burst} must be set */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Shorthand for {@code builder().rate(permits, period).burst(burst).build()}.
+     *
+     * @param permits tokens added per {@code period}, {@code >= 1}
+     * @param period the refill period
+     * @param burst the bucket's capacity, {@code >= 1}
+     * @return the algorithm
+     * @throws IllegalArgumentException if a value is out of range (see {@link Builder})
+     */
+    public static TokenBucket of(long permits, Duration period, long burst) {
+        return builder().rate(permits, period).burst(burst).build();
+    }
+
+    /** @return nanoseconds between two tokens */
+    public long intervalNanos() {
+        return interval;
+    }
+
+    /** @return the bucket's capacity in tokens */
+    public long burst() {
+        return burst;
+    }
+
+    @Override
+    public String kind() {
+        return "token-bucket";
+    }
+
+    @Override
+    public long limit() {
+        return burst;
+    }
+
+    @Override
+    public long windowNanos() {
+        return capacity;
+    }
+
+    @Override
+    public Cell newCell(long now) {
+        return new Cell(now - capacity);
+    }
+
+    @Override
+    public int acquire(Cell cell, long now, long cost, MutableDecision out) {
+        long fullBase = now - capacity;
+        while (true) {
+            long base = cell.word();
+            if (base == Cell.RETIRED) {
+                return RETIRED;
+            }
+            long effective = Math.max(base, fullBase);
+            if (cost > burst) {
+                if (out != null) {
+                    out.deny(burst, (now - effective) / interval, effective - fullBase, Decision.NEVER);
+                }
+                return DENIED;
+            }
+            long next = effective + cost * interval;
+            if (next > now) {
+                if (out != null) {
+                    out.deny(burst, Math.max(0, now - effective) / interval, effective - fullBase,
+                            next - now);
+                }
+                return DENIED;
+            }
+            if (cost == 0 || cell.casWord(base, next)) {
+                if (out != null) {
+                    out.allow(burst, (now - next) / interval, next - fullBase);
+                }
+                return ADMITTED;
+            }
+        }
+    }
+
+    @Override
+    public void release(Cell cell, long now, long cost) {
+        if (cost <= 0) {
+            return;
+        }
+        long fullBase = now - capacity;
+        long refund = Math.min(cost, burst) * interval;
+        while (true) {
+            long base = cell.word();
+            if (base == Cell.RETIRED || base <= fullBase) {
+                return;
+            }
+            long next = Math.max(base - refund, fullBase);
+            if (cell.casWord(base, next)) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public boolean isFresh(Cell cell, long now) {
+        long base = cell.word();
+        return base != Cell.RETIRED && base <= now - capacity;
+    }
+
+    @Override
+    public boolean retireIfFresh(Cell cell, long now) {
+        long base = cell.word();
+        return base != Cell.RETIRED && base <= now - capacity && cell.retire(base);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TokenBucket t && t.interval == interval && t.burst == burst;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(interval, burst);
+    }
+
+    @Override
+    public String toString() {
+        return "token-bucket{interval=" + Duration.ofNanos(interval) + ", burst=" + burst + '}';
+    }
+
+    /** Builds a {@link TokenBucket}. Not thread-safe. */
+    public static final class Builder {
+        private long interval;
+        private long burst;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the refill rate as {@code permits} tokens per {@code period}.
+         *
+         * @param permits tokens per period, {@code >= 1}
+         * @param period the period, {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if a value is out of range, or the rate exceeds one token
+         *     per nanosecond
+         */
+        public Builder rate(long permits, Duration period) {
+            this.interval = Checks.intervalNanos(Checks.atLeast("permits", permits, 1),
+                    Checks.positiveNanos("period", period));
+            return this;
+        }
+
+        /**
+         * Sets the refill rate in tokens per second.
+         *
+         * @param perSecond a finite rate {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if the rate is NaN, infinite, not positive or out of range
+         */
+        public Builder rate(double perSecond) {
+            this.interval = Checks.intervalNanos("rate", perSecond);
+            return this;
+        }
+
+        /**
+         * Sets the capacity.
+         *
+         * @param burst tokens, {@code >= 1}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code burst < 1}
+         */
+        public Builder burst(long burst) {
+            this.burst = Checks.atLeast("burst", burst, 1);
+            return this;
+        }
+
+        /**
+         * @return the algorithm
+         * @throws IllegalStateException if rate or burst is missing
+         * @throws IllegalArgumentException if {@code burst * interval} overflows
+         */
+        public TokenBucket build() {
+            if (interval == 0) {
+                throw new IllegalStateException("rate must be set");
+            }
+            if (burst == 0) {
+                throw new IllegalStateException("burst must be set");
+            }
+            return new TokenBucket(interval, burst);
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package io.github.sluice.core;
+
+/**
+ * A limiting algorithm: an immutable configuration plus the decision function over one key's
+ * {@link Cell}. The same algorithm object serves every key of a policy.
+ *
+ * <p>Implementations follow the rules on {@link Cell}: lock-free, nothing allocated per decision,
+ * a denial does not write, time comes only from the {@code now} argument (nanoseconds of a
+ * {@link Clock}), integer arithmetic that saturates instead of overflowing.
+ *
+ * <p>Two algorithms are {@link Object#equals equal} when their configurations are equal, so that
+ * a policy parsed from text equals the one built in code.
+ *
+ * @param <S> the type of per-key state
+ */
+public abstract class Algorithm<S extends Cell> {
+
+    /** {@link #acquire} result: the request was refused. */
+    public static final int DENIED = 0;
+    /** {@link #acquire} result: the request was admitted (allowed now, or shaped). */
+    public static final int ADMITTED = 1;
+    /**
+     * {@link #acquire} result: the cell was retired by its registry and nothing was done; the
+     * caller looks the key up again and retries.
+     */
+    public static final int RETIRED = 2;
+
+    /** For subclasses. */
+    protected Algorithm() {
+    }
+
+    /**
+     * Returns the algorithm's name as written in the policy language, e.g. {@code token-bucket}.
+     *
+     * @return the kind, never {@code null}
+     */
+    public abstract String kind();
+
+    /**
+     * Returns the quota announced in headers ({@code q}): the number of permits a key may use per
+     * {@link #windowNanos() window}, or the maximum in flight for a concurrency limit.
+     *
+     * @return the quota, {@code >= 1}
+     */
+    public abstract long limit();
+
+    /**
+     * Returns the window announced in headers ({@code w}), in nanoseconds, or {@code 0} for a
+     * concurrency limit, which has no window.
+     *
+     * @return the window in nanoseconds, {@code >= 0}
+     */
+    public abstract long windowNanos();
+
+    /**
+     * Tells whether permits are held while a request is in flight and handed back by
+     * {@link #release}, rather than restored by time.
+     *
+     * @return {@code true} for concurrency limits
+     */
+    public boolean concurrency() {
+        return false;
+    }
+
+    /**
+     * Creates the state of a key seen for the first time: the state that admits the most.
+     *
+     * @param now the clock reading, nanoseconds
+     * @return a fresh cell, never {@code null}
+     */
+    public abstract S newCell(long now);
+
+    /**
+     * Decides one request of {@code cost} permits. A cost of zero is a peek: it reports the state
+     * and never writes.
+     *
+     * @param cell the key's state
+     * @param now the clock reading, nanoseconds, read once per decision
+     * @param cost permits requested, {@code >= 0}
+     * @param out where to write the decision, or {@code null} when only the result code is needed
+     * @return {@link #ADMITTED}, {@link #DENIED} or {@link #RETIRED}
+     */
+    public abstract int acquire(S cell, long now, long cost, MutableDecision out);
+
+    /**
+     * Gives {@code cost} permits back: for a concurrency limit, the end of a request; for a rate
+     * limit, a refund of permits taken by a request that was refused by another policy. A refund
+     * never raises the state above fresh. Does nothing on a retired cell.
+     *
+     * @param cell the key's state
+     * @param now the clock reading, nanoseconds
+     * @param cost permits to give back, {@code >= 0}
+     */
+    public abstract void release(S cell, long now, long cost);
+
+    /**
+     * Tells whether the cell is equal to a fresh one: dropping it would change no future decision.
+     *
+     * @param cell the key's state
+     * @param now the clock reading, nanoseconds
+     * @return {@code true} if the cell may be evicted without loss
+     */
+    public abstract boolean isFresh(S cell, long now);
+
+    /**
+     * Atomically retires the cell if it is fresh, so that no acquisition can slip in between the
+     * check and the removal.
+     *
+     * @param cell the key's state
+     * @param now the clock reading, nanoseconds
+     * @return {@code true} if the cell is now retired
+     */
+    public abstract boolean retireIfFresh(S cell, long now);
+
+    /**
+     * Retires the cell whatever its state: used at the registry's hard bound on keys, where a
+     * key's history is forgotten (see the registry's documentation).
+     *
+     * @param cell the key's state
+     * @return {@code true} if this call retired the cell
+     */
+    public boolean retire(S cell) {
+        long w;
+        do {
+            w = cell.word();
+            if (w == Cell.RETIRED) {
+                return false;
+            }
+        } while (!cell.casWord(w, Cell.RETIRED));
+        return true;
+    }
+}

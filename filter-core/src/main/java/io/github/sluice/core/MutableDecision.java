@@ -1,0 +1,128 @@
+package io.github.sluice.core;
+
+/**
+ * A reusable holder that algorithms and stores fill instead of allocating a {@link Decision}: the
+ * per-request hot path writes into one of these and so allocates nothing.
+ *
+ * <p>Values have the meaning documented on {@link Decision}. Instances are not thread-safe: a
+ * holder belongs to one request at a time.
+ */
+public final class MutableDecision {
+
+    private Outcome outcome = Outcome.ALLOWED;
+    private long limit;
+    private long remaining;
+    private long resetNanos;
+    private long retryAfterNanos;
+    private long delayNanos;
+
+    /** Creates a holder; its content is an allowed decision with all values zero. */
+    public MutableDecision() {
+    }
+
+    /**
+     * Records an admission that may proceed now.
+     *
+     * @param limit the quota, in permits
+     * @param remaining permits left
+     * @param resetNanos nanoseconds until the quota is fully restored
+     * @return this holder
+     */
+    public MutableDecision allow(long limit, long remaining, long resetNanos) {
+        return set(Outcome.ALLOWED, limit, remaining, resetNanos, 0, 0);
+    }
+
+    /**
+     * Records an admission that must wait before proceeding.
+     *
+     * @param limit the quota, in permits
+     * @param remaining permits left
+     * @param resetNanos nanoseconds until the quota is fully restored
+     * @param delayNanos nanoseconds to wait before proceeding, {@code > 0}
+     * @return this holder
+     */
+    public MutableDecision shape(long limit, long remaining, long resetNanos, long delayNanos) {
+        return set(Outcome.SHAPED, limit, remaining, resetNanos, 0, delayNanos);
+    }
+
+    /**
+     * Records a refusal.
+     *
+     * @param limit the quota, in permits
+     * @param remaining permits left
+     * @param resetNanos nanoseconds until the quota is fully restored
+     * @param retryAfterNanos nanoseconds after which the same request would be admitted, {@code >
+     *     0}, or {@link Decision#NEVER}
+     * @return this holder
+     */
+    public MutableDecision deny(long limit, long remaining, long resetNanos, long retryAfterNanos) {
+        return set(Outcome.DENIED, limit, remaining, resetNanos, Math.max(1, retryAfterNanos), 0);
+    }
+
+    /**
+     * Copies another holder into this one.
+     *
+     * @param other the source
+     * @return this holder
+     */
+    public MutableDecision copyFrom(MutableDecision other) {
+        return set(other.outcome, other.limit, other.remaining, other.resetNanos,
+                other.retryAfterNanos, other.delayNanos);
+    }
+
+    private MutableDecision set(Outcome outcome, long limit, long remaining, long resetNanos,
+            long retryAfterNanos, long delayNanos) {
+        this.outcome = outcome;
+        this.limit = limit;
+        this.remaining = Math.max(0, remaining);
+        this.resetNanos = Math.max(0, resetNanos);
+        this.retryAfterNanos = retryAfterNanos;
+        this.delayNanos = Math.max(0, delayNanos);
+        return this;
+    }
+
+    /** @return what was decided */
+    public Outcome outcome() {
+        return outcome;
+    }
+
+    /** @return {@code true} if the request proceeds, now or after {@link #delayNanos()} */
+    public boolean allowed() {
+        return outcome != Outcome.DENIED;
+    }
+
+    /** @return the quota, in permits */
+    public long limit() {
+        return limit;
+    }
+
+    /** @return permits left */
+    public long remaining() {
+        return remaining;
+    }
+
+    /** @return nanoseconds until the quota is fully restored */
+    public long resetNanos() {
+        return resetNanos;
+    }
+
+    /** @return nanoseconds after which a denied request would be admitted; 0 unless denied */
+    public long retryAfterNanos() {
+        return retryAfterNanos;
+    }
+
+    /** @return nanoseconds to wait before proceeding; 0 unless shaped */
+    public long delayNanos() {
+        return delayNanos;
+    }
+
+    /** @return an immutable copy of the current content */
+    public Decision toDecision() {
+        return new Decision(outcome, limit, remaining, resetNanos, retryAfterNanos, delayNanos);
+    }
+
+    @Override
+    public String toString() {
+        return toDecision().toString();
+    }
+}

@@ -1,0 +1,139 @@
+package io.github.sluice.internal;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/** Argument checks whose messages name the parameter, the rule and the value. */
+public final class Checks {
+
+    /** The longest duration any algorithm accepts: about 73 years, so sums of durations cannot overflow. */
+    public static final long MAX_NANOS = 1L << 61;
+
+    private Checks() {
+    }
+
+    /**
+     * @param name the parameter
+     * @param value the value
+     * @param min the smallest value allowed
+     * @return {@code value}
+     * @throws IllegalArgumentException if {@code value < min}
+     */
+    public static long atLeast(String name, long value, long min) {
+        if (value < min) {
+            throw new IllegalArgumentException(name + " must be >= " + min + " but was " + value);
+        }
+        return value;
+    }
+
+    /**
+     * @param name the parameter
+     * @param value the value
+     * @param min the smallest value allowed
+     * @param max the largest value allowed
+     * @return {@code value}
+     * @throws IllegalArgumentException if {@code value} is outside {@code [min, max]}
+     */
+    public static long between(String name, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(
+                    name + " must be between " + min + " and " + max + " but was " + value);
+        }
+        return value;
+    }
+
+    /**
+     * Converts a positive duration to nanoseconds.
+     *
+     * @param name the parameter
+     * @param value the duration
+     * @return nanoseconds, in {@code [1, MAX_NANOS]}
+     * @throws NullPointerException if {@code value} is null
+     * @throws IllegalArgumentException if it is zero, negative or too long
+     */
+    public static long positiveNanos(String name, Duration value) {
+        Objects.requireNonNull(value, name);
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be > 0 but was " + value);
+        }
+        if (value.compareTo(Duration.ofNanos(MAX_NANOS)) > 0) {
+            throw new IllegalArgumentException(
+                    name + " must be at most " + Duration.ofNanos(MAX_NANOS) + " but was " + value);
+        }
+        return value.toNanos();
+    }
+
+    /**
+     * Converts a non-negative duration to nanoseconds.
+     *
+     * @param name the parameter
+     * @param value the duration
+     * @return nanoseconds, in {@code [0, MAX_NANOS]}
+     * @throws NullPointerException if {@code value} is null
+     * @throws IllegalArgumentException if it is negative or too long
+     */
+    public static long nonNegativeNanos(String name, Duration value) {
+        Objects.requireNonNull(value, name);
+        if (value.isZero()) {
+            return 0;
+        }
+        return positiveNanos(name, value);
+    }
+
+    /**
+     * The nanoseconds between two permits of a rate of {@code permits} per {@code periodNanos},
+     * rounded up so that the configured rate is never exceeded.
+     *
+     * @param permits permits per period, {@code >= 1}
+     * @param periodNanos the period, {@code >= 1}
+     * @return the interval, {@code >= 1}
+     * @throws IllegalArgumentException if the rate is above one permit per nanosecond
+     */
+    public static long intervalNanos(long permits, long periodNanos) {
+        atLeast("permits", permits, 1);
+        atLeast("period", periodNanos, 1);
+        if (permits > periodNanos) {
+            throw new IllegalArgumentException("rate must be at most 1 permit per nanosecond but was "
+                    + permits + " per " + Duration.ofNanos(periodNanos));
+        }
+        return (periodNanos + permits - 1) / permits;
+    }
+
+    /**
+     * The interval of a rate given in permits per second.
+     *
+     * @param name the parameter
+     * @param perSecond the rate
+     * @return nanoseconds between two permits, {@code >= 1}
+     * @throws IllegalArgumentException if the rate is NaN, infinite, not positive, above one per
+     *     nanosecond, or below one per {@link #MAX_NANOS}
+     */
+    public static long intervalNanos(String name, double perSecond) {
+        if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
+            throw new IllegalArgumentException(name + " must be a finite number > 0 but was " + perSecond);
+        }
+        double interval = Math.ceil(1e9 / perSecond);
+        if (interval < 1 || interval > MAX_NANOS) {
+            throw new IllegalArgumentException(name + " must be between " + (1e9 / MAX_NANOS)
+                    + " and 1e9 per second but was " + perSecond);
+        }
+        return (long) interval;
+    }
+
+    /**
+     * Multiplies two non-negative values, failing instead of overflowing past {@link #MAX_NANOS}.
+     *
+     * @param what the meaning of the product, for the message
+     * @param a a factor, {@code >= 0}
+     * @param b a factor, {@code >= 0}
+     * @return {@code a * b}
+     * @throws IllegalArgumentException if the product exceeds {@link #MAX_NANOS}
+     */
+    public static long product(String what, long a, long b) {
+        if (a != 0 && b > MAX_NANOS / a) {
+            throw new IllegalArgumentException(what + " would overflow: " + a + " * " + b
+                    + " exceeds " + MAX_NANOS + " ns");
+        }
+        return a * b;
+    }
+}
