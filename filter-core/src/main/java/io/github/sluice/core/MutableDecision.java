@@ -15,6 +15,8 @@ public final class MutableDecision {
     private long resetNanos;
     private long retryAfterNanos;
     private long delayNanos;
+    private boolean degraded;
+    private int denialStatus;
 
     /** Creates a holder; its content is an allowed decision with all values zero. */
     public MutableDecision() {
@@ -66,8 +68,11 @@ public final class MutableDecision {
      * @return this holder
      */
     public MutableDecision copyFrom(MutableDecision other) {
-        return set(other.outcome, other.limit, other.remaining, other.resetNanos,
+        set(other.outcome, other.limit, other.remaining, other.resetNanos,
                 other.retryAfterNanos, other.delayNanos);
+        this.degraded = other.degraded;
+        this.denialStatus = other.denialStatus;
+        return this;
     }
 
     private MutableDecision set(Outcome outcome, long limit, long remaining, long resetNanos,
@@ -78,7 +83,34 @@ public final class MutableDecision {
         this.resetNanos = Math.max(0, resetNanos);
         this.retryAfterNanos = retryAfterNanos;
         this.delayNanos = Math.max(0, delayNanos);
+        this.degraded = false;
+        this.denialStatus = 0;
         return this;
+    }
+
+    /**
+     * Marks the decision as taken without the authoritative store (a shared store is down and its
+     * failure policy decided: fail-open, fail-closed or a local fallback). Call after
+     * {@link #allow}, {@link #shape} or {@link #deny}, which clear the mark.
+     *
+     * @param denialStatus the HTTP status to use if this decision is a denial, or {@code 0} for the
+     *     policy's own status
+     * @return this holder
+     */
+    public MutableDecision degrade(int denialStatus) {
+        this.degraded = true;
+        this.denialStatus = denialStatus;
+        return this;
+    }
+
+    /** @return {@code true} if the authoritative store was not consulted (see {@link #degrade}) */
+    public boolean degraded() {
+        return degraded;
+    }
+
+    /** @return the HTTP status a degraded denial asks for, or {@code 0} for the policy's own */
+    public int denialStatus() {
+        return denialStatus;
     }
 
     /** @return what was decided */
