@@ -95,30 +95,31 @@ public final class TokenBucket extends Algorithm<Cell> {
 
     @Override
     public int acquire(Cell cell, long now, long cost, MutableDecision out) {
-        long fullBase = now - capacity;
         while (true) {
             long base = cell.word();
             if (base == Cell.RETIRED) {
                 return RETIRED;
             }
-            long effective = Math.max(base, fullBase);
+            long effective = TokenMath.effectiveBase(base, now, capacity);
             if (cost > burst) {
                 if (out != null) {
-                    out.deny(burst, (now - effective) / interval, effective - fullBase, Decision.NEVER);
+                    out.deny(burst, TokenMath.wholeTokens(effective, now, interval),
+                            TokenMath.resetNanos(effective, now, capacity), Decision.NEVER);
                 }
                 return DENIED;
             }
             long next = effective + cost * interval;
             if (next > now) {
                 if (out != null) {
-                    out.deny(burst, Math.max(0, now - effective) / interval, effective - fullBase,
-                            next - now);
+                    out.deny(burst, TokenMath.wholeTokens(effective, now, interval),
+                            TokenMath.resetNanos(effective, now, capacity), next - now);
                 }
                 return DENIED;
             }
             if (cost == 0 || cell.casWord(base, next)) {
                 if (out != null) {
-                    out.allow(burst, (now - next) / interval, next - fullBase);
+                    out.allow(burst, TokenMath.wholeTokens(next, now, interval),
+                            TokenMath.resetNanos(next, now, capacity));
                 }
                 return ADMITTED;
             }

@@ -8,8 +8,16 @@ import io.github.sluice.core.Decision;
 import io.github.sluice.core.Limiter;
 import io.github.sluice.core.Outcome;
 import io.github.sluice.testing.FakeClock;
+import io.github.sluice.testing.Invariants;
+import io.github.sluice.testing.ModelCheck;
+import io.github.sluice.testing.TokenBucketModel;
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class TokenBucketTest {
 
@@ -51,5 +59,50 @@ class TokenBucketTest {
         limiter.release(5);
 
         assertEquals(2, limiter.acquire(0).remaining());
+    }
+
+    static Stream<Arguments> configurations() {
+        return Stream.of(
+                Arguments.of(TokenBucket.of(1, Duration.ofSeconds(1), 3), 41L),
+                Arguments.of(TokenBucket.of(10, Duration.ofSeconds(1), 1), 42L),
+                Arguments.of(TokenBucket.builder().rate(0.7692307692307693).burst(20).build(), 43L),
+                Arguments.of(TokenBucket.of(3, Duration.ofMillis(1), 100), 44L));
+    }
+
+    @ParameterizedTest
+    @MethodSource("configurations")
+    void acquire_randomWorkload_matchesTokenBucketModel(TokenBucket bucket, long seed) {
+        ModelCheck.run(bucket, new TokenBucketModel(bucket.intervalNanos(), bucket.burst()), seed,
+                100_000, bucket.intervalNanos(), 0.1);
+    }
+
+    @ParameterizedTest
+    @MethodSource("configurations")
+    void acquire_randomWorkload_neverAdmitsMoreThanBurstPlusRefill(TokenBucket bucket, long seed) {
+        List<ModelCheck.Event> admitted = ModelCheck.run(bucket,
+                new TokenBucketModel(bucket.intervalNanos(), bucket.burst()), seed + 100, 100_000,
+                bucket.intervalNanos(), 0);
+
+        Invariants.bucket(admitted, bucket.burst(), bucket.intervalNanos());
+    }
+
+    @Test
+    void builder_badConfiguration_failsNamingTheParameterAndValue() {
+        GcraTest.assertMessage("rate must be a finite number > 0 but was NaN",
+                () -> TokenBucket.builder().rate(Double.NaN));
+        GcraTest.assertMessage("rate must be a finite number > 0 but was Infinity",
+                () -> TokenBucket.builder().rate(Double.POSITIVE_INFINITY));
+        GcraTest.assertMessage("rate must be a finite number > 0 but was 0.0",
+                () -> TokenBucket.builder().rate(0.0));
+        GcraTest.assertMessage("rate must be a finite number > 0 but was -1.0",
+                () -> TokenBucket.builder().rate(-1.0));
+        GcraTest.assertMessage("permits must be >= 1 but was 0",
+                () -> TokenBucket.builder().rate(0, Duration.ofSeconds(1)));
+        GcraTest.assertMessage("burst must be >= 1 but was 0", () -> TokenBucket.builder().burst(0));
+        GcraTest.assertMessage("rate must be at most 1 permit per nanosecond but was 2 per PT0.000000001S",
+                () -> TokenBucket.builder().rate(2, Duration.ofNanos(1)));
+        GcraTest.assertMessage("burst * interval would overflow: 1000000000000 * 3600000000000"
+                        + " exceeds 2305843009213693952 ns",
+                () -> TokenBucket.of(1, Duration.ofHours(1), 1_000_000_000_000L));
     }
 }

@@ -1,0 +1,254 @@
+package io.github.sluice.algorithm;
+
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Cell;
+import io.github.sluice.core.Decision;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.internal.Checks;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The generic cell rate algorithm with the semantics of redis-cell's
+ * {@code CL.THROTTLE key max_burst count period quantity}: {@code count} requests per
+ * {@code period}, with bursts of {@code max_burst + 1} requests.
+ *
+ * <h2>Semantics</h2>
+ * The state is the theoretical arrival time {@code tat} of the next request on an evenly spaced
+ * schedule. With the emission interval {@code T = period / count} and the delay variation
+ * tolerance {@code dvt = T * (burst + 1)}, a request of {@code quantity} at {@code now} computes
+ * <pre>
+ *   tat      = max(stored tat, now)          (a key never seen, or idle, starts at now)
+ *   new_tat  = tat + T * quantity
+ *   allow_at = new_tat - dvt
+ * </pre>
+ * and is refused if {@code now < allow_at}. The decision reports, exactly as redis-cell does:
+ * <ul>
+ *   <li>{@code limit = burst + 1};
+ *   <li>{@code reset} ({@code reset_after}) {@code = new_tat - now} when admitted, {@code tat - now}
+ *       when refused;
+ *   <li>{@code remaining = (dvt - reset) / T} rounded down, or 0 when that is negative;
+ *   <li>{@code retry-after} ({@code retry_after}) {@code = allow_at - now} on a refusal, or
+ *       {@link Decision#NEVER} when {@code quantity > burst + 1} (redis-cell answers -1 then);
+ *   <li>{@code quantity = 0} peeks without writing.
+ * </ul>
+ *
+ * <h2>Differences from redis-cell, all in the last digit</h2>
+ * redis-cell truncates the emission interval to whole nanoseconds and computes {@code remaining}
+ * in microseconds; Sluice rounds the interval <em>up</em> (the configured rate is never exceeded)
+ * and computes everything in nanoseconds. Both agree whenever {@code period} is a multiple of
+ * {@code count} nanoseconds and of the interval in microseconds. redis-cell's reply is in whole
+ * seconds; a {@link Decision} carries nanoseconds.
+ *
+ * <h2>State</h2>
+ * One {@code long} per key, the TAT, updated by one compare-and-set; a refusal does not write. A
+ * key is fresh (evictable without loss) once its TAT is not after {@code now}, which is when
+ * redis-cell's key expires.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Gcra extends Algorithm<Cell> {
+
+    private final long emission;
+    private final long burst;
+    private final long limit;
+    private final long tolerance;
+
+    private Gcra(long emission, long burst) {
+        this.emission = emission;
+        this.burst = burst;
+        this.limit = burst + 1;
+        this.tolerance = Checks.product("emission interval * (burst + 1)", emission, limit);
+    }
+
+    /** @return a builder; {@code rate} and {@code burst} must be set */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Shorthand for {@code builder().rate(permits, period).burst(burst).build()}.
+     *
+     * @param permits requests per {@code period} ({@code count}), {@code >= 1}
+     * @param period the period
+     * @param burst redis-cell's {@code max_burst}, {@code >= 0}
+     * @return the algorithm
+     * @throws IllegalArgumentException if a value is out of range (see {@link Builder})
+     */
+    public static Gcra of(long permits, Duration period, long burst) {
+        return builder().rate(permits, period).burst(burst).build();
+    }
+
+    /** @return the emission interval in nanoseconds: the time between two evenly spaced requests */
+    public long emissionIntervalNanos() {
+        return emission;
+    }
+
+    /** @return redis-cell's {@code max_burst}; the limit is one more */
+    public long burst() {
+        return burst;
+    }
+
+    /** @return the delay variation tolerance {@code emission * (burst + 1)}, in nanoseconds */
+    public long toleranceNanos() {
+        return tolerance;
+    }
+
+    @Override
+    public String kind() {
+        return "gcra";
+    }
+
+    /** @return {@code burst + 1}, as redis-cell reports it */
+    @Override
+    public long limit() {
+        return limit;
+    }
+
+    /** @return the delay variation tolerance: the time in which a full quota is restored */
+    @Override
+    public long windowNanos() {
+        return tolerance;
+    }
+
+    @Override
+    public Cell newCell(long now) {
+        return new Cell(now);
+    }
+
+    @Override
+    public int acquire(Cell cell, long now, long cost, MutableDecision out) {
+        while (true) {
+            long stored = cell.word();
+            if (stored == Cell.RETIRED) {
+                return RETIRED;
+            }
+            long tat = Math.max(stored, now);
+            if (cost > limit) {
+                if (out != null) {
+                    out.deny(limit, remaining(tat - now), tat - now, Decision.NEVER);
+                }
+                return DENIED;
+            }
+            // cost <= burst + 1, so the increment is at most the tolerance: no overflow.
+            long newTat = tat + cost * emission;
+            long allowAt = newTat - tolerance;
+            if (now < allowAt) {
+                if (out != null) {
+                    out.deny(limit, remaining(tat - now), tat - now, allowAt - now);
+                }
+                return DENIED;
+            }
+            if (cost == 0 || cell.casWord(stored, newTat)) {
+                if (out != null) {
+                    out.allow(limit, remaining(newTat - now), newTat - now);
+                }
+                return ADMITTED;
+            }
+        }
+    }
+
+    /** redis-cell: {@code next = dvt - ttl; remaining = next / T if next > -T}, truncated. */
+    private long remaining(long ttl) {
+        long next = tolerance - ttl;
+        return next > 0 ? next / emission : 0;
+    }
+
+    @Override
+    public void release(Cell cell, long now, long cost) {
+        if (cost <= 0) {
+            return;
+        }
+        long refund = Math.min(cost, limit) * emission;
+        while (true) {
+            long tat = cell.word();
+            if (tat == Cell.RETIRED || tat <= now) {
+                return;
+            }
+            if (cell.casWord(tat, Math.max(now, tat - refund))) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public boolean isFresh(Cell cell, long now) {
+        long tat = cell.word();
+        return tat != Cell.RETIRED && tat <= now;
+    }
+
+    @Override
+    public boolean retireIfFresh(Cell cell, long now) {
+        long tat = cell.word();
+        return tat != Cell.RETIRED && tat <= now && cell.retire(tat);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Gcra g && g.emission == emission && g.burst == burst;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(emission, burst);
+    }
+
+    @Override
+    public String toString() {
+        return "gcra{emission=" + Duration.ofNanos(emission) + ", burst=" + burst + '}';
+    }
+
+    /** Builds a {@link Gcra}. Not thread-safe. */
+    public static final class Builder {
+        private long emission;
+        private long burst = -1;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the rate as {@code permits} requests per {@code period} (redis-cell's {@code count}
+         * and {@code period}).
+         *
+         * @param permits requests per period, {@code >= 1}
+         * @param period the period, {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if a value is out of range, or the rate exceeds one
+         *     request per nanosecond
+         * @throws NullPointerException if {@code period} is null
+         */
+        public Builder rate(long permits, Duration period) {
+            this.emission = Checks.intervalNanos(Checks.atLeast("permits", permits, 1),
+                    Checks.positiveNanos("period", period));
+            return this;
+        }
+
+        /**
+         * Sets redis-cell's {@code max_burst}: the limit is {@code burst + 1} requests at once. Zero
+         * means requests must be spaced by the emission interval.
+         *
+         * @param burst {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code burst < 0}
+         */
+        public Builder burst(long burst) {
+            this.burst = Checks.between("burst", burst, 0, Long.MAX_VALUE - 1);
+            return this;
+        }
+
+        /**
+         * @return the algorithm
+         * @throws IllegalStateException if rate or burst is missing
+         * @throws IllegalArgumentException if {@code emission * (burst + 1)} overflows
+         */
+        public Gcra build() {
+            if (emission == 0) {
+                throw new IllegalStateException("rate must be set");
+            }
+            if (burst < 0) {
+                throw new IllegalStateException("burst must be set");
+            }
+            return new Gcra(emission, burst);
+        }
+    }
+}

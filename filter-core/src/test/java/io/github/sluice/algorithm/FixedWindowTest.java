@@ -1,0 +1,200 @@
+package io.github.sluice.algorithm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.algorithm.FixedWindow.Alignment;
+import io.github.sluice.algorithm.FixedWindow.WindowCell;
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Decision;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Outcome;
+import io.github.sluice.testing.FixedWindowModel;
+import io.github.sluice.testing.Invariants;
+import io.github.sluice.testing.ModelCheck;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class FixedWindowTest {
+
+    private static final long S = 1_000_000_000L;
+    /** 2026-01-01T00:00:00Z, a whole minute. */
+    private static final long MINUTE_START = 1_767_225_600_000_000_000L;
+
+    private final MutableDecision out = new MutableDecision();
+
+    @Test
+    void acquire_epochAligned_windowsStartOnTheMinuteForEveryKey() {
+        // Given 3 per minute, epoch-aligned, and a key first seen 40 s into a minute
+        FixedWindow fw = FixedWindow.of(3, Duration.ofMinutes(1));
+        long t = MINUTE_START + 40 * S;
+        WindowCell cell = fw.newCell(t);
+
+        // When it uses its quota
+        fw.acquire(cell, t, 1, out);
+        assertEquals(new Decision(Outcome.ALLOWED, 3, 2, 20 * S, 0, 0), out.toDecision());
+        fw.acquire(cell, t, 1, out);
+        fw.acquire(cell, t, 1, out);
+
+        // Then the third admission is go-zero's HitQuota (allowed, nothing remaining), the fourth
+        // is OverQuota until the minute ends, and the next minute starts afresh
+        assertEquals(new Decision(Outcome.ALLOWED, 3, 0, 20 * S, 0, 0), out.toDecision());
+        fw.acquire(cell, t + 19 * S, 1, out);
+        assertEquals(new Decision(Outcome.DENIED, 3, 0, S, S, 0), out.toDecision());
+        fw.acquire(cell, MINUTE_START + 60 * S, 1, out);
+        assertEquals(new Decision(Outcome.ALLOWED, 3, 2, 60 * S, 0, 0), out.toDecision());
+    }
+
+    @Test
+    void acquire_firstRequestAligned_windowStartsAtTheFirstRequestAndAgainAfterItEnds() {
+        // Given 2 per 10 s starting at a key's first request (limit 2: starts rounded to 2 ns)
+        FixedWindow fw = FixedWindow.builder().limit(2).window(Duration.ofSeconds(10))
+                .alignment(Alignment.FIRST_REQUEST).build();
+        long t = MINUTE_START + 7 * S;
+        WindowCell cell = fw.newCell(t);
+
+        fw.acquire(cell, t, 1, out);
+        assertEquals(new Decision(Outcome.ALLOWED, 2, 1, 10 * S, 0, 0), out.toDecision());
+        fw.acquire(cell, t + 9 * S, 1, out);
+        fw.acquire(cell, t + 9 * S, 1, out);
+        assertEquals(new Decision(Outcome.DENIED, 2, 0, S, S, 0), out.toDecision());
+
+        // When nothing comes for a while after the window ended
+        fw.acquire(cell, t + 25 * S, 1, out);
+
+        // Then the next window starts at that request, not at a multiple of the window
+        assertEquals(new Decision(Outcome.ALLOWED, 2, 1, 10 * S, 0, 0), out.toDecision());
+        fw.acquire(cell, t + 34 * S, 1, out);
+        assertEquals(new Decision(Outcome.ALLOWED, 2, 0, S, 0, 0), out.toDecision());
+    }
+
+    @Test
+    void acquire_freshKeyPeek_reportsWholeQuotaWithNothingToReset() {
+        FixedWindow fw = FixedWindow.of(5, Duration.ofMinutes(1));
+        WindowCell cell = fw.newCell(MINUTE_START);
+
+        assertEquals(Algorithm.ADMITTED, fw.acquire(cell, MINUTE_START + S, 0, out));
+        assertEquals(new Decision(Outcome.ALLOWED, 5, 5, 0, 0, 0), out.toDecision());
+        assertEquals(0, cell.word(), "a peek never writes");
+    }
+
+    @Test
+    void acquire_costAboveLimit_isRefusedForeverWithoutWriting() {
+        FixedWindow fw = FixedWindow.of(5, Duration.ofMinutes(1));
+        WindowCell cell = fw.newCell(MINUTE_START);
+        fw.acquire(cell, MINUTE_START, 2, out);
+        long before = cell.word();
+
+        fw.acquire(cell, MINUTE_START, 6, out);
+
+        assertEquals(new Decision(Outcome.DENIED, 5, 3, 60 * S, Decision.NEVER, 0), out.toDecision());
+        assertEquals(before, cell.word());
+    }
+
+    @Test
+    void isFresh_passedWindowOrZeroCount_andRetireIfFreshIsAtomic() {
+        FixedWindow fw = FixedWindow.of(5, Duration.ofMinutes(1));
+        WindowCell cell = fw.newCell(MINUTE_START);
+        assertTrue(fw.isFresh(cell, MINUTE_START));
+        fw.acquire(cell, MINUTE_START, 1, null);
+
+        assertFalse(fw.isFresh(cell, MINUTE_START + 59 * S));
+        assertFalse(fw.retireIfFresh(cell, MINUTE_START + 59 * S));
+        assertTrue(fw.retireIfFresh(cell, MINUTE_START + 60 * S));
+        assertEquals(Algorithm.RETIRED, fw.acquire(cell, MINUTE_START + 60 * S, 1, out));
+    }
+
+    @Test
+    void release_refundsTheCurrentWindowOnly() {
+        FixedWindow fw = FixedWindow.of(2, Duration.ofMinutes(1));
+        WindowCell cell = fw.newCell(MINUTE_START);
+        fw.acquire(cell, MINUTE_START, 2, null);
+
+        fw.release(cell, MINUTE_START + S, 5);
+        assertTrue(fw.isFresh(cell, MINUTE_START + S), "a refund never goes below zero");
+        fw.acquire(cell, MINUTE_START + S, 2, null);
+        fw.release(cell, MINUTE_START + 61 * S, 2);
+
+        assertEquals(Algorithm.ADMITTED, fw.acquire(cell, MINUTE_START + 61 * S, 2, out));
+        assertEquals(0, out.remaining(), "the late refund did not credit the new window");
+    }
+
+    static Stream<Arguments> configurations() {
+        return Stream.of(
+                Arguments.of(5L, Duration.ofSeconds(1), Alignment.EPOCH, 21L),
+                Arguments.of(100L, Duration.ofMinutes(1), Alignment.EPOCH, 22L),
+                Arguments.of(1L, Duration.ofMillis(3), Alignment.EPOCH, 23L),
+                Arguments.of(5L, Duration.ofSeconds(1), Alignment.FIRST_REQUEST, 24L),
+                Arguments.of(100L, Duration.ofMinutes(1), Alignment.FIRST_REQUEST, 25L),
+                Arguments.of(1000L, Duration.ofNanos(7_777), Alignment.FIRST_REQUEST, 26L));
+    }
+
+    @ParameterizedTest
+    @MethodSource("configurations")
+    void acquire_randomWorkload_matchesPeriodLimitModel(long limit, Duration window,
+            Alignment alignment, long seed) {
+        FixedWindow fw = FixedWindow.builder().limit(limit).window(window).alignment(alignment).build();
+
+        ModelCheck.run(fw, model(limit, window, alignment), seed, 100_000, window.toNanos(), 0.1);
+    }
+
+    @ParameterizedTest
+    @MethodSource("configurations")
+    void acquire_randomWorkload_neverAdmitsMoreThanTheLimitPerWindow(long limit, Duration window,
+            Alignment alignment, long seed) {
+        FixedWindow fw = FixedWindow.builder().limit(limit).window(window).alignment(alignment).build();
+
+        List<ModelCheck.Event> admitted = ModelCheck.run(fw, model(limit, window, alignment),
+                seed + 100, 100_000, window.toNanos(), 0);
+
+        if (alignment == Alignment.EPOCH) {
+            Invariants.epochWindows(admitted, limit, window.toNanos());
+        } else {
+            Invariants.firstRequestWindows(admitted, limit, window.toNanos(),
+                    Long.highestOneBit(limit));
+        }
+    }
+
+    private static FixedWindowModel model(long limit, Duration window, Alignment alignment) {
+        // The documented rounding of a first request's start: 2^(bit length of limit - 1) ns.
+        return new FixedWindowModel(limit, window.toNanos(), alignment == Alignment.EPOCH,
+                Long.highestOneBit(limit));
+    }
+
+    @Test
+    void builder_badConfiguration_failsNamingTheParameterAndValue() {
+        GcraTest.assertMessage("limit must be >= 1 but was 0", () -> FixedWindow.builder().limit(0));
+        GcraTest.assertMessage("window must be > 0 but was PT0S",
+                () -> FixedWindow.builder().window(Duration.ZERO));
+        GcraTest.assertMessage("window must be > 0 but was PT-1S",
+                () -> FixedWindow.builder().window(Duration.ofSeconds(-1)));
+        GcraTest.assertMessage("window must be at most PT640511H56M49.213693952S but was PT876000H",
+                () -> FixedWindow.builder().window(Duration.ofDays(36500)));
+        GcraTest.assertMessage("limit must be at most 1023 for a window of PT0.000001S but was 1024"
+                        + " (one word per key holds the count and 146 years of windows)",
+                () -> FixedWindow.of(1024, Duration.ofNanos(1000)));
+        assertThrows(IllegalStateException.class, () -> FixedWindow.builder().limit(1).build());
+        assertThrows(NullPointerException.class, () -> FixedWindow.builder().alignment(null));
+        assertEquals(1023, FixedWindow.of(1023, Duration.ofNanos(1000)).limit());
+    }
+
+    @Test
+    void equals_sameConfiguration_isEqual() {
+        FixedWindow a = FixedWindow.of(10, Duration.ofSeconds(1));
+        assertEquals(a, FixedWindow.builder().limit(10).window(Duration.ofSeconds(1))
+                .alignment(Alignment.EPOCH).build());
+        assertEquals(a.hashCode(), FixedWindow.of(10, Duration.ofSeconds(1)).hashCode());
+        assertNotEquals(a, FixedWindow.builder().limit(10).window(Duration.ofSeconds(1))
+                .alignment(Alignment.FIRST_REQUEST).build());
+        assertEquals("fixed-window", a.kind());
+        assertEquals(S, a.windowNanos());
+    }
+}

@@ -1,0 +1,158 @@
+package io.github.sluice.algorithm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.algorithm.SlidingWindow.SlotCell;
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Decision;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Outcome;
+import io.github.sluice.testing.Invariants;
+import io.github.sluice.testing.ModelCheck;
+import io.github.sluice.testing.SlidingWindowModel;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class SlidingWindowTest {
+
+    private static final long S = 1_000_000_000L;
+    /** 2026-01-01T00:00:00Z, a whole minute. */
+    private static final long MINUTE_START = 1_767_225_600_000_000_000L;
+
+    private final MutableDecision out = new MutableDecision();
+
+    @Test
+    void acquire_windowAdvancesSlotBySlot() {
+        // Given 6 per minute over 6 slots of 10 s (seed 000)
+        SlidingWindow sw = SlidingWindow.of(6, Duration.ofMinutes(1), 6);
+        SlotCell cell = sw.newCell(MINUTE_START);
+
+        // When 2 are taken in the first slot and 4 in the third
+        fill(sw, cell, MINUTE_START + 5 * S, 2);
+        fill(sw, cell, MINUTE_START + 25 * S, 4);
+
+        // Then the window is full until the first slot leaves it, at 60 s
+        sw.acquire(cell, MINUTE_START + 59 * S, 1, out);
+        assertEquals(new Decision(Outcome.DENIED, 6, 0, 21 * S, S, 0), out.toDecision());
+        sw.acquire(cell, MINUTE_START + 60 * S, 2, out);
+        assertEquals(new Decision(Outcome.ALLOWED, 6, 0, 60 * S, 0, 0), out.toDecision());
+        // and a request of 3 must wait for the third slot to leave as well (at 80 s)
+        sw.acquire(cell, MINUTE_START + 61 * S, 3, out);
+        assertEquals(new Decision(Outcome.DENIED, 6, 0, 59 * S, 19 * S, 0), out.toDecision());
+    }
+
+    private static void fill(SlidingWindow sw, SlotCell cell, long now, int n) {
+        for (int i = 0; i < n; i++) {
+            assertEquals(Algorithm.ADMITTED, sw.acquire(cell, now, 1, null));
+        }
+    }
+
+    @Test
+    void acquire_costAboveLimit_isRefusedForeverWithoutWriting() {
+        SlidingWindow sw = SlidingWindow.of(3, Duration.ofSeconds(3), 3);
+        SlotCell cell = sw.newCell(MINUTE_START);
+        sw.acquire(cell, MINUTE_START, 1, null);
+        long before = cell.word();
+
+        sw.acquire(cell, MINUTE_START + 2 * S, 4, out);
+
+        assertEquals(new Decision(Outcome.DENIED, 3, 2, S, Decision.NEVER, 0), out.toDecision());
+        assertEquals(before, cell.word());
+    }
+
+    @Test
+    void isFresh_onceTheWindowHoldsNothing_andRetireIfFreshRetires() {
+        SlidingWindow sw = SlidingWindow.of(3, Duration.ofSeconds(3), 3);
+        SlotCell cell = sw.newCell(MINUTE_START);
+        sw.acquire(cell, MINUTE_START, 1, null);
+        sw.acquire(cell, MINUTE_START + S, 1, null);
+
+        assertFalse(sw.retireIfFresh(cell, MINUTE_START + 3 * S), "the second slot still counts");
+        assertTrue(sw.isFresh(cell, MINUTE_START + 4 * S));
+        assertTrue(sw.retireIfFresh(cell, MINUTE_START + 4 * S));
+        assertEquals(Algorithm.RETIRED, sw.acquire(cell, MINUTE_START + 4 * S, 1, out));
+    }
+
+    @Test
+    void release_refundsTheCurrentSlotOnly() {
+        SlidingWindow sw = SlidingWindow.of(2, Duration.ofSeconds(2), 2);
+        SlotCell cell = sw.newCell(MINUTE_START);
+        sw.acquire(cell, MINUTE_START, 2, null);
+
+        sw.release(cell, MINUTE_START + S, 2);
+
+        assertEquals(Algorithm.DENIED, sw.acquire(cell, MINUTE_START + S, 1, out),
+                "a refund after the slot moved on is dropped");
+        sw.acquire(cell, MINUTE_START + 2 * S, 2, null);
+        sw.release(cell, MINUTE_START + 2 * S, 1);
+        assertEquals(1, sw.acquire(cell, MINUTE_START + 2 * S, 0, out) == Algorithm.ADMITTED
+                ? out.remaining() : -1);
+    }
+
+    static Stream<Arguments> configurations() {
+        return Stream.of(
+                Arguments.of(10L, Duration.ofSeconds(1), 10, 31L),
+                Arguments.of(6L, Duration.ofMinutes(1), 6, 32L),
+                Arguments.of(1L, Duration.ofMillis(5), 1, 33L),
+                Arguments.of(100L, Duration.ofSeconds(7), 7, 34L),
+                Arguments.of(50L, Duration.ofNanos(1_000_003), 64, 35L));
+    }
+
+    @ParameterizedTest
+    @MethodSource("configurations")
+    void acquire_randomWorkload_matchesSlotModel(long limit, Duration window, int slots, long seed) {
+        SlidingWindow sw = SlidingWindow.of(limit, window, slots);
+        long slot = (window.toNanos() + slots - 1) / slots;
+
+        ModelCheck.run(sw, new SlidingWindowModel(limit, slot, slots), seed, 100_000, slot, 0.1);
+    }
+
+    @ParameterizedTest
+    @MethodSource("configurations")
+    void acquire_randomWorkload_neverAdmitsMoreThanTheLimitPerWindowOfSlots(long limit,
+            Duration window, int slots, long seed) {
+        SlidingWindow sw = SlidingWindow.of(limit, window, slots);
+        long slot = (window.toNanos() + slots - 1) / slots;
+
+        List<ModelCheck.Event> admitted = ModelCheck.run(sw,
+                new SlidingWindowModel(limit, slot, slots), seed + 100, 100_000, slot, 0);
+
+        Invariants.slidingWindows(admitted, limit, slot, slots);
+    }
+
+    @Test
+    void builder_badConfiguration_failsNamingTheParameterAndValue() {
+        GcraTest.assertMessage("slots must be between 1 and 1024 but was 0",
+                () -> SlidingWindow.builder().slots(0));
+        GcraTest.assertMessage("slots must be between 1 and 1024 but was 1025",
+                () -> SlidingWindow.builder().slots(1025));
+        GcraTest.assertMessage("window must be > 0 but was PT0S",
+                () -> SlidingWindow.builder().window(Duration.ZERO));
+        GcraTest.assertMessage("limit must be >= 1 but was -5", () -> SlidingWindow.builder().limit(-5));
+        GcraTest.assertMessage("window must be at least 10 ns (one per slot) but was PT0.000000009S",
+                () -> SlidingWindow.of(1, Duration.ofNanos(9), 10));
+        GcraTest.assertMessage("limit must be at most 127 for a slot of PT0.0000001S but was 128"
+                        + " (one word per key holds the count and 146 years of slots)",
+                () -> SlidingWindow.of(128, Duration.ofNanos(1000), 10));
+        assertThrows(IllegalStateException.class, () -> SlidingWindow.builder().limit(1).build());
+        assertEquals(10, SlidingWindow.builder().limit(1).window(Duration.ofSeconds(1)).build().slots());
+    }
+
+    @Test
+    void slotNanos_windowNotAMultipleOfSlots_roundsTheSlotUp() {
+        SlidingWindow sw = SlidingWindow.of(10, Duration.ofSeconds(1), 3);
+
+        assertEquals(333_333_334L, sw.slotNanos());
+        assertEquals(S, sw.windowNanos());
+        assertEquals(SlidingWindow.of(10, Duration.ofSeconds(1), 3), sw);
+        assertEquals("sliding-window", sw.kind());
+    }
+}

@@ -1,0 +1,92 @@
+package io.github.sluice.testing;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * "No window ever admits more than allowed", checked on a log of admissions alone (no model), for
+ * workloads without refunds.
+ */
+public final class Invariants {
+
+    private static final int LOOK_BACK = 64;
+
+    private Invariants() {
+    }
+
+    /**
+     * A bucket of {@code capacity} tokens refilled every {@code interval} ns: between any two
+     * admissions, at most the capacity plus the refill in between was admitted.
+     */
+    public static void bucket(List<ModelCheck.Event> events, long capacity, long interval) {
+        for (int j = 0; j < events.size(); j++) {
+            long sum = 0;
+            for (int i = j; i >= 0 && i > j - LOOK_BACK; i--) {
+                sum += events.get(i).cost();
+                long allowed = capacity + (events.get(j).time() - events.get(i).time()) / interval;
+                if (sum > allowed) {
+                    fail("admitted " + sum + " between events " + i + " and " + j + ", at most "
+                            + allowed + " allowed");
+                }
+            }
+        }
+    }
+
+    /** Epoch-aligned windows: at most {@code limit} admitted per window. */
+    public static void epochWindows(List<ModelCheck.Event> events, long limit, long window) {
+        Map<Long, Long> perWindow = new HashMap<>();
+        for (ModelCheck.Event e : events) {
+            long total = perWindow.merge(Math.floorDiv(e.time(), window), e.cost(), Long::sum);
+            assertTrue(total <= limit, () -> "window at " + e.time() + " admitted " + total);
+        }
+    }
+
+    /**
+     * Windows that start at the first admission after the previous window ended (rounded up to
+     * {@code rounding}): at most {@code limit} admitted per window.
+     */
+    public static void firstRequestWindows(List<ModelCheck.Event> events, long limit, long window,
+            long rounding) {
+        long end = Long.MIN_VALUE;
+        long total = 0;
+        for (ModelCheck.Event e : events) {
+            if (e.time() >= end) {
+                long start = Math.floorDiv(e.time() + rounding - 1, rounding) * rounding;
+                end = start + window;
+                total = 0;
+            }
+            total += e.cost();
+            long t = total;
+            assertTrue(t <= limit, () -> "window ending at " + e.time() + " admitted " + t);
+        }
+    }
+
+    /** Any {@code slots} consecutive epoch-aligned slots admit at most {@code limit}. */
+    public static void slidingWindows(List<ModelCheck.Event> events, long limit, long slot,
+            int slots) {
+        TreeMap<Long, Long> perSlot = new TreeMap<>();
+        for (ModelCheck.Event e : events) {
+            perSlot.merge(Math.floorDiv(e.time(), slot), e.cost(), Long::sum);
+        }
+        for (long s : perSlot.keySet()) {
+            long total = perSlot.subMap(s - slots + 1, true, s, true).values().stream()
+                    .mapToLong(Long::longValue).sum();
+            assertTrue(total <= limit, () -> "window ending with slot " + s + " admitted " + total);
+        }
+    }
+
+    /** Permits in flight (admissions minus releases, never below zero) never exceed {@code max}. */
+    public static void inFlight(List<ModelCheck.Event> events, long max) {
+        long held = 0;
+        for (ModelCheck.Event e : events) {
+            held = e.release() ? Math.max(0, held - e.cost()) : held + e.cost();
+            long h = held;
+            assertTrue(h <= max, () -> "in flight " + h + " > " + max);
+        }
+    }
+}
