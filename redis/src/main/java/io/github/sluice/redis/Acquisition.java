@@ -1,0 +1,303 @@
+package io.github.sluice.redis;
+
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.redis.internal.Binding;
+import io.github.sluice.redis.internal.LeaseBook;
+import io.lettuce.core.cluster.SlotHash;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One request's acquisition on one or more policies of a {@link RedisStore}, all or nothing.
+ *
+ * <ol>
+ *   <li>A cached denial of any policy answers at once, without Redis.
+ *   <li>If the circuit breaker is open, the failure policy decides every policy.
+ *   <li>Otherwise policies are grouped by cluster slot (the same client key gives the same hash
+ *       tag, hence one slot); each group is one script call, decided atomically by the script;
+ *       groups are sent together and awaited against one deadline, the command timeout.
+ *   <li>A group that fails or times out is decided by the failure policy.
+ *   <li>If any policy denied, permits taken by the others are given back (without waiting).
+ * </ol>
+ *
+ * <p>Not instantiated: a static procedure over the caller's arrays.
+ */
+final class Acquisition {
+
+    private static final int REPLY = 5;
+
+    private Acquisition() {
+    }
+
+    static void checkCost(long cost) {
+        if (cost < 0) {
+            throw new IllegalArgumentException("cost must be >= 0 but was " + cost);
+        }
+    }
+
+    /** @return {@code -1} if all were admitted, otherwise the index of the first denial */
+    static int run(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs, MutableDecision[] out,
+            int n) {
+        for (int i = 0; i < n; i++) {
+            Objects.requireNonNull(keys[i], "key");
+            Objects.requireNonNull(out[i], "out");
+            checkCost(costs[i]);
+        }
+        long now = e.localClock.nanos();
+        for (int i = 0; i < n; i++) {
+            if (costs[i] > 0 && ks[i].cache != null
+                    && ks[i].cache.lookup(keys[i], costs[i], now, ks[i].limit, out[i])) {
+                // The other policies are not consulted (that is the point of the cache): they are
+                // not charged and report their full quota.
+                for (int j = 0; j < n; j++) {
+                    if (j != i) {
+                        out[j].allow(ks[j].limit, ks[j].limit, 0);
+                    }
+                }
+                return i;
+            }
+        }
+        State s = new State(n);
+        if (e.breaker.isOpen()) {
+            s.degradeAll(ks, keys, costs, out);
+        } else {
+            s.viaRedis(e, ks, keys, costs, out, now);
+        }
+        return s.settle(e, ks, keys, costs, out, now);
+    }
+
+    /** Per-request bookkeeping. */
+    private static final class State {
+        final int n;
+        final boolean[] charged;
+        final boolean[] fromRedis;
+        final boolean[] peek;
+        final String[] leaseIds;
+        int[] group;
+        int groups;
+
+        State(int n) {
+            this.n = n;
+            this.charged = new boolean[n];
+            this.fromRedis = new boolean[n];
+            this.peek = new boolean[n];
+            this.leaseIds = new String[n];
+        }
+
+        void degradeAll(RedisKeySpace[] ks, String[] keys, long[] costs, MutableDecision[] out) {
+            boolean denied = false;
+            for (int i = 0; i < n; i++) {
+                denied = degradeOne(i, denied, ks, keys, costs, out);
+            }
+        }
+
+        boolean degradeOne(int i, boolean deniedBefore, RedisKeySpace[] ks, String[] keys,
+                long[] costs, MutableDecision[] out) {
+            if (deniedBefore) {
+                ks[i].degraded(keys[i], 0, out[i]);
+                return true;
+            }
+            if (!ks[i].degraded(keys[i], costs[i], out[i])) {
+                return true;
+            }
+            charged[i] = costs[i] > 0;
+            return false;
+        }
+
+        void viaRedis(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs,
+                MutableDecision[] out, long now) {
+            String[] redisKeys = new String[n];
+            int[] slots = new int[n];
+            group = new int[n];
+            for (int i = 0; i < n; i++) {
+                redisKeys[i] = e.keys.key(ks[i].name, keys[i]);
+                int slot = SlotHash.getSlot(redisKeys[i]);
+                int g = 0;
+                while (g < groups && slots[g] != slot) {
+                    g++;
+                }
+                if (g == groups) {
+                    slots[groups++] = slot;
+                }
+                group[i] = g;
+                if (ks[i].leases != null && costs[i] > 0) {
+                    leaseIds[i] = e.newLeaseId();
+                }
+            }
+            List<CompletableFuture<List<Object>>> futures = new ArrayList<>(groups);
+            String nowArg = e.nowArg(now);
+            for (int g = 0; g < groups; g++) {
+                futures.add(e.submit(keysOf(g, redisKeys), argvOf(g, "a", nowArg, ks, costs, false)));
+            }
+            long deadline = e.realClock.nanos() + e.timeoutNanos;
+            for (int g = 0; g < groups; g++) {
+                List<Object> reply = awaitReply(e, futures.get(g), deadline);
+                if (reply != null && decodeGroup(g, reply, ks, costs, out)) {
+                    continue;
+                }
+                // Redis did not answer: the failure policy decides this group. If the script ran
+                // after all, its leases are removed (a release is idempotent).
+                boolean denied = false;
+                for (int i = 0; i < n; i++) {
+                    if (group[i] == g) {
+                        if (leaseIds[i] != null) {
+                            ks[i].refund(keys[i], leaseIds[i], 1, costs[i]);
+                            leaseIds[i] = null;
+                        }
+                        denied = degradeOne(i, denied, ks, keys, costs, out);
+                    }
+                }
+            }
+        }
+
+        private static List<Object> awaitReply(Engine e, CompletableFuture<List<Object>> f,
+                long deadline) {
+            try {
+                List<Object> reply = e.await(f, deadline);
+                e.breaker.success();
+                return reply;
+            } catch (InterruptedException ex) {
+                // Not Redis's fault: degrade this request, keep the interrupt for the caller.
+                Thread.currentThread().interrupt();
+                return null;
+            } catch (TimeoutException | ExecutionException | RuntimeException ex) {
+                Throwable cause = ex instanceof ExecutionException && ex.getCause() != null
+                        ? ex.getCause() : ex;
+                Engine.LOG.log(Level.DEBUG, "sluice-redis: call failed: {0}", cause.toString());
+                e.breaker.failure(cause);
+                return null;
+            }
+        }
+
+        /** @return {@code false} if the reply is malformed (then nothing was written to out) */
+        private boolean decodeGroup(int g, List<Object> reply, RedisKeySpace[] ks, long[] costs,
+                MutableDecision[] out) {
+            int members = 0;
+            for (int i = 0; i < n; i++) {
+                members += group[i] == g ? 1 : 0;
+            }
+            if (reply.size() != members * REPLY) {
+                Engine.LOG.log(Level.WARNING, "sluice-redis: unexpected script reply {0}", reply);
+                return false;
+            }
+            boolean denied = false;
+            int m = 0;
+            for (int i = 0; i < n; i++) {
+                if (group[i] != g) {
+                    continue;
+                }
+                try {
+                    Engine.decode(reply, REPLY * m++, ks[i].limit, out[i]);
+                } catch (IllegalStateException ex) {
+                    Engine.LOG.log(Level.WARNING, "sluice-redis: {0}", ex.getMessage());
+                    return false;
+                }
+                fromRedis[i] = true;
+                peek[i] = denied;
+                denied |= !out[i].allowed();
+            }
+            if (!denied) {
+                for (int i = 0; i < n; i++) {
+                    if (group[i] == g) {
+                        charged[i] = costs[i] > 0;
+                    }
+                }
+            }
+            return true;
+        }
+
+        private String[] keysOf(int g, String[] redisKeys) {
+            int members = 0;
+            for (int i = 0; i < n; i++) {
+                members += group[i] == g ? 1 : 0;
+            }
+            String[] k = new String[members];
+            int m = 0;
+            for (int i = 0; i < n; i++) {
+                if (group[i] == g) {
+                    k[m++] = redisKeys[i];
+                }
+            }
+            return k;
+        }
+
+        /** The group's arguments; {@code chargedOnly} keeps the others at cost 0 (a refund). */
+        private String[] argvOf(int g, String op, String nowArg, RedisKeySpace[] ks, long[] costs,
+                boolean chargedOnly) {
+            int members = 0;
+            for (int i = 0; i < n; i++) {
+                members += group[i] == g ? 1 : 0;
+            }
+            String[] argv = new String[2 + members * Binding.STRIDE];
+            argv[0] = nowArg;
+            argv[1] = op;
+            int at = 2;
+            for (int i = 0; i < n; i++) {
+                if (group[i] == g) {
+                    long cost = chargedOnly && !charged[i] ? 0 : costs[i];
+                    ks[i].binding.fill(argv, at, cost, leaseIds[i], 1);
+                    at += Binding.STRIDE;
+                }
+            }
+            return argv;
+        }
+
+        int settle(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs,
+                MutableDecision[] out, long now) {
+            int first = -1;
+            for (int i = 0; i < n && first < 0; i++) {
+                if (!out[i].allowed()) {
+                    first = i;
+                }
+            }
+            if (first < 0) {
+                for (int i = 0; i < n; i++) {
+                    if (ks[i].leases != null && charged[i]) {
+                        ks[i].leases.push(keys[i], fromRedis[i]
+                                ? new LeaseBook.Lease(LeaseBook.Where.REDIS, leaseIds[i], 1, costs[i])
+                                : new LeaseBook.Lease(ks[i].degradedWhere(), null, 1, costs[i]));
+                    }
+                }
+                return -1;
+            }
+            giveBack(e, ks, keys, costs);
+            for (int i = 0; i < n; i++) {
+                if (fromRedis[i] && !peek[i] && !out[i].allowed() && costs[i] > 0
+                        && ks[i].cache != null) {
+                    ks[i].cache.put(keys[i], costs[i], now, out[i]);
+                }
+            }
+            return first;
+        }
+
+        /** Gives back what a denied request took: one refund call per Redis group. */
+        private void giveBack(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs) {
+            for (int i = 0; i < n; i++) {
+                if (charged[i] && !fromRedis[i]) {
+                    ks[i].giveBack(keys[i], new LeaseBook.Lease(ks[i].degradedWhere(), null, 1, costs[i]));
+                }
+            }
+            for (int g = 0; g < groups; g++) {
+                boolean any = false;
+                String[] redisKeys = new String[n];
+                for (int i = 0; i < n; i++) {
+                    if (group[i] == g && charged[i] && fromRedis[i]) {
+                        any = true;
+                    }
+                    if (group[i] == g) {
+                        redisKeys[i] = e.keys.key(ks[i].name, keys[i]);
+                    }
+                }
+                if (any) {
+                    e.fireAndForget(keysOf(g, redisKeys),
+                            argvOf(g, "r", e.nowArg(e.localClock.nanos()), ks, costs, true));
+                }
+            }
+        }
+    }
+}

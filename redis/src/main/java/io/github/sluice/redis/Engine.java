@@ -1,0 +1,174 @@
+package io.github.sluice.redis;
+
+import io.github.sluice.core.Clock;
+import io.github.sluice.core.Decision;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.redis.internal.CircuitBreaker;
+import io.github.sluice.redis.internal.Connector;
+import io.github.sluice.redis.internal.KeyNames;
+import io.github.sluice.redis.internal.Micros;
+import io.github.sluice.redis.internal.Script;
+import io.github.sluice.store.ShardedRegistry;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What every key space of one {@link RedisStore} shares: the connection, the script, the circuit
+ * breaker, the clocks, the failure policy and its fallback registry. Thread-safe.
+ */
+final class Engine implements CircuitBreaker.Transitions {
+
+    /** Retry-after of a fail-closed refusal: the breaker's probe decides again well within it. */
+    static final long FAIL_CLOSED_RETRY_NANOS = 1_000_000_000L;
+
+    static final System.Logger LOG = System.getLogger("io.github.sluice.redis");
+
+    final String name;
+    final Connector connector;
+    final Script script;
+    final CircuitBreaker breaker;
+    final KeyNames keys;
+    /** The client clock, or {@code null} to read Redis {@code TIME} inside the script. */
+    final Clock clientClock;
+    /** Times the denial cache and the fallback: the client clock if set, else the system clock. */
+    final Clock localClock;
+    /** Times the command timeout: always the real clock. */
+    final Clock realClock = Clock.system();
+    final long timeoutNanos;
+    final FailurePolicy failure;
+    final ShardedRegistry fallback;
+    final int denialCacheSize;
+    final long leaseNanos;
+    final RedisStoreListener listener;
+    private final String instanceId;
+    private final AtomicLong leaseSeq = new AtomicLong();
+
+    Engine(RedisStore.Builder b, Connector connector) {
+        this.name = b.name;
+        this.connector = connector;
+        this.script = Script.load();
+        this.breaker = new CircuitBreaker(b.failureThreshold, realClock, this);
+        this.keys = new KeyNames(b.prefix, b.keySecret);
+        this.clientClock = b.clientClock;
+        this.localClock = b.clientClock != null ? b.clientClock : Clock.system();
+        this.timeoutNanos = b.commandTimeout.toNanos();
+        this.failure = b.failurePolicy;
+        this.fallback = b.failurePolicy.mode() == FailurePolicy.Mode.LOCAL_FALLBACK
+                ? ShardedRegistry.builder().clock(localClock).build() : null;
+        this.denialCacheSize = b.denialCacheSize;
+        this.leaseNanos = b.leaseTimeout.toNanos();
+        this.listener = b.listener;
+        this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
+    }
+
+    /** @return the script's clock argument: the client clock in microseconds, or '' for TIME */
+    String nowArg(long localNow) {
+        return clientClock == null ? "" : Long.toString(Micros.floor(localNow));
+    }
+
+    /** @return a lease id unique across instances (random instance id, then a sequence) */
+    String newLeaseId() {
+        return instanceId + '.' + Long.toString(leaseSeq.incrementAndGet(), 36);
+    }
+
+    /** Sends the script; never throws, never blocks: a failure is a failed future. */
+    CompletableFuture<List<Object>> submit(String[] keys, String[] argv) {
+        try {
+            RedisAsyncCommands<String, String> commands = connector.async();
+            if (commands == null) {
+                return CompletableFuture.failedFuture(
+                        new RedisConnectionException("not connected to " + connector.describe()));
+            }
+            return script.run(commands, keys, argv);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Sends the script and does not wait: releases, refunds and renewals. */
+    void fireAndForget(String[] keys, String[] argv) {
+        submit(keys, argv).whenComplete((r, e) -> {
+            if (e != null) {
+                LOG.log(Level.DEBUG, "sluice-redis: a release or renewal was lost; leases and"
+                        + " TTLs restore the state: {0}", e.toString());
+            }
+        });
+    }
+
+    /**
+     * Waits for a reply until the deadline of the real clock.
+     *
+     * @throws TimeoutException when the deadline passes
+     * @throws ExecutionException when the command failed
+     * @throws InterruptedException when the request thread is interrupted
+     */
+    List<Object> await(CompletableFuture<List<Object>> f, long deadline)
+            throws TimeoutException, ExecutionException, InterruptedException {
+        long left = deadline - realClock.nanos();
+        if (left <= 0 && !f.isDone()) {
+            throw new TimeoutException("Redis did not answer within " + Duration.ofNanos(timeoutNanos));
+        }
+        return f.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Writes one policy's decision from the script's reply (five integers from {@code at}).
+     *
+     * @throws IllegalStateException if the reply is not what the script returns
+     */
+    static void decode(List<Object> reply, int at, long limit, MutableDecision out) {
+        long admitted = number(reply, at);
+        long remaining = number(reply, at + 1);
+        long reset = Micros.toNanos(number(reply, at + 2));
+        long retry = number(reply, at + 3);
+        long delay = Micros.toNanos(number(reply, at + 4));
+        if (admitted == 1) {
+            if (delay > 0) {
+                out.shape(limit, remaining, reset, delay);
+            } else {
+                out.allow(limit, remaining, reset);
+            }
+        } else {
+            out.deny(limit, remaining, reset, retry < 0 ? Decision.NEVER : Micros.toNanos(retry));
+        }
+    }
+
+    private static long number(List<Object> reply, int i) {
+        if (reply == null || i >= reply.size() || !(reply.get(i) instanceof Long v)) {
+            throw new IllegalStateException("unexpected reply from the Sluice script: " + reply);
+        }
+        return v;
+    }
+
+    @Override
+    public void opened(Throwable cause) {
+        LOG.log(Level.WARNING, "sluice-redis: store ''{0}'' ({1}) is degraded, requests follow"
+                + " {2} until Redis answers: {3}", name, connector.describe(), failure, String.valueOf(cause));
+        try {
+            listener.storeDegraded(name, cause);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "sluice-redis: listener failed", e);
+        }
+    }
+
+    @Override
+    public void closed(long downNanos) {
+        Duration down = Duration.ofNanos(downNanos);
+        LOG.log(Level.INFO, "sluice-redis: store ''{0}'' ({1}) recovered after {2}",
+                name, connector.describe(), down);
+        try {
+            listener.storeRecovered(name, down);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "sluice-redis: listener failed", e);
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package io.github.sluice.redis;
+
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.redis.internal.Binding;
+import io.github.sluice.redis.internal.DenialCache;
+import io.github.sluice.redis.internal.LeaseBook;
+import io.github.sluice.store.KeySpace;
+import java.lang.System.Logger.Level;
+import java.util.Objects;
+
+/**
+ * One policy in a {@link RedisStore}: decisions by the shared script, a local denial cache, the
+ * failure policy's path, and (for a concurrency limit) the book of leases this instance holds.
+ *
+ * <p>Thread-safe. No method throws because Redis failed; see {@link RedisStore}.
+ */
+final class RedisKeySpace implements KeySpace {
+
+    final Engine engine;
+    final String name;
+    final Binding binding;
+    final long limit;
+    /** Denials cached until their retry-after, or {@code null} when off or for concurrency. */
+    final DenialCache cache;
+    /** The in-memory key space used while Redis is down, or {@code null}. */
+    final KeySpace fallback;
+    /** Leases this instance holds, for a concurrency limit; else {@code null}. */
+    final LeaseBook leases;
+
+    RedisKeySpace(Engine engine, String name, Binding binding, String fallbackName) {
+        this.engine = engine;
+        this.name = name;
+        this.binding = binding;
+        this.limit = binding.algorithm().limit();
+        this.cache = engine.denialCacheSize > 0 && binding.cacheDenials()
+                ? new DenialCache(engine.denialCacheSize) : null;
+        this.fallback = engine.fallback == null ? null
+                : engine.fallback.keySpace(fallbackName, binding.scaled(engine.failure.instances()));
+        this.leases = binding.concurrency() ? new LeaseBook() : null;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Algorithm<?> algorithm() {
+        return binding.algorithm();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One round trip to Redis, bounded by the store's command timeout, unless a cached denial
+     * answers or the circuit breaker is open; then the store's failure policy decides and the
+     * decision is marked {@link MutableDecision#degraded() degraded}.
+     *
+     * @throws NullPointerException if {@code key} or {@code out} is null
+     * @throws IllegalArgumentException if {@code cost < 0}
+     */
+    @Override
+    public boolean acquire(String key, long cost, MutableDecision out) {
+        return Acquisition.run(engine, new RedisKeySpace[] {this}, new String[] {key},
+                new long[] {cost}, new MutableDecision[] {out}, 1) < 0;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Never waits: the release is sent and not awaited. If it is lost (Redis down), a rate
+     * limit simply keeps the permits (stricter), and a concurrency lease expires after the lease
+     * timeout.
+     *
+     * @throws NullPointerException if {@code key} is null
+     * @throws IllegalArgumentException if {@code cost < 0}
+     */
+    @Override
+    public void release(String key, long cost) {
+        Objects.requireNonNull(key, "key");
+        Acquisition.checkCost(cost);
+        if (cost == 0) {
+            return;
+        }
+        try {
+            if (leases != null) {
+                for (LeaseBook.Lease l : leases.pop(key, cost)) {
+                    giveBack(key, l);
+                }
+            } else if (engine.breaker.isOpen()) {
+                if (fallback != null) {
+                    fallback.release(key, cost);
+                }
+            } else {
+                refund(key, null, 0, cost);
+            }
+        } catch (RuntimeException e) {
+            Engine.LOG.log(Level.WARNING, "sluice-redis: release failed", e);
+        }
+    }
+
+    void giveBack(String key, LeaseBook.Lease l) {
+        switch (l.where()) {
+            case REDIS -> refund(key, l.id(), l.first(), l.count());
+            case LOCAL -> fallback.release(key, l.count());
+            case NONE -> { }
+        }
+    }
+
+    /** Sends a release of {@code cost} permits (or of a lease) without waiting. */
+    void refund(String key, String leaseId, long first, long cost) {
+        String[] argv = new String[2 + Binding.STRIDE];
+        argv[0] = engine.nowArg(engine.localClock.nanos());
+        argv[1] = "r";
+        binding.fill(argv, 2, cost, leaseId, first);
+        engine.fireAndForget(new String[] {engine.keys.key(name, key)}, argv);
+    }
+
+    /**
+     * Decides by the failure policy, Redis being unavailable. Marks the decision degraded.
+     *
+     * @return {@code true} if admitted
+     */
+    boolean degraded(String key, long cost, MutableDecision out) {
+        FailurePolicy f = engine.failure;
+        boolean admitted;
+        switch (f.mode()) {
+            case FAIL_OPEN -> {
+                out.allow(limit, Math.max(0, limit - cost), 0);
+                admitted = true;
+            }
+            case FAIL_CLOSED -> {
+                out.deny(limit, 0, Engine.FAIL_CLOSED_RETRY_NANOS, Engine.FAIL_CLOSED_RETRY_NANOS);
+                admitted = false;
+            }
+            default -> admitted = fallback.acquire(key, cost, out);
+        }
+        out.degrade(f.status());
+        return admitted;
+    }
+
+    /** @return where a lease granted by {@link #degraded} is held */
+    LeaseBook.Where degradedWhere() {
+        return fallback != null ? LeaseBook.Where.LOCAL : LeaseBook.Where.NONE;
+    }
+
+    /** Forgets cached denials: the policy was rebound to another algorithm. */
+    void invalidate() {
+        if (cache != null) {
+            cache.clear();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Redis does not count keys cheaply across instances; this is the number of keys this
+     * instance holds locally: concurrency leases and the fallback registry's keys.
+     */
+    @Override
+    public long size() {
+        return (leases == null ? 0 : leases.keys()) + (fallback == null ? 0 : fallback.size());
+    }
+
+    @Override
+    public String toString() {
+        return "RedisKeySpace{" + name + ", " + binding.algorithm() + '}';
+    }
+}

@@ -1,0 +1,486 @@
+package io.github.sluice.redis;
+
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Clock;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.redis.internal.Binding;
+import io.github.sluice.redis.internal.Bindings;
+import io.github.sluice.redis.internal.Connector;
+import io.github.sluice.redis.internal.LeaseBook;
+import io.github.sluice.store.KeySpace;
+import io.github.sluice.store.Store;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * The distributed {@link Store}: every policy's state lives in Redis, so every instance of an
+ * application shares the same limits. Each decision is one round trip: one Lua script decides,
+ * atomically, for one policy or for all the policies of a request whose keys share a slot.
+ *
+ * <pre>{@code
+ * try (RedisStore store = RedisStore.builder()
+ *         .uri("redis://127.0.0.1:6379")
+ *         .failurePolicy(FailurePolicy.localFallback(4))
+ *         .build()) {
+ *     KeySpace perIp = store.keySpace("per-ip", TokenBucket.of(100, Duration.ofMinutes(1), 20));
+ *     MutableDecision d = new MutableDecision();
+ *     if (perIp.acquire("203.0.113.7", 1, d)) { ... }
+ * }
+ * }</pre>
+ *
+ * <h2>Failures</h2>
+ * No method throws because Redis is down or slow, and no request waits longer than the
+ * {@linkplain Builder#commandTimeout command timeout}: commands are rejected at once while
+ * disconnected, and a decision that Redis does not answer in time follows the
+ * {@link FailurePolicy}, marked {@linkplain MutableDecision#degraded() degraded}. After
+ * {@linkplain Builder#failureThreshold consecutive failures} a circuit breaker opens: decisions
+ * stop going to Redis until a probe ({@code PING}, every {@linkplain Builder#probeInterval probe
+ * interval}) sees Redis answer. Transitions are logged ({@link System.Logger}
+ * {@code io.github.sluice.redis}) and reported to the {@link RedisStoreListener}.
+ *
+ * <h2>Keys</h2>
+ * {@code <prefix>:<policy>:{<hash of key>}}, with a TTL equal to the time until the key's state
+ * is fresh again; client keys are hashed, never stored. See docs/redis.md.
+ *
+ * <p>Thread-safe. Close it to release the connection and its threads.
+ */
+public final class RedisStore implements Store {
+
+    private static final Pattern POLICY_NAME = Pattern.compile("[a-z0-9-]{1,64}");
+
+    private final Engine engine;
+    private final ConcurrentHashMap<String, RedisKeySpace> spaces = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService scheduler;
+    private final Duration leaseTimeout;
+    private int rebinds;
+
+    private RedisStore(Builder b) {
+        Connector connector = new Connector(b.uri, b.commandTimeout, b.connectTimeout);
+        this.engine = new Engine(b, connector);
+        this.leaseTimeout = b.leaseTimeout;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sluice-redis-probe-" + b.name);
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            connector.connect();
+            preload();
+        } catch (RuntimeException e) {
+            // Start degraded rather than fail the application's startup; the probe connects later.
+            engine.breaker.open(e);
+        }
+        long probe = b.probeInterval.toNanos();
+        scheduler.scheduleWithFixedDelay(this::probe, probe, probe, TimeUnit.NANOSECONDS);
+        long renew = Math.max(b.leaseTimeout.toNanos() / 3, 1_000_000L);
+        scheduler.scheduleWithFixedDelay(this::renewLeases, renew, renew, TimeUnit.NANOSECONDS);
+    }
+
+    /** @return a builder; {@link Builder#uri(String)} is required */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Unlike the in-memory registry, binding a name again with a <em>different</em> algorithm
+     * is allowed: a policy changed (say, on a configuration reload). The new key space replaces
+     * the old one, and the old one's cached denials are forgotten. State already in Redis is
+     * reused where the algorithms agree on its shape and otherwise treated as fresh.
+     *
+     * @throws IllegalArgumentException if the name is not {@code [a-z0-9-]{1,64}}, or the
+     *     algorithm is not supported by the Redis store (shaping and warm-up; see docs/redis.md)
+     *     or has a parameter beyond what the scripts compute exactly
+     */
+    @Override
+    public KeySpace keySpace(String name, Algorithm<?> algorithm) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(algorithm, "algorithm");
+        if (!POLICY_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException(
+                    "policy name must match [a-z0-9-]{1,64} but was '" + name + "'");
+        }
+        RedisKeySpace existing = spaces.get(name);
+        if (existing != null && existing.binding.algorithm().equals(algorithm)) {
+            return existing;
+        }
+        Binding binding = Bindings.of(algorithm);
+        synchronized (this) {
+            existing = spaces.get(name);
+            if (existing != null && existing.binding.algorithm().equals(algorithm)) {
+                return existing;
+            }
+            // The fallback registry refuses a rebinding, so a changed policy gets a new name there.
+            String fallbackName = existing == null ? name : name + "~" + (++rebinds);
+            RedisKeySpace space = new RedisKeySpace(engine, name, binding, fallbackName);
+            spaces.put(name, space);
+            if (existing != null) {
+                existing.invalidate();
+                Engine.LOG.log(Level.INFO, "sluice-redis: policy ''{0}'' changed from {1} to {2}",
+                        name, existing.binding.algorithm(), algorithm);
+            }
+            return space;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Policies whose Redis keys share a cluster slot (all the policies keyed by the same
+     * client key do) are decided by one script call, atomically; other groups are sent in
+     * parallel and awaited together within one command timeout, and given back if any denies.
+     * Key spaces of another store are handled one after the other by the default algorithm.
+     */
+    @Override
+    public int acquireAll(KeySpace[] spaces, String[] keys, long[] costs, MutableDecision[] out,
+            int count) {
+        RedisKeySpace[] own = new RedisKeySpace[count];
+        for (int i = 0; i < count; i++) {
+            if (!(spaces[i] instanceof RedisKeySpace r) || r.engine != engine) {
+                return Store.super.acquireAll(spaces, keys, costs, out, count);
+            }
+            own[i] = r;
+        }
+        if (count == 0) {
+            return -1;
+        }
+        return Acquisition.run(engine, own, keys, costs, out, count);
+    }
+
+    /** @return {@code true} while decisions follow the failure policy (the breaker is open) */
+    public boolean degraded() {
+        return engine.breaker.isOpen();
+    }
+
+    /** @return the failure policy */
+    public FailurePolicy failurePolicy() {
+        return engine.failure;
+    }
+
+    /** @return the store's name, as given to the listener and in log lines */
+    public String name() {
+        return engine.name;
+    }
+
+    /** Stops the probe, closes the connection and the client's threads. Idempotent. */
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        engine.connector.close();
+    }
+
+    private void preload() {
+        RedisAsyncCommands<String, String> c = engine.connector.async();
+        if (c != null) {
+            c.scriptLoad(engine.script.source());
+        }
+    }
+
+    /** While the breaker is open: connect if never connected, PING, close the breaker on PONG. */
+    private void probe() {
+        if (!engine.breaker.isOpen()) {
+            return;
+        }
+        try {
+            engine.connector.connect();
+            RedisAsyncCommands<String, String> c = engine.connector.async();
+            if (c != null && "PONG".equals(c.ping().get(engine.timeoutNanos, TimeUnit.NANOSECONDS))) {
+                preload();
+                engine.breaker.close();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            Engine.LOG.log(Level.DEBUG, "sluice-redis: probe failed: {0}", e.toString());
+        }
+    }
+
+    /** Extends the leases this instance holds, so a long request keeps its concurrency permit. */
+    private void renewLeases() {
+        if (engine.breaker.isOpen()) {
+            return;
+        }
+        try {
+            for (RedisKeySpace space : spaces.values()) {
+                if (space.leases == null) {
+                    continue;
+                }
+                for (Map.Entry<String, List<LeaseBook.Lease>> e : space.leases.redisLeases().entrySet()) {
+                    List<LeaseBook.Lease> held = e.getValue();
+                    String redisKey = engine.keys.key(space.name, e.getKey());
+                    String[] keys = new String[held.size()];
+                    String[] argv = new String[2 + held.size() * Binding.STRIDE];
+                    argv[0] = engine.nowArg(engine.localClock.nanos());
+                    argv[1] = "n";
+                    for (int i = 0; i < held.size(); i++) {
+                        LeaseBook.Lease l = held.get(i);
+                        keys[i] = redisKey;
+                        space.binding.fill(argv, 2 + i * Binding.STRIDE, l.count(), l.id(), l.first());
+                    }
+                    engine.fireAndForget(keys, argv);
+                }
+            }
+        } catch (RuntimeException e) {
+            Engine.LOG.log(Level.WARNING, "sluice-redis: lease renewal failed", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisStore{" + engine.name + ", " + engine.connector.describe() + ", "
+                + engine.failure + (degraded() ? ", degraded" : "") + ", policies=" + spaces.keySet()
+                + ", leaseTimeout=" + leaseTimeout + '}';
+    }
+
+    /**
+     * Builds a {@link RedisStore}. Not thread-safe. Every setter has a default except
+     * {@link #uri(String)}.
+     */
+    public static final class Builder {
+        String uri;
+        String name = "redis";
+        String prefix = "sluice";
+        byte[] keySecret;
+        Duration commandTimeout = Duration.ofMillis(50);
+        Duration connectTimeout = Duration.ofSeconds(1);
+        Duration probeInterval = Duration.ofMillis(100);
+        int failureThreshold = 3;
+        FailurePolicy failurePolicy = FailurePolicy.failOpen();
+        Clock clientClock;
+        int denialCacheSize = 4096;
+        Duration leaseTimeout = Duration.ofSeconds(30);
+        RedisStoreListener listener = RedisStoreListener.NONE;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets where Redis is, in Lettuce's URI syntax: {@code redis://[password@]host[:port][/db]},
+         * {@code rediss://} for TLS, {@code redis-sentinel://} for Sentinel. Required.
+         *
+         * @param uri the URI
+         * @return this builder
+         * @throws NullPointerException if {@code uri} is null
+         */
+        public Builder uri(String uri) {
+            this.uri = Objects.requireNonNull(uri, "uri");
+            return this;
+        }
+
+        /**
+         * Sets the name used in log lines and listener events. Default {@code redis}.
+         *
+         * @param name the name
+         * @return this builder
+         * @throws NullPointerException if {@code name} is null
+         */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * Sets the first segment of every Redis key. Default {@code sluice}.
+         *
+         * @param prefix a non-empty prefix without {@code ':'}, {@code '{'} or {@code '}'}
+         * @return this builder
+         * @throws NullPointerException if {@code prefix} is null
+         * @throws IllegalArgumentException if it is empty or has a reserved character
+         */
+        public Builder prefix(String prefix) {
+            Objects.requireNonNull(prefix, "prefix");
+            if (prefix.isEmpty() || prefix.matches(".*[:{}].*")) {
+                throw new IllegalArgumentException(
+                        "prefix must be non-empty without ':', '{' or '}' but was '" + prefix + "'");
+            }
+            this.prefix = prefix;
+            return this;
+        }
+
+        /**
+         * Hashes client keys with HMAC-SHA-256 under this secret instead of plain SHA-256, so that
+         * keys with few possible values (IPv4 addresses) cannot be recovered from Redis. Every
+         * instance sharing the limits must use the same secret. Default: none.
+         *
+         * @param secret the secret, at least 16 characters
+         * @return this builder
+         * @throws NullPointerException if {@code secret} is null
+         * @throws IllegalArgumentException if it is shorter than 16 characters
+         */
+        public Builder keySecret(String secret) {
+            Objects.requireNonNull(secret, "keySecret");
+            if (secret.length() < 16) {
+                throw new IllegalArgumentException(
+                        "keySecret must be at least 16 characters but was " + secret.length());
+            }
+            this.keySecret = secret.getBytes(StandardCharsets.UTF_8);
+            return this;
+        }
+
+        /**
+         * Sets the longest time a request waits for Redis. Default 50 ms.
+         *
+         * @param timeout between 1 ms and 10 s
+         * @return this builder
+         * @throws NullPointerException if {@code timeout} is null
+         * @throws IllegalArgumentException if it is out of range
+         */
+        public Builder commandTimeout(Duration timeout) {
+            this.commandTimeout = between("commandTimeout", timeout, Duration.ofMillis(1),
+                    Duration.ofSeconds(10));
+            return this;
+        }
+
+        /**
+         * Sets the connect timeout, used at startup and by the probe, never on a request. Default
+         * 1 s.
+         *
+         * @param timeout between 10 ms and 60 s
+         * @return this builder
+         * @throws NullPointerException if {@code timeout} is null
+         * @throws IllegalArgumentException if it is out of range
+         */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = between("connectTimeout", timeout, Duration.ofMillis(10),
+                    Duration.ofSeconds(60));
+            return this;
+        }
+
+        /**
+         * Sets how often the probe checks Redis while the breaker is open. Default 100 ms.
+         *
+         * @param interval between 10 ms and 10 s
+         * @return this builder
+         * @throws NullPointerException if {@code interval} is null
+         * @throws IllegalArgumentException if it is out of range
+         */
+        public Builder probeInterval(Duration interval) {
+            this.probeInterval = between("probeInterval", interval, Duration.ofMillis(10),
+                    Duration.ofSeconds(10));
+            return this;
+        }
+
+        /**
+         * Sets how many consecutive failed calls open the circuit breaker. Default 3.
+         *
+         * @param failures {@code >= 1}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code failures < 1}
+         */
+        public Builder failureThreshold(int failures) {
+            if (failures < 1) {
+                throw new IllegalArgumentException("failureThreshold must be >= 1 but was " + failures);
+            }
+            this.failureThreshold = failures;
+            return this;
+        }
+
+        /**
+         * Sets what is decided while Redis is unavailable. Default {@link FailurePolicy#failOpen()}.
+         *
+         * @param policy the policy
+         * @return this builder
+         * @throws NullPointerException if {@code policy} is null
+         */
+        public Builder failurePolicy(FailurePolicy policy) {
+            this.failurePolicy = Objects.requireNonNull(policy, "failurePolicy");
+            return this;
+        }
+
+        /**
+         * Uses this clock instead of Redis {@code TIME}, for managed Redis services that forbid
+         * {@code TIME} in scripts. Every instance sharing the limits must then have a synchronised
+         * clock (NTP): the skew between two instances is an error on every window and rate. The
+         * clock must also run at real speed, since key TTLs run on Redis's clock. Default: Redis
+         * {@code TIME}.
+         *
+         * @param clock the clock
+         * @return this builder
+         * @throws NullPointerException if {@code clock} is null
+         */
+        public Builder clientClock(Clock clock) {
+            this.clientClock = Objects.requireNonNull(clock, "clientClock");
+            return this;
+        }
+
+        /**
+         * Sets the slots of each policy's local denial cache, or {@code 0} to turn it off.
+         * Default 4096.
+         *
+         * @param slots between 0 and 2^20
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder denialCacheSize(int slots) {
+            if (slots < 0 || slots > 1 << 20) {
+                throw new IllegalArgumentException(
+                        "denialCacheSize must be between 0 and " + (1 << 20) + " but was " + slots);
+            }
+            this.denialCacheSize = slots;
+            return this;
+        }
+
+        /**
+         * Sets how long a concurrency permit survives without renewal: the permits of an instance
+         * that crashed come back after this time. Leases of running requests are renewed every
+         * third of it. Default 30 s.
+         *
+         * @param timeout between 1 s and 1 day
+         * @return this builder
+         * @throws NullPointerException if {@code timeout} is null
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder leaseTimeout(Duration timeout) {
+            this.leaseTimeout = between("leaseTimeout", timeout, Duration.ofSeconds(1),
+                    Duration.ofDays(1));
+            return this;
+        }
+
+        /**
+         * Sets the listener told when the store degrades and recovers. Default none.
+         *
+         * @param listener the listener
+         * @return this builder
+         * @throws NullPointerException if {@code listener} is null
+         */
+        public Builder listener(RedisStoreListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Builds the store and tries to connect, waiting at most the connect timeout. If Redis is
+         * unavailable the store starts degraded and connects as soon as the probe succeeds.
+         *
+         * @return the store
+         * @throws IllegalStateException if no URI was set
+         * @throws IllegalArgumentException if the URI is malformed
+         */
+        public RedisStore build() {
+            if (uri == null) {
+                throw new IllegalStateException("uri must be set");
+            }
+            return new RedisStore(this);
+        }
+
+        private static Duration between(String name, Duration value, Duration min, Duration max) {
+            Objects.requireNonNull(value, name);
+            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+                throw new IllegalArgumentException(
+                        name + " must be between " + min + " and " + max + " but was " + value);
+            }
+            return value;
+        }
+    }
+}

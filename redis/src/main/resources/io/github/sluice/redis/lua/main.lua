@@ -1,0 +1,72 @@
+-- The dispatcher. KEYS[i] is policy i's key; ARGV[1] is the client's clock in microseconds, or
+-- '' to read Redis TIME; ARGV[2] is the operation:
+--   'a'  acquire, all or nothing: every policy is decided; only if all admit are they written.
+--        After the first denial the remaining policies are peeked (cost 0). Reply: five integers
+--        per policy: admitted (1/0), remaining, reset (us), retry-after (us, -1 = never), delay.
+--   'r'  release (refund, or the end of a concurrent request). Reply: an empty array.
+-- Per policy, ARGV holds STRIDE values from 3 + (i - 1) * STRIDE: the algorithm's kind, the
+-- cost, then up to five parameters (numbers, or strings such as a lease id).
+local STRIDE = 7
+
+local now
+if ARGV[1] ~= '' then
+  now = tonumber(ARGV[1])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+
+local function policy(i)
+  local b = 3 + (i - 1) * STRIDE
+  local alg = A[ARGV[b]]
+  if not alg then
+    error('sluice: unknown algorithm ' .. tostring(ARGV[b]))
+  end
+  local p = {}
+  for j = 1, STRIDE - 2 do
+    local s = ARGV[b + 1 + j]
+    p[j] = tonumber(s) or s
+  end
+  return alg, tonumber(ARGV[b + 1]), p
+end
+
+local op = ARGV[2]
+local n = #KEYS
+if op == 'a' then
+  local algs, costs, params, res = {}, {}, {}, {}
+  local denied = 0
+  for i = 1, n do
+    local alg, cost, p = policy(i)
+    if denied > 0 then
+      cost = 0
+    end
+    algs[i], costs[i], params[i] = alg, cost, p
+    res[i] = alg.decide(KEYS[i], now, cost, p)
+    if res[i][1] == 0 and denied == 0 then
+      denied = i
+    end
+  end
+  if denied == 0 then
+    for i = 1, n do
+      if costs[i] > 0 then
+        algs[i].commit(KEYS[i], now, costs[i], params[i], res[i])
+      end
+    end
+  end
+  local out = {}
+  for i = 1, n do
+    for j = 1, 5 do
+      out[#out + 1] = res[i][j]
+    end
+  end
+  return out
+elseif op == 'r' then
+  for i = 1, n do
+    local alg, cost, p = policy(i)
+    if cost > 0 then
+      alg.release(KEYS[i], now, cost, p)
+    end
+  end
+  return {}
+end
+return redis.error_reply('sluice: unknown operation ' .. tostring(op))

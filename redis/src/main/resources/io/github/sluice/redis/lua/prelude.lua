@@ -1,0 +1,75 @@
+-- Sluice's Redis store: one script per decision. This file is the prelude; one file per
+-- algorithm follows, then main.lua, the dispatcher. The Java side concatenates them in that order.
+--
+-- Arithmetic: every value is an integer number of microseconds (or permits) held in a Lua
+-- number, which is exact below 2^53; the Java side keeps every configured duration below 2^52
+-- and now is about 2^50.6 (year 2026), so sums and differences stay exact. Divisions go through
+-- idiv, which corrects the one-off error a floating-point quotient may carry.
+
+-- Before Redis 5 a script that reads TIME must switch to effects replication; later versions
+-- replicate effects always and keep this call as a harmless no-op.
+if redis.replicate_commands then
+  redis.replicate_commands()
+end
+
+local A = {}
+local NEVER = -1
+
+local function idiv(a, b)
+  local q = math.floor(a / b)
+  if q * b > a then
+    q = q - 1
+  elseif (q + 1) * b <= a then
+    q = q + 1
+  end
+  return q
+end
+
+local function max(a, b)
+  if a > b then return a end
+  return b
+end
+
+local function min(a, b)
+  if a < b then return a end
+  return b
+end
+
+-- An integer as a command argument. redis.call's own conversion of numbers and Lua's
+-- tostring may use an exponent ("1.7e+15") or lose digits; %.0f is exact for integers < 2^53.
+local function s(x)
+  return string.format('%.0f', x)
+end
+
+-- A TTL in milliseconds, rounded up so that a key never expires before its state is fresh.
+local function px(us)
+  return max(1, idiv(us + 999, 1000))
+end
+
+-- A string value as a number, or nil when the key is missing or holds another type (a policy
+-- whose algorithm changed): such a key is treated as fresh and overwritten.
+local function get_number(key)
+  local v = redis.pcall('GET', key)
+  if type(v) ~= 'string' then
+    return nil
+  end
+  return tonumber(v)
+end
+
+-- Deletes the key if it holds a type other than t, so that a write of type t cannot fail.
+local function claim(key, t)
+  local actual = redis.call('TYPE', key)['ok']
+  if actual ~= 'none' and actual ~= t then
+    redis.call('DEL', key)
+  end
+end
+
+-- A hash field as a number, or nil (missing key, missing field, or another type).
+local function hget_numbers(key, f1, f2)
+  local v = redis.pcall('HMGET', key, f1, f2)
+  if type(v) ~= 'table' or v['err'] then
+    return nil, nil
+  end
+  return tonumber(v[1]), tonumber(v[2])
+end
+

@@ -1,0 +1,120 @@
+package io.github.sluice.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Decision;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.redis.testing.RedisServer;
+import io.github.sluice.store.KeySpace;
+import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.testing.FakeClock;
+import java.time.Duration;
+import java.util.Random;
+
+/**
+ * Drives the Redis store and the in-memory registry with the same random sequence of
+ * acquisitions, releases and clock steps, on the same fake clock (the store's client-clock
+ * option), and compares every decision.
+ *
+ * <p>Clock steps are whole microseconds, so with configurations in whole microseconds both sides
+ * compute on the same instants; reset and retry-after may then differ by at most
+ * {@code toleranceNanos} (0 when the algorithm's arithmetic is exact in microseconds).
+ */
+final class Differential implements AutoCloseable {
+
+    private final FakeClock clock = new FakeClock();
+    private final RedisStore store;
+    private final long toleranceNanos;
+    private int runs;
+    private int steps = 400;
+    private long maxStepMicros;
+    private int maxCost = 3;
+
+    Differential(RedisServer redis, long toleranceNanos) {
+        this.store = RedisStore.builder().uri(redis.uri()).clientClock(clock)
+                .commandTimeout(Duration.ofSeconds(5)).denialCacheSize(0).build();
+        this.toleranceNanos = toleranceNanos;
+    }
+
+    /** @param micros the largest clock step; default: about two windows of the algorithm */
+    Differential maxStep(long micros) {
+        this.maxStepMicros = micros;
+        return this;
+    }
+
+    /** @param cost the largest cost asked for */
+    Differential maxCost(int cost) {
+        this.maxCost = cost;
+        return this;
+    }
+
+    /** @param steps operations per run */
+    Differential steps(int steps) {
+        this.steps = steps;
+        return this;
+    }
+
+    /** Runs one random sequence and fails at the first decision that differs. */
+    void run(Algorithm<?> algorithm, long seed) {
+        // A new policy name per run: fresh state on both sides, one store for every run.
+        String policy = "p" + (++runs);
+        KeySpace mem = ShardedRegistry.builder().clock(clock).build().keySpace(policy, algorithm);
+        long step = maxStepMicros > 0 ? maxStepMicros
+                : Math.max(1, Math.max(algorithm.windowNanos(), 1_000_000_000L) / 1000 * 2);
+        {
+            KeySpace red = store.keySpace(policy, algorithm);
+            Random random = new Random(seed);
+            MutableDecision m = new MutableDecision();
+            MutableDecision r = new MutableDecision();
+            for (int i = 0; i < steps; i++) {
+                String key = "k" + random.nextInt(3);
+                int op = random.nextInt(10);
+                String where = algorithm + " seed " + seed + " step " + i;
+                if (op < 6) {
+                    long cost = random.nextInt(10) == 0 ? 0 : 1 + random.nextInt(maxCost);
+                    boolean am = mem.acquire(key, cost, m);
+                    boolean ar = red.acquire(key, cost, r);
+                    assertFalse(r.degraded(), where + ": Redis did not answer");
+                    compare(where + " acquire(" + key + ", " + cost + ")", m, r);
+                    assertEquals(am, ar, where);
+                } else if (op < 7) {
+                    long cost = 1 + random.nextInt(2);
+                    mem.release(key, cost);
+                    red.release(key, cost);
+                } else if (random.nextBoolean()) {
+                    clock.advanceNanos(1000L * (1 + random.nextInt(20)));
+                } else {
+                    clock.advanceNanos(1000L * (1 + (long) (random.nextDouble() * step)));
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+
+    private void compare(String where, MutableDecision mem, MutableDecision red) {
+        Decision m = mem.toDecision();
+        Decision r = red.toDecision();
+        String msg = where + "\n memory: " + m + "\n redis:  " + r;
+        assertEquals(m.outcome(), r.outcome(), msg);
+        assertEquals(m.limit(), r.limit(), msg);
+        assertEquals(m.remaining(), r.remaining(), msg);
+        close(m.resetNanos(), r.resetNanos(), msg);
+        if (m.retryAfterNanos() == Decision.NEVER || r.retryAfterNanos() == Decision.NEVER) {
+            assertEquals(m.retryAfterNanos(), r.retryAfterNanos(), msg);
+        } else {
+            close(m.retryAfterNanos(), r.retryAfterNanos(), msg);
+        }
+        close(m.delayNanos(), r.delayNanos(), msg);
+    }
+
+    private void close(long expected, long actual, String msg) {
+        assertTrue(Math.abs(expected - actual) <= toleranceNanos, msg);
+    }
+}

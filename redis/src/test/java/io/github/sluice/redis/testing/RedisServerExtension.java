@@ -1,0 +1,80 @@
+package io.github.sluice.redis.testing;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * Starts one {@code redis-server} per test class on a free port ({@code --save '' --appendonly
+ * no}), flushes it before each test, restarts it if a test killed it, and stops it at the end.
+ * Test methods and constructors receive it as a {@link RedisServer} parameter.
+ *
+ * <p>If {@code redis-server} is not installed, the tests are skipped with a message, except when
+ * the environment variable {@code CI} is {@code true}: then it is a failure.
+ */
+public final class RedisServerExtension
+        implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, ParameterResolver {
+
+    private static final ExtensionContext.Namespace NS =
+            ExtensionContext.Namespace.create(RedisServerExtension.class);
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        String exe = RedisServer.find();
+        if (exe == null) {
+            String msg = "redis-server is not installed (apt-get install redis-server); the Redis"
+                    + " store's tests need a real server";
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                throw new IllegalStateException(msg + " and CI=true forbids skipping them");
+            }
+            Assumptions.assumeTrue(false, msg + "; skipped (set CI=true to make this a failure)");
+        }
+        RedisServer server = new RedisServer(exe);
+        server.start();
+        context.getStore(NS).put(RedisServer.class, server);
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) throws Exception {
+        RedisServer server = server(context);
+        server.start();
+        server.call("CLIENT", "UNPAUSE");
+        server.call("FLUSHALL");
+        server.call("SCRIPT", "FLUSH");
+        server.call("CONFIG", "RESETSTAT");
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        RedisServer server = context.getStore(NS).remove(RedisServer.class, RedisServer.class);
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Override
+    public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
+        return p.getParameter().getType() == RedisServer.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext p, ExtensionContext e) {
+        return server(e);
+    }
+
+    private static RedisServer server(ExtensionContext context) {
+        ExtensionContext c = context;
+        while (c != null) {
+            RedisServer s = c.getStore(NS).get(RedisServer.class, RedisServer.class);
+            if (s != null) {
+                return s;
+            }
+            c = c.getParent().orElse(null);
+        }
+        throw new IllegalStateException("no redis-server started for " + context.getDisplayName());
+    }
+}
