@@ -1,9 +1,14 @@
 /**
  * Sluice's framework-neutral core: limiter algorithms, the in-memory sharded registry and the
- * store SPI. Depends on nothing outside the JDK.
+ * store SPI, and the HTTP policy layer the adapters share (request view, keys, policies,
+ * enforcement, headers, problem responses, configuration language). Depends on nothing outside
+ * the JDK.
  */
 module io.github.sluice.core {
     exports io.github.sluice.core;
     exports io.github.sluice.algorithm;
     exports io.github.sluice.store;
+    exports io.github.sluice.http;
+    exports io.github.sluice.key;
+    exports io.github.sluice.config;
 }

@@ -1,0 +1,80 @@
+package io.github.sluice.config;
+
+/**
+ * A configuration error found while loading: it names where (the source and line), what (the
+ * parameter) and the offending value, and why. Thrown at load time, never at the first request.
+ *
+ * <p>Example message: {@code policies line 2 (policy 'per-ip'): burst='0': burst must be >= 1
+ * but was 0}.
+ */
+public final class ConfigException extends IllegalArgumentException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String source;
+    private final int line;
+    private final String parameter;
+    private final String value;
+
+    /**
+     * Creates an exception.
+     *
+     * @param source where the text came from, e.g. {@code init-param policies} or a file name
+     * @param line the 1-based line, or 0 if the source has no lines
+     * @param policy the policy's name, or {@code null} if not inside a policy
+     * @param parameter the parameter, e.g. {@code burst}
+     * @param value the offending value as written, or {@code null} if it is missing
+     * @param reason what is wrong, e.g. {@code burst must be >= 1 but was 0}
+     * @param cause the underlying error, or {@code null}
+     */
+    public ConfigException(String source, int line, String policy, String parameter, String value,
+            String reason, Throwable cause) {
+        super(message(source, line, policy, parameter, value, reason), cause);
+        this.source = source;
+        this.line = line;
+        this.parameter = parameter;
+        this.value = value;
+    }
+
+    private static String message(String source, int line, String policy, String parameter, String value,
+            String reason) {
+        StringBuilder b = new StringBuilder(source);
+        if (line > 0) {
+            b.append(" line ").append(line);
+        }
+        if (policy != null) {
+            b.append(" (policy '").append(policy).append("')");
+        }
+        b.append(": ").append(parameter);
+        if (value != null) {
+            b.append("='").append(shorten(value)).append('\'');
+        } else {
+            b.append(" (missing)");
+        }
+        return b.append(": ").append(reason).toString();
+    }
+
+    private static String shorten(String value) {
+        return value.length() <= 200 ? value : value.substring(0, 200) + "...";
+    }
+
+    /** @return where the text came from */
+    public String source() {
+        return source;
+    }
+
+    /** @return the 1-based line, or 0 */
+    public int line() {
+        return line;
+    }
+
+    /** @return the parameter in error */
+    public String parameter() {
+        return parameter;
+    }
+
+    /** @return the offending value, or {@code null} if missing */
+    public String value() {
+        return value;
+    }
+}

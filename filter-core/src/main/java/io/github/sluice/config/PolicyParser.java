@@ -1,0 +1,184 @@
+package io.github.sluice.config;
+
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.http.Match;
+import io.github.sluice.http.Policy;
+import io.github.sluice.key.AllowList;
+import io.github.sluice.key.ClientAddress;
+import io.github.sluice.key.KeyResolver;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Parses the policy language: one policy per line,
+ * <pre>
+ * name = algorithm arguments [option=value ...]
+ * </pre>
+ * for example
+ * <pre>
+ * per-ip   = token-bucket 100/1m burst=20 key=ip match=/api/*
+ * login    = fixed-window 5/1m key=ip match=POST:/login
+ * inflight = concurrency 50 key=global status=503
+ * </pre>
+ * Blank lines and lines starting with {@code #} are ignored. The full grammar, with every
+ * algorithm, key and option, is in {@code docs/configuration.md}.
+ *
+ * <p>Every error is a {@link ConfigException} naming the source, the line, the policy, the
+ * parameter and the value. Immutable and thread-safe.
+ */
+public final class PolicyParser {
+
+    private static final PolicyParser DEFAULTS = new PolicyParser(ClientAddress.DIRECT);
+
+    private final ClientAddress ip;
+
+    private PolicyParser(ClientAddress ip) {
+        this.ip = ip;
+    }
+
+    /** @return a parser whose {@code ip} key trusts no proxy ({@link ClientAddress#DIRECT}) */
+    public static PolicyParser defaults() {
+        return DEFAULTS;
+    }
+
+    /**
+     * Returns a parser whose {@code ip} key is the given resolver (trusted proxies, forwarding
+     * header, IPv6 prefix).
+     *
+     * @param ip the resolver behind the {@code ip} key
+     * @return the parser
+     * @throws NullPointerException if {@code ip} is null
+     */
+    public static PolicyParser withClientAddress(ClientAddress ip) {
+        return new PolicyParser(Objects.requireNonNull(ip, "ip"));
+    }
+
+    /** @return the algorithm names the parser knows, e.g. {@code token-bucket} */
+    public static Set<String> algorithms() {
+        return Algorithms.kinds();
+    }
+
+    /**
+     * Parses a single line {@code name = spec}.
+     *
+     * @param line the line
+     * @return the policy
+     * @throws NullPointerException if {@code line} is null
+     * @throws ConfigException if the line is invalid
+     */
+    public Policy parseLine(String line) {
+        Objects.requireNonNull(line, "line");
+        Policy p = parseLine(line.strip(), "policy", 1);
+        if (p == null) {
+            throw new ConfigException("policy", 1, null, "policy", line, "a policy line must not be empty", null);
+        }
+        return p;
+    }
+
+    /**
+     * Parses several lines.
+     *
+     * @param text the lines
+     * @param source where the text came from, for messages (e.g. {@code init-param policies})
+     * @return the policies in order
+     * @throws NullPointerException if an argument is null
+     * @throws ConfigException if a line is invalid or two policies share a name
+     */
+    public List<Policy> parse(String text, String source) {
+        Objects.requireNonNull(text, "text");
+        Objects.requireNonNull(source, "source");
+        List<Policy> out = new ArrayList<>();
+        String[] lines = text.split("\r\n|\r|\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            Policy p = parseLine(lines[i].strip(), source, i + 1);
+            if (p != null) {
+                for (Policy q : out) {
+                    if (q.name().equals(p.name())) {
+                        throw new ConfigException(source, i + 1, p.name(), "name", p.name(),
+                                "policy names must be unique but '" + p.name() + "' is defined twice", null);
+                    }
+                }
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Parses the right-hand side of a policy whose name is given separately, as in a properties
+     * file ({@code policy.per-ip = token-bucket 100/1m}).
+     *
+     * @param name the policy's name
+     * @param spec the algorithm, arguments and options
+     * @param source where the text came from
+     * @param line the 1-based line, or 0
+     * @return the policy
+     * @throws ConfigException if invalid
+     */
+    public Policy parse(String name, String spec, String source, int line) {
+        Line ctx = new Line(source, line, null);
+        String n = name.strip();
+        ctx.call("name", n, () -> Policy.builder(n));
+        ctx.policy = n;
+        return parseSpec(ctx, spec.strip());
+    }
+
+    private Policy parseLine(String line, String source, int lineNo) {
+        if (line.isEmpty() || line.startsWith("#")) {
+            return null;
+        }
+        Line ctx = new Line(source, lineNo, null);
+        int eq = line.indexOf('=');
+        if (eq < 0) {
+            throw ctx.error("policy", line, "a policy line must have the form 'name = algorithm ...'");
+        }
+        String name = line.substring(0, eq).strip();
+        ctx.call("name", name, () -> Policy.builder(name));
+        ctx.policy = name;
+        return parseSpec(ctx, line.substring(eq + 1).strip());
+    }
+
+    private Policy parseSpec(Line ctx, String spec) {
+        if (spec.isEmpty()) {
+            throw ctx.error("algorithm", null, "an algorithm must follow '=' (one of " + Algorithms.kinds() + ")");
+        }
+        Args args = Args.tokenize(ctx, spec);
+        Algorithm<?> algorithm = Algorithms.build(ctx, args);
+        Policy.Builder b = Policy.builder(ctx.policy).algorithm(algorithm);
+        String key = args.option("key");
+        if (key == null) {
+            throw ctx.error("key", null, "every policy needs key=... (ip, header:<name>, principal, "
+                    + "attribute:<name>, global, constant:<value>, or a chain like principal|ip)");
+        }
+        KeyResolver resolver = ctx.call("key", key, () -> KeySpecs.parse(key, ip));
+        b.key(resolver);
+        String match = args.option("match");
+        if (match != null) {
+            Match m = ctx.call("match", match, () -> Match.parse(match));
+            b.match(m);
+        }
+        String cost = args.option("cost");
+        if (cost != null) {
+            long c = args.longValue("cost", cost);
+            ctx.call("cost", cost, () -> b.cost(c));
+        }
+        String status = args.option("status");
+        if (status != null) {
+            long s = args.longValue("status", status);
+            ctx.call("status", status, () -> b.status((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, s))));
+        }
+        String dry = args.option("dry-run");
+        if (dry != null) {
+            b.dryRun(args.booleanValue("dry-run", dry));
+        }
+        String allow = args.option("allow");
+        if (allow != null) {
+            AllowList a = ctx.call("allow", allow, () -> AllowList.of(List.of(allow.split(",", -1))));
+            b.allow(a);
+        }
+        args.requireAllUsed();
+        return ctx.call("policy", spec, b::build);
+    }
+}

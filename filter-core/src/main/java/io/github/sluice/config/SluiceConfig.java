@@ -1,0 +1,627 @@
+package io.github.sluice.config;
+
+import io.github.sluice.http.DenialBody;
+import io.github.sluice.http.EnforcementListener;
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.HeaderOptions;
+import io.github.sluice.http.HeaderStyle;
+import io.github.sluice.http.LoggingListener;
+import io.github.sluice.http.Policy;
+import io.github.sluice.http.ProblemBody;
+import io.github.sluice.key.ClientAddress;
+import io.github.sluice.key.ForwardedHeader;
+import io.github.sluice.key.Keys;
+import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.store.Store;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Everything an adapter needs to build its {@link Enforcer}, loaded from Servlet init-params,
+ * JAX-RS properties or a properties file: the policies, how clients are identified, how
+ * responses look.
+ *
+ * <p>Adapter usage:
+ * <pre>{@code
+ * SluiceConfig config = SluiceConfig.fromInitParams(filterConfig::getInitParameter);
+ * Enforcer enforcer = config.newEnforcer();
+ * }</pre>
+ *
+ * <h2>Settings</h2>
+ * The same names serve as init-params and as keys of a properties file (see
+ * {@code docs/configuration.md}):
+ * <table>
+ *   <caption>settings</caption>
+ *   <tr><th>name</th><th>value</th><th>default</th></tr>
+ *   <tr><td>{@code policies}</td><td>policy lines (init-param only)</td><td>none</td></tr>
+ *   <tr><td>{@code policy.<name>}</td><td>one policy's specification</td><td></td></tr>
+ *   <tr><td>{@code config}</td><td>a properties file: {@code classpath:x.properties} or a path
+ *       (init-param only)</td><td>none</td></tr>
+ *   <tr><td>{@code headers}</td><td>{@code draft}, {@code draft-06}, {@code x-ratelimit}, {@code none}</td>
+ *       <td>{@code draft}</td></tr>
+ *   <tr><td>{@code headers-on}</td><td>{@code always}, {@code denial}</td><td>{@code always}</td></tr>
+ *   <tr><td>{@code expose-headers}</td><td>{@code true}, {@code false}</td><td>{@code false}</td></tr>
+ *   <tr><td>{@code degraded-header}</td><td>a header name</td><td>none</td></tr>
+ *   <tr><td>{@code trusted-proxies}</td><td>CIDRs, comma- or space-separated</td><td>none</td></tr>
+ *   <tr><td>{@code forwarded-header}</td><td>{@code x-forwarded-for}, {@code forwarded}</td>
+ *       <td>{@code x-forwarded-for}</td></tr>
+ *   <tr><td>{@code ipv6-prefix}</td><td>1..128</td><td>64</td></tr>
+ *   <tr><td>{@code dry-run}</td><td>{@code true} makes every policy dry-run</td><td>{@code false}</td></tr>
+ *   <tr><td>{@code problem-type}</td><td>the problem's {@code type} URI</td><td>{@code about:blank}</td></tr>
+ *   <tr><td>{@code denial-body}</td><td>a fixed body replacing the problem document</td><td>none</td></tr>
+ *   <tr><td>{@code denial-content-type}</td><td>the fixed body's content type</td>
+ *       <td>{@code text/plain; charset=utf-8}</td></tr>
+ *   <tr><td>{@code max-key-length}</td><td>40..4096; longer keys are hashed</td><td>128</td></tr>
+ *   <tr><td>{@code max-keys}</td><td>keys per policy in memory</td><td>1000000</td></tr>
+ *   <tr><td>{@code shards}</td><td>a power of two</td><td>4 per CPU, at least 16</td></tr>
+ *   <tr><td>{@code listener}</td><td>{@code log}, {@code none}</td><td>{@code log}</td></tr>
+ * </table>
+ * Init-params override the file's settings; the file's policies come first, then the
+ * init-params'. Every error is a {@link ConfigException} raised here, at load time.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class SluiceConfig {
+
+    /** Setting names other than {@code policy.<name>}. */
+    public static final Set<String> SETTINGS = Set.of("policies", "config", "headers", "headers-on",
+            "expose-headers", "degraded-header", "trusted-proxies", "forwarded-header", "ipv6-prefix", "dry-run",
+            "problem-type", "denial-body", "denial-content-type", "max-key-length", "max-keys", "shards",
+            "listener");
+
+    /** The prefix of a single-policy setting, {@code policy.per-ip = ...}. */
+    public static final String POLICY_PREFIX = "policy.";
+
+    private final List<Policy> policies;
+    private final ClientAddress clientAddress;
+    private final HeaderOptions headers;
+    private final DenialBody denialBody;
+    private final boolean dryRun;
+    private final int maxKeyLength;
+    private final int maxKeys;
+    private final int shards;
+    private final EnforcementListener listener;
+
+    private SluiceConfig(Builder b) {
+        this.dryRun = b.dryRun;
+        List<Policy> ps = new ArrayList<>();
+        for (Policy p : b.policies) {
+            ps.add(dryRun && !p.dryRun() ? p.toBuilder().dryRun(true).build() : p);
+        }
+        this.policies = List.copyOf(ps);
+        this.clientAddress = b.clientAddress;
+        this.headers = b.headers;
+        this.denialBody = b.denialBody;
+        this.maxKeyLength = b.maxKeyLength;
+        this.maxKeys = b.maxKeys;
+        this.shards = b.shards;
+        this.listener = b.listener;
+    }
+
+    /**
+     * Loads the configuration from named parameters (Servlet init-params, JAX-RS properties),
+     * without checking for misspelt names (see the overload).
+     *
+     * @param params returns a parameter's value, or {@code null} if it is not set
+     * @return the configuration
+     * @throws NullPointerException if {@code params} is null
+     * @throws ConfigException if a value is invalid or the properties file cannot be read
+     */
+    public static SluiceConfig fromInitParams(Function<String, String> params) {
+        Objects.requireNonNull(params, "params");
+        Settings s = new Settings();
+        String location = params.apply("config");
+        if (location != null && !location.isBlank()) {
+            s.readFile(location.strip());
+        }
+        for (String name : SETTINGS) {
+            String v = params.apply(name);
+            if (v != null && !name.equals("config")) {
+                s.put(name, v, "init-param '" + name + "'", 0);
+            }
+        }
+        return s.build();
+    }
+
+    /**
+     * Loads the configuration from named parameters and rejects unknown names, so that a
+     * misspelt init-param fails at startup. Names of the form {@code policy.<name>} define one
+     * policy each.
+     *
+     * @param params returns a parameter's value, or {@code null} if it is not set
+     * @param names every parameter name present (e.g. {@code FilterConfig.getInitParameterNames()})
+     * @return the configuration
+     * @throws NullPointerException if an argument is null
+     * @throws ConfigException if a name is unknown, a value is invalid or the file cannot be read
+     */
+    public static SluiceConfig fromInitParams(Function<String, String> params, Iterable<String> names) {
+        Objects.requireNonNull(params, "params");
+        Settings s = new Settings();
+        String location = params.apply("config");
+        if (location != null && !location.isBlank()) {
+            s.readFile(location.strip());
+        }
+        for (String name : names) {
+            if (name.equals("config")) {
+                continue;
+            }
+            String v = params.apply(name);
+            if (v != null) {
+                s.put(name, v, "init-param '" + name + "'", 0);
+            }
+        }
+        return s.build();
+    }
+
+    /**
+     * Loads a properties file.
+     *
+     * @param location {@code classpath:path/in/jar.properties}, or a file system path (optionally
+     *     prefixed {@code file:})
+     * @return the configuration
+     * @throws ConfigException if the file cannot be read or holds an error
+     */
+    public static SluiceConfig fromProperties(String location) {
+        Settings s = new Settings();
+        s.readFile(Objects.requireNonNull(location, "location"));
+        return s.build();
+    }
+
+    /**
+     * Parses the text of a properties file.
+     *
+     * @param text the file's content
+     * @param source its name, for messages
+     * @return the configuration
+     * @throws ConfigException if the text holds an error
+     */
+    public static SluiceConfig parseProperties(String text, String source) {
+        Settings s = new Settings();
+        s.readText(Objects.requireNonNull(text, "text"), Objects.requireNonNull(source, "source"));
+        return s.build();
+    }
+
+    /** @return a builder for configuration in code */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the policies, in order (with {@code dry-run} applied) */
+    public List<Policy> policies() {
+        return policies;
+    }
+
+    /** @return the resolver behind the {@code ip} key and allow-list networks */
+    public ClientAddress clientAddress() {
+        return clientAddress;
+    }
+
+    /** @return how headers are written */
+    public HeaderOptions headerOptions() {
+        return headers;
+    }
+
+    /** @return the renderer of denial bodies */
+    public DenialBody denialBody() {
+        return denialBody;
+    }
+
+    /** @return {@code true} if every policy was made dry-run */
+    public boolean dryRun() {
+        return dryRun;
+    }
+
+    /** @return the bound on key length */
+    public int maxKeyLength() {
+        return maxKeyLength;
+    }
+
+    /** @return the in-memory registry's bound on keys per policy */
+    public int maxKeys() {
+        return maxKeys;
+    }
+
+    /** @return the in-memory registry's shards per policy, or 0 for its default */
+    public int shards() {
+        return shards;
+    }
+
+    /** @return the listener */
+    public EnforcementListener listener() {
+        return listener;
+    }
+
+    /**
+     * Returns an enforcer builder filled from this configuration, with an in-memory store; set
+     * another store (Redis) or listener on it before {@code build()}.
+     *
+     * @return a new builder
+     */
+    public Enforcer.Builder enforcerBuilder() {
+        ShardedRegistry.Builder registry = ShardedRegistry.builder().maxKeys(maxKeys).listener(listener);
+        if (shards > 0) {
+            registry.shards(shards);
+        }
+        return Enforcer.builder()
+                .policies(policies)
+                .store(registry.build())
+                .headers(headers)
+                .denialBody(denialBody)
+                .listener(listener)
+                .clientAddress(clientAddress)
+                .maxKeyLength(maxKeyLength);
+    }
+
+    /**
+     * Builds an enforcer on a new in-memory store.
+     *
+     * @return the enforcer
+     * @throws IllegalArgumentException if two policies share a name
+     */
+    public Enforcer newEnforcer() {
+        return enforcerBuilder().build();
+    }
+
+    /**
+     * Builds an enforcer on the given store (which the caller keeps ownership of).
+     *
+     * @param store the store, e.g. a Redis store
+     * @return the enforcer
+     * @throws NullPointerException if {@code store} is null
+     */
+    public Enforcer newEnforcer(Store store) {
+        return enforcerBuilder().store(store).build();
+    }
+
+    @Override
+    public String toString() {
+        return "SluiceConfig{policies=" + policies + ", ip=" + clientAddress + ", headers=" + headers
+                + ", denialBody=" + denialBody + ", dryRun=" + dryRun + ", maxKeyLength=" + maxKeyLength
+                + ", maxKeys=" + maxKeys + ", shards=" + shards + ", listener=" + listener + '}';
+    }
+
+    /** Raw settings with their origin, interpreted in {@link #build()}. */
+    private static final class Settings {
+        private record Raw(String value, String source, int line) {
+        }
+
+        private final Map<String, Raw> values = new LinkedHashMap<>();
+        private final List<Raw> policyLines = new ArrayList<>();
+        private final List<String[]> namedPolicies = new ArrayList<>();
+
+        void readFile(String location) {
+            String source = location;
+            String text;
+            try {
+                text = read(location);
+            } catch (IOException e) {
+                throw new ConfigException("init-param 'config'", 0, null, "config", location,
+                        "cannot read the properties file: " + e.getMessage(), e);
+            }
+            readText(text, source);
+        }
+
+        void readText(String text, String source) {
+            for (PropertiesText.Entry e : PropertiesText.parse(text, source)) {
+                if (e.key().equals("config") || e.key().equals("policies")) {
+                    throw new ConfigException(source, e.line(), null, e.key(), e.value(), "'" + e.key()
+                            + "' is an init-param only; in a properties file write one policy.<name> = ... per policy",
+                            null);
+                }
+                put(e.key(), e.value(), source, e.line());
+            }
+        }
+
+        void put(String name, String value, String source, int line) {
+            if (name.startsWith(POLICY_PREFIX)) {
+                namedPolicies.add(new String[] {name.substring(POLICY_PREFIX.length()), value, source,
+                    Integer.toString(line)});
+                return;
+            }
+            if (!SETTINGS.contains(name)) {
+                throw new ConfigException(source, line, null, name, value,
+                        "unknown setting; known settings: " + new java.util.TreeSet<>(SETTINGS) + " and policy.<name>",
+                        null);
+            }
+            if (name.equals("policies")) {
+                policyLines.add(new Raw(value, source, line));
+                return;
+            }
+            values.put(name, new Raw(value.strip(), source, line));
+        }
+
+        SluiceConfig build() {
+            Builder b = new Builder();
+            ClientAddress.Builder ip = ClientAddress.builder();
+            Raw v;
+            if ((v = values.get("trusted-proxies")) != null && !v.value.isEmpty()) {
+                for (String cidr : v.value.split("[,\\s]+")) {
+                    if (!cidr.isEmpty()) {
+                        call(v, "trusted-proxies", cidr, () -> ip.trustedProxies(cidr));
+                    }
+                }
+            }
+            if ((v = values.get("forwarded-header")) != null) {
+                Raw raw = v;
+                ForwardedHeader h = switch (v.value) {
+                    case "x-forwarded-for" -> ForwardedHeader.X_FORWARDED_FOR;
+                    case "forwarded" -> ForwardedHeader.FORWARDED;
+                    default -> throw error(raw, "forwarded-header", "must be x-forwarded-for or forwarded");
+                };
+                ip.header(h);
+            }
+            if ((v = values.get("ipv6-prefix")) != null) {
+                int bits = intValue(v, "ipv6-prefix");
+                call(v, "ipv6-prefix", v.value, () -> ip.ipv6Prefix(bits));
+            }
+            b.clientAddress(ip.build());
+            HeaderStyle style = HeaderStyle.DRAFT;
+            if ((v = values.get("headers")) != null) {
+                Raw raw = v;
+                style = call(v, "headers", v.value, () -> HeaderStyle.ofConfigName(raw.value));
+            }
+            boolean onDenial = false;
+            if ((v = values.get("headers-on")) != null) {
+                onDenial = switch (v.value) {
+                    case "always" -> false;
+                    case "denial" -> true;
+                    default -> throw error(v, "headers-on", "must be always or denial");
+                };
+            }
+            boolean expose = (v = values.get("expose-headers")) != null && booleanValue(v, "expose-headers");
+            String degraded = (v = values.get("degraded-header")) == null || v.value.isEmpty() ? null : v.value;
+            boolean onDenialFinal = onDenial;
+            HeaderStyle styleFinal = style;
+            Raw dh = values.get("degraded-header");
+            b.headers(dh == null ? new HeaderOptions(style, onDenial, expose, null)
+                    : call(dh, "degraded-header", dh.value,
+                            () -> new HeaderOptions(styleFinal, onDenialFinal, expose, degraded)));
+            b.dryRun((v = values.get("dry-run")) != null && booleanValue(v, "dry-run"));
+            Raw body = values.get("denial-body");
+            Raw type = values.get("denial-content-type");
+            Raw problem = values.get("problem-type");
+            if (body != null) {
+                if (problem != null) {
+                    throw error(problem, "problem-type", "cannot be combined with denial-body, which replaces the problem document");
+                }
+                String ct = type == null ? "text/plain; charset=utf-8" : type.value;
+                b.denialBody(call(type == null ? body : type, "denial-content-type", ct, () -> DenialBody.of(ct, body.value)));
+            } else if (type != null) {
+                throw error(type, "denial-content-type", "needs denial-body (the problem document is always "
+                        + ProblemBody.CONTENT_TYPE + ")");
+            } else if (problem != null) {
+                b.denialBody(call(problem, "problem-type", problem.value, () -> ProblemBody.withType(problem.value)));
+            }
+            if ((v = values.get("max-key-length")) != null) {
+                int n = intValue(v, "max-key-length");
+                Raw raw = v;
+                call(v, "max-key-length", v.value, () -> {
+                    Enforcer.builder().maxKeyLength(n);
+                    return raw;
+                });
+                b.maxKeyLength(n);
+            }
+            if ((v = values.get("max-keys")) != null) {
+                int n = intValue(v, "max-keys");
+                call(v, "max-keys", v.value, () -> ShardedRegistry.builder().maxKeys(n));
+                b.maxKeys(n);
+            }
+            if ((v = values.get("shards")) != null) {
+                int n = intValue(v, "shards");
+                call(v, "shards", v.value, () -> ShardedRegistry.builder().shards(n));
+                b.shards(n);
+            }
+            if ((v = values.get("listener")) != null) {
+                b.listener(switch (v.value) {
+                    case "log" -> new LoggingListener();
+                    case "none" -> EnforcementListener.NONE;
+                    default -> throw error(v, "listener", "must be log or none");
+                });
+            }
+            PolicyParser parser = PolicyParser.withClientAddress(b.clientAddress);
+            List<Policy> policies = new ArrayList<>();
+            List<String> origins = new ArrayList<>();
+            for (String[] np : namedPolicies) {
+                Policy p = parser.parse(np[0], np[1], np[2], Integer.parseInt(np[3]));
+                addUnique(policies, origins, p, np[2], Integer.parseInt(np[3]));
+            }
+            for (Raw r : policyLines) {
+                List<Policy> parsed = parser.parse(r.value, r.source);
+                for (Policy p : parsed) {
+                    addUnique(policies, origins, p, r.source, 0);
+                }
+            }
+            b.policies.addAll(policies);
+            return b.build();
+        }
+
+        private static void addUnique(List<Policy> policies, List<String> origins, Policy p, String source, int line) {
+            for (int i = 0; i < policies.size(); i++) {
+                if (policies.get(i).name().equals(p.name())) {
+                    throw new ConfigException(source, line, p.name(), "name", p.name(),
+                            "policy names must be unique but '" + p.name() + "' is also defined in " + origins.get(i), null);
+                }
+            }
+            policies.add(p);
+            origins.add(source);
+        }
+
+        private static ConfigException error(Raw v, String name, String reason) {
+            return new ConfigException(v.source, v.line, null, name, v.value, name + " " + reason, null);
+        }
+
+        private static <T> T call(Raw v, String name, String value, java.util.function.Supplier<T> step) {
+            return new Line(v.source, v.line, null).call(name, value, step);
+        }
+
+        private static int intValue(Raw v, String name) {
+            if (!v.value.matches("[0-9]{1,9}")) {
+                throw error(v, name, "must be a whole number");
+            }
+            return Integer.parseInt(v.value);
+        }
+
+        private static boolean booleanValue(Raw v, String name) {
+            return switch (v.value) {
+                case "true" -> true;
+                case "false" -> false;
+                default -> throw error(v, name, "must be true or false");
+            };
+        }
+
+        private static String read(String location) throws IOException {
+            if (location.startsWith("classpath:")) {
+                String path = location.substring("classpath:".length());
+                while (path.startsWith("/")) {
+                    path = path.substring(1);
+                }
+                ClassLoader loader = Thread.currentThread().getContextClassLoader();
+                if (loader == null) {
+                    loader = SluiceConfig.class.getClassLoader();
+                }
+                InputStream in = loader == null ? ClassLoader.getSystemResourceAsStream(path) : loader.getResourceAsStream(path);
+                if (in == null) {
+                    throw new IOException("no resource '" + path + "' on the class path");
+                }
+                try (in) {
+                    return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                }
+            }
+            String file = location.startsWith("file:") ? location.substring("file:".length()) : location;
+            return Files.readString(Path.of(file), StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Builds a {@link SluiceConfig} in code. Not thread-safe. */
+    public static final class Builder {
+        private final List<Policy> policies = new ArrayList<>();
+        private ClientAddress clientAddress = ClientAddress.DIRECT;
+        private HeaderOptions headers = HeaderOptions.DEFAULT;
+        private DenialBody denialBody = ProblemBody.standard();
+        private boolean dryRun;
+        private int maxKeyLength = Keys.DEFAULT_MAX_LENGTH;
+        private int maxKeys = 1_000_000;
+        private int shards;
+        private EnforcementListener listener = new LoggingListener();
+
+        private Builder() {
+        }
+
+        /**
+         * Adds a policy.
+         *
+         * @param policy the policy
+         * @return this builder
+         */
+        public Builder policy(Policy policy) {
+            policies.add(Objects.requireNonNull(policy, "policy"));
+            return this;
+        }
+
+        /**
+         * Adds policies parsed from policy lines, with this builder's current client address
+         * resolver behind the {@code ip} key (set {@link #clientAddress} first).
+         *
+         * @param text policy lines
+         * @return this builder
+         * @throws ConfigException if a line is invalid
+         */
+        public Builder policies(String text) {
+            policies.addAll(PolicyParser.withClientAddress(clientAddress).parse(text, "policies"));
+            return this;
+        }
+
+        /**
+         * @param addresses the resolver behind {@code ip} keys parsed later and allow-list networks
+         * @return this builder
+         */
+        public Builder clientAddress(ClientAddress addresses) {
+            this.clientAddress = Objects.requireNonNull(addresses, "clientAddress");
+            return this;
+        }
+
+        /**
+         * @param headers how headers are written
+         * @return this builder
+         */
+        public Builder headers(HeaderOptions headers) {
+            this.headers = Objects.requireNonNull(headers, "headers");
+            return this;
+        }
+
+        /**
+         * @param denialBody the renderer of denial bodies
+         * @return this builder
+         */
+        public Builder denialBody(DenialBody denialBody) {
+            this.denialBody = Objects.requireNonNull(denialBody, "denialBody");
+            return this;
+        }
+
+        /**
+         * @param dryRun {@code true} to make every policy dry-run
+         * @return this builder
+         */
+        public Builder dryRun(boolean dryRun) {
+            this.dryRun = dryRun;
+            return this;
+        }
+
+        /**
+         * @param maxKeyLength the bound on key length, 40..4096
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder maxKeyLength(int maxKeyLength) {
+            Enforcer.builder().maxKeyLength(maxKeyLength);
+            this.maxKeyLength = maxKeyLength;
+            return this;
+        }
+
+        /**
+         * @param maxKeys the in-memory bound on keys per policy, {@code >= 1}
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder maxKeys(int maxKeys) {
+            ShardedRegistry.builder().maxKeys(maxKeys);
+            this.maxKeys = maxKeys;
+            return this;
+        }
+
+        /**
+         * @param shards the in-memory shards per policy, a power of two
+         * @return this builder
+         * @throws IllegalArgumentException if not a power of two in range
+         */
+        public Builder shards(int shards) {
+            ShardedRegistry.builder().shards(shards);
+            this.shards = shards;
+            return this;
+        }
+
+        /**
+         * @param listener who is told of decisions
+         * @return this builder
+         */
+        public Builder listener(EnforcementListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** @return the configuration */
+        public SluiceConfig build() {
+            return new SluiceConfig(this);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package io.github.sluice.http;
+
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.store.EvictionListener;
+
+/**
+ * Told what the enforcer and its store decide: for metrics, audit logs and alerting. Every method
+ * has an empty default, so an implementation overrides only what it needs.
+ *
+ * <p>Methods are called synchronously on the request's thread (or, for {@link #released}, the
+ * thread that releases; for {@link #evicted}, the thread that evicted; for the store events, the
+ * store's thread). They must be fast, thread-safe, and must not throw: an exception is caught
+ * and ignored so that a broken listener never changes a decision.
+ *
+ * <p>The {@link MutableDecision} passed is the verdict's own holder: read it during the call, do
+ * not keep or modify it ({@link MutableDecision#toDecision()} makes a copy).
+ *
+ * <p>Dry-run policies are reported like the others; {@link Policy#dryRun()} tells them apart (a
+ * dry-run denial is a request that <em>would</em> have been refused).
+ */
+public interface EnforcementListener extends EvictionListener {
+
+    /** A listener that ignores everything. */
+    EnforcementListener NONE = new EnforcementListener() { };
+
+    /**
+     * A policy admitted a request that proceeds now.
+     *
+     * @param policy the policy
+     * @param key the request's key
+     * @param decision the decision
+     */
+    default void allowed(Policy policy, String key, MutableDecision decision) {
+    }
+
+    /**
+     * A policy admitted a request after a delay ({@link MutableDecision#delayNanos()}).
+     *
+     * @param policy the policy
+     * @param key the request's key
+     * @param decision the decision
+     */
+    default void shaped(Policy policy, String key, MutableDecision decision) {
+    }
+
+    /**
+     * A policy refused a request (or would have, for a dry-run policy).
+     *
+     * @param policy the policy
+     * @param key the request's key
+     * @param decision the decision
+     */
+    default void denied(Policy policy, String key, MutableDecision decision) {
+    }
+
+    /**
+     * A request ended and gave its concurrency permits back.
+     *
+     * @param policy the concurrency policy
+     * @param key the request's key
+     * @param permits the permits returned
+     */
+    default void released(Policy policy, String key, long permits) {
+    }
+
+    /**
+     * The in-memory registry dropped a key (see {@link EvictionListener}).
+     *
+     * @param policy the policy's name
+     * @param key the key
+     * @param lossless {@code true} for idle eviction of a fresh key, {@code false} at the hard bound
+     */
+    @Override
+    default void evicted(String policy, String key, boolean lossless) {
+    }
+
+    /**
+     * A shared store stopped answering and its failure policy took over (fail-open, fail-closed or
+     * a local fallback).
+     *
+     * @param store a name for the store, e.g. {@code redis}
+     * @param cause why, or {@code null}
+     */
+    default void storeDegraded(String store, Throwable cause) {
+    }
+
+    /**
+     * A shared store answers again; decisions are authoritative again.
+     *
+     * @param store a name for the store
+     */
+    default void storeRecovered(String store) {
+    }
+}

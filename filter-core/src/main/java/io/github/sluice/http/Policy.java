@@ -1,0 +1,317 @@
+package io.github.sluice.http;
+
+import io.github.sluice.config.PolicyParser;
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.key.AllowList;
+import io.github.sluice.key.KeyResolver;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * One rate or concurrency limit of the HTTP layer: which requests it applies to, how it keys them,
+ * what algorithm limits each key, and what a denial looks like.
+ *
+ * <p>Built in code with {@link #builder(String)}, or parsed from the configuration language with
+ * {@link #parse(String)}; both produce {@link #equals equal} objects:
+ * <pre>{@code
+ * Policy a = Policy.parse("per-ip = token-bucket 100/1m burst=20 key=ip match=/api/*");
+ * Policy b = Policy.builder("per-ip")
+ *         .algorithm(TokenBucket.builder().rate(100, Duration.ofMinutes(1)).burst(20).build())
+ *         .key(KeyResolvers.ip())
+ *         .match(Match.paths("/api/*"))
+ *         .build();
+ * assert a.equals(b);
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Policy {
+
+    private static final Pattern NAME = Pattern.compile("[a-z0-9-]{1,64}");
+
+    private final String name;
+    private final Algorithm<?> algorithm;
+    private final KeyResolver key;
+    private final Match match;
+    private final long cost;
+    private final int status;
+    private final boolean dryRun;
+    private final AllowList allow;
+
+    private Policy(Builder b) {
+        this.name = b.name;
+        this.algorithm = b.algorithm;
+        this.key = b.key;
+        this.match = b.match;
+        this.cost = b.cost;
+        this.status = b.status;
+        this.dryRun = b.dryRun;
+        this.allow = b.allow;
+    }
+
+    /**
+     * Starts a policy.
+     *
+     * @param name {@code [a-z0-9-]}, 1 to 64 characters: it appears in headers and the problem body
+     * @return a builder
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if the name is not {@code [a-z0-9-]{1,64}}
+     */
+    public static Builder builder(String name) {
+        return new Builder(checkName(name));
+    }
+
+    /**
+     * Parses one policy line of the configuration language, e.g.
+     * {@code per-ip = token-bucket 100/1m burst=20 key=ip match=/api/*}. The {@code ip} key trusts no
+     * proxy; see {@link PolicyParser} to parse with other defaults.
+     *
+     * @param line the line
+     * @return the policy
+     * @throws NullPointerException if {@code line} is null
+     * @throws io.github.sluice.config.ConfigException (an {@link IllegalArgumentException}) naming
+     *     the parameter and the value if the line is invalid
+     */
+    public static Policy parse(String line) {
+        return PolicyParser.defaults().parseLine(line);
+    }
+
+    static String checkName(String name) {
+        Objects.requireNonNull(name, "name");
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException(
+                    "policy name must match [a-z0-9-]{1,64} but was '" + name + "'");
+        }
+        return name;
+    }
+
+    /** @return the name, {@code [a-z0-9-]+} */
+    public String name() {
+        return name;
+    }
+
+    /** @return the algorithm applied to each key */
+    public Algorithm<?> algorithm() {
+        return algorithm;
+    }
+
+    /** @return how a request's key is found */
+    public KeyResolver key() {
+        return key;
+    }
+
+    /** @return which requests the policy applies to when selected by path */
+    public Match match() {
+        return match;
+    }
+
+    /** @return permits one request takes, {@code >= 1} */
+    public long cost() {
+        return cost;
+    }
+
+    /** @return the HTTP status of a denial, 400..599 (default 429) */
+    public int status() {
+        return status;
+    }
+
+    /** @return {@code true} if the policy reports but never blocks */
+    public boolean dryRun() {
+        return dryRun;
+    }
+
+    /** @return clients that bypass the policy */
+    public AllowList allow() {
+        return allow;
+    }
+
+    /** @return {@code true} for a concurrency limit, whose permits are held until the request ends */
+    public boolean concurrency() {
+        return algorithm.concurrency();
+    }
+
+    /**
+     * Returns a builder holding this policy's settings, to derive a variant.
+     *
+     * @return a new builder
+     */
+    public Builder toBuilder() {
+        Builder b = new Builder(name);
+        b.algorithm = algorithm;
+        b.key = key;
+        b.match = match;
+        b.cost = cost;
+        b.status = status;
+        b.dryRun = dryRun;
+        b.allow = allow;
+        return b;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Policy p && p.name.equals(name) && p.algorithm.equals(algorithm)
+                && p.key.equals(key) && p.match.equals(match) && p.cost == cost
+                && p.status == status && p.dryRun == dryRun && p.allow.equals(allow);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, algorithm, key, match, cost, status, dryRun, allow);
+    }
+
+    @Override
+    public String toString() {
+        return "Policy{" + name + ", " + algorithm + ", key=" + key + ", match=" + match
+                + ", cost=" + cost + ", status=" + status + (dryRun ? ", dry-run" : "")
+                + (allow.isEmpty() ? "" : ", allow=" + allow) + '}';
+    }
+
+    /** Builds a {@link Policy}. Not thread-safe. */
+    public static final class Builder {
+        private final String name;
+        private Algorithm<?> algorithm;
+        private KeyResolver key;
+        private Match match = Match.ALL;
+        private long cost = 1;
+        private int status = 429;
+        private boolean dryRun;
+        private AllowList allow = AllowList.NONE;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        /**
+         * Sets the algorithm (required).
+         *
+         * @param algorithm e.g. {@code TokenBucket.of(100, Duration.ofMinutes(1), 20)}
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder algorithm(Algorithm<?> algorithm) {
+            this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
+            return this;
+        }
+
+        /**
+         * Sets how requests are keyed (required).
+         *
+         * @param key e.g. {@code KeyResolvers.ip()}
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder key(KeyResolver key) {
+            this.key = Objects.requireNonNull(key, "key");
+            return this;
+        }
+
+        /**
+         * Sets which requests the policy applies to. Default {@link Match#ALL}.
+         *
+         * @param match the match
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder match(Match match) {
+            this.match = Objects.requireNonNull(match, "match");
+            return this;
+        }
+
+        /**
+         * Sets the match from its text form, e.g. {@code POST:/login}.
+         *
+         * @param match the text form (see {@link Match})
+         * @return this builder
+         * @throws IllegalArgumentException if the text is invalid
+         */
+        public Builder match(String match) {
+            return match(Match.parse(match));
+        }
+
+        /**
+         * Sets the permits one request takes. Default 1.
+         *
+         * @param cost {@code >= 1}, at most the algorithm's limit
+         * @return this builder
+         * @throws IllegalArgumentException if {@code cost < 1}
+         */
+        public Builder cost(long cost) {
+            if (cost < 1) {
+                throw new IllegalArgumentException("cost must be >= 1 but was " + cost + " (policy '" + name + "')");
+            }
+            this.cost = cost;
+            return this;
+        }
+
+        /**
+         * Sets the HTTP status of a denial. Default 429; 503 suits a global concurrency limit.
+         *
+         * @param status 400..599
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder status(int status) {
+            if (status < 400 || status > 599) {
+                throw new IllegalArgumentException(
+                        "status must be between 400 and 599 but was " + status + " (policy '" + name + "')");
+            }
+            this.status = status;
+            return this;
+        }
+
+        /**
+         * Sets dry-run: evaluate and report (headers, events, log) but never block or delay.
+         * Default off.
+         *
+         * @param dryRun {@code true} for dry-run
+         * @return this builder
+         */
+        public Builder dryRun(boolean dryRun) {
+            this.dryRun = dryRun;
+            return this;
+        }
+
+        /**
+         * Sets the clients that bypass the policy. Default none.
+         *
+         * @param allow the allow-list
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder allow(AllowList allow) {
+            this.allow = Objects.requireNonNull(allow, "allow");
+            return this;
+        }
+
+        /**
+         * Sets the clients that bypass the policy from networks and keys.
+         *
+         * @param entries see {@link AllowList#of(String...)}
+         * @return this builder
+         * @throws IllegalArgumentException if an entry is invalid
+         */
+        public Builder allow(String... entries) {
+            return allow(AllowList.of(entries));
+        }
+
+        /**
+         * @return the policy
+         * @throws IllegalStateException if the algorithm or the key is missing
+         * @throws IllegalArgumentException if the cost exceeds the algorithm's limit (no request
+         *     could ever pass)
+         */
+        public Policy build() {
+            if (algorithm == null) {
+                throw new IllegalStateException("algorithm must be set (policy '" + name + "')");
+            }
+            if (key == null) {
+                throw new IllegalStateException("key must be set (policy '" + name + "')");
+            }
+            if (cost > algorithm.limit()) {
+                throw new IllegalArgumentException("cost must be <= the limit " + algorithm.limit()
+                        + " but was " + cost + " (policy '" + name + "')");
+            }
+            return new Policy(this);
+        }
+    }
+}

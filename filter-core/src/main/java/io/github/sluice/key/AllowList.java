@@ -1,0 +1,149 @@
+package io.github.sluice.key;
+
+import io.github.sluice.http.RequestView;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Clients that bypass a policy: networks (an entry that parses as an address or CIDR, e.g.
+ * {@code 10.0.0.0/8}, compared with the client's address) and keys (any other entry, compared
+ * with the key the policy's resolver produced, e.g. a partner's API key).
+ *
+ * <p>The client address used for networks is the one resolved by the enforcer's
+ * {@link ClientAddress} (the configured trusted proxies apply), whatever the policy's key.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class AllowList {
+
+    /** The empty allow-list. */
+    public static final AllowList NONE = new AllowList(List.of(), Set.of());
+
+    private final List<Cidr> networks;
+    private final Cidr[] networkArray;
+    private final Set<String> keys;
+
+    private AllowList(List<Cidr> networks, Set<String> keys) {
+        this.networks = List.copyOf(networks);
+        this.networkArray = this.networks.toArray(new Cidr[0]);
+        this.keys = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(keys));
+    }
+
+    /**
+     * Creates an allow-list.
+     *
+     * @param entries networks ({@code 10.0.0.0/8}, {@code 192.0.2.7}, {@code 2001:db8::/32}) and
+     *     keys (anything else without whitespace)
+     * @return the allow-list
+     * @throws NullPointerException if an entry is null
+     * @throws IllegalArgumentException if an entry is blank or holds whitespace
+     */
+    public static AllowList of(Collection<String> entries) {
+        List<Cidr> networks = new ArrayList<>();
+        Set<String> keys = new LinkedHashSet<>();
+        for (String e : entries) {
+            Objects.requireNonNull(e, "allow entry");
+            String t = e.strip();
+            Cidr c = tryCidr(t);
+            if (c != null) {
+                networks.add(c);
+            } else {
+                keys.add(Names.word("allow entry", t));
+            }
+        }
+        return networks.isEmpty() && keys.isEmpty() ? NONE : new AllowList(networks, keys);
+    }
+
+    /**
+     * Creates an allow-list.
+     *
+     * @param entries networks and keys
+     * @return the allow-list
+     * @throws NullPointerException if an entry is null
+     * @throws IllegalArgumentException if an entry is blank or holds whitespace
+     */
+    public static AllowList of(String... entries) {
+        return of(List.of(entries));
+    }
+
+    private static Cidr tryCidr(String t) {
+        boolean looksLikeAddress = !t.isEmpty() && (t.indexOf(':') >= 0 || Character.isDigit(t.charAt(0)));
+        if (!looksLikeAddress) {
+            return null;
+        }
+        try {
+            return Cidr.parse(t);
+        } catch (IllegalArgumentException notAnAddress) {
+            return null;
+        }
+    }
+
+    /** @return {@code true} if nothing is allowed through */
+    public boolean isEmpty() {
+        return networkArray.length == 0 && keys.isEmpty();
+    }
+
+    /** @return the networks */
+    public List<Cidr> networks() {
+        return networks;
+    }
+
+    /** @return the keys */
+    public Set<String> keys() {
+        return keys;
+    }
+
+    /**
+     * Tells whether a request bypasses the policy.
+     *
+     * @param key the key the policy's resolver produced
+     * @param request the request
+     * @param addresses how to find the client's address for network entries
+     * @return {@code true} if the key or the client's address is listed
+     */
+    public boolean allows(String key, RequestView request, ClientAddress addresses) {
+        if (key != null && keys.contains(key)) {
+            return true;
+        }
+        if (networkArray.length == 0) {
+            return false;
+        }
+        Ip ip = new Ip();
+        if (!addresses.resolveInto(request, ip)) {
+            return false;
+        }
+        for (Cidr c : networkArray) {
+            if (c.contains(ip)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof AllowList a && a.networks.equals(networks) && a.keys.equals(keys);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(networks, keys);
+    }
+
+    /** @return the entries, comma-separated, as in the configuration language */
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder();
+        for (Cidr c : networks) {
+            b.append(b.length() > 0 ? "," : "").append(c);
+        }
+        for (String k : keys) {
+            b.append(b.length() > 0 ? "," : "").append(k);
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,252 @@
+package io.github.sluice.key;
+
+import io.github.sluice.http.RequestView;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * The built-in {@link KeyResolver}s. Each is a value (equal configurations are equal) whose
+ * {@code toString()} is its form in the configuration language, e.g. {@code header:X-Api-Key}.
+ * All are thread-safe and never throw on request content.
+ */
+public final class KeyResolvers {
+
+    /** The key of {@link #global()}. */
+    public static final String GLOBAL = "global";
+
+    private KeyResolvers() {
+    }
+
+    /**
+     * The client's address, with no proxy trusted ({@link ClientAddress#DIRECT}). Behind a
+     * reverse proxy use a {@link ClientAddress#builder()} with its networks instead.
+     *
+     * @return the resolver ({@code ip})
+     */
+    public static ClientAddress ip() {
+        return ClientAddress.DIRECT;
+    }
+
+    /**
+     * The first line of a request header, with surrounding whitespace removed, e.g. an API key.
+     * An absent or blank header yields no key (the policy does not apply); chain with
+     * {@link #firstOf} to fall back. A client chooses this value freely: use it only for
+     * identities the application checks (or with an allow-list of known keys).
+     *
+     * @param name the header name
+     * @return the resolver ({@code header:<name>})
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is not an HTTP token
+     */
+    public static KeyResolver header(String name) {
+        return new HeaderKey(Names.token("header", name));
+    }
+
+    /**
+     * The authenticated principal's name; unauthenticated requests yield no key.
+     *
+     * @return the resolver ({@code principal})
+     */
+    public static KeyResolver principal() {
+        return PrincipalKey.INSTANCE;
+    }
+
+    /**
+     * A request attribute's {@code toString()}, e.g. a tenant id set by an earlier filter; an
+     * absent or blank attribute yields no key.
+     *
+     * @param name the attribute name
+     * @return the resolver ({@code attribute:<name>})
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or holds whitespace
+     */
+    public static KeyResolver attribute(String name) {
+        return new AttributeKey(Names.word("attribute", name));
+    }
+
+    /**
+     * The same key for every request: one limit shared by all clients.
+     *
+     * @param value the key
+     * @return the resolver ({@code constant:<value>})
+     * @throws NullPointerException if {@code value} is null
+     * @throws IllegalArgumentException if {@code value} is blank or holds whitespace
+     */
+    public static KeyResolver constant(String value) {
+        return new ConstantKey(Names.word("constant", value));
+    }
+
+    /**
+     * The constant key {@value #GLOBAL}: one limit for the whole application.
+     *
+     * @return the resolver ({@code global})
+     */
+    public static KeyResolver global() {
+        return ConstantKey.GLOBAL_KEY;
+    }
+
+    /**
+     * The first key any of {@code resolvers} yields, e.g. {@code firstOf(principal(),
+     * header("X-Api-Key"), ip())}. Keys are tagged by their source ({@code principal:alice},
+     * {@code header:k-123}, {@code ip:192.0.2.1}), so a client cannot pass an API key that
+     * equals someone's user name or address and share their quota.
+     *
+     * @param resolvers at least two resolvers, tried in order
+     * @return the resolver ({@code a|b|c}); yields no key only if none does
+     * @throws NullPointerException if an element is null
+     * @throws IllegalArgumentException if fewer than two are given
+     */
+    public static KeyResolver firstOf(KeyResolver... resolvers) {
+        List<KeyResolver> list = List.of(resolvers);
+        if (list.size() < 2) {
+            throw new IllegalArgumentException(
+                    "a key fallback chain must have at least 2 resolvers but had " + list.size());
+        }
+        return new FirstOf(list);
+    }
+
+    /**
+     * A key computed by application code. Two custom resolvers are equal only if their functions
+     * are the same object.
+     *
+     * @param name a label for logs and {@code toString()}
+     * @param function the function; may return {@code null} (the policy does not apply); an
+     *     exception it throws is caught and treated as {@code null}
+     * @return the resolver ({@code custom:<name>})
+     * @throws NullPointerException if an argument is null
+     */
+    public static KeyResolver custom(String name, Function<? super RequestView, String> function) {
+        return new CustomKey(Objects.requireNonNull(name, "name"), Objects.requireNonNull(function, "function"));
+    }
+
+    /** Returns {@code null} for a null or blank value, else the value stripped. */
+    static String nonBlank(String s) {
+        if (s == null) {
+            return null;
+        }
+        String t = s.strip();
+        return t.isEmpty() ? null : t;
+    }
+
+    private record HeaderKey(String name) implements KeyResolver {
+        @Override
+        public String resolve(RequestView request) {
+            return nonBlank(request.header(name));
+        }
+
+        @Override
+        public String toString() {
+            return "header:" + name;
+        }
+    }
+
+    private record PrincipalKey() implements KeyResolver {
+        static final PrincipalKey INSTANCE = new PrincipalKey();
+
+        @Override
+        public String resolve(RequestView request) {
+            return nonBlank(request.principal());
+        }
+
+        @Override
+        public String toString() {
+            return "principal";
+        }
+    }
+
+    private record AttributeKey(String name) implements KeyResolver {
+        @Override
+        public String resolve(RequestView request) {
+            Object v = request.attribute(name);
+            return v == null ? null : nonBlank(v.toString());
+        }
+
+        @Override
+        public String toString() {
+            return "attribute:" + name;
+        }
+    }
+
+    private record ConstantKey(String value) implements KeyResolver {
+        static final ConstantKey GLOBAL_KEY = new ConstantKey(GLOBAL);
+
+        @Override
+        public String resolve(RequestView request) {
+            return value;
+        }
+
+        @Override
+        public String toString() {
+            return GLOBAL.equals(value) ? GLOBAL : "constant:" + value;
+        }
+    }
+
+    private record FirstOf(List<KeyResolver> resolvers) implements KeyResolver {
+        @Override
+        public String resolve(RequestView request) {
+            for (KeyResolver r : resolvers) {
+                String key = r.resolve(request);
+                if (key != null) {
+                    return tag(r) + ':' + key;
+                }
+            }
+            return null;
+        }
+
+        private static String tag(KeyResolver r) {
+            if (r instanceof ClientAddress) {
+                return "ip";
+            }
+            String s = r.toString();
+            int colon = s.indexOf(':');
+            return colon < 0 ? s : s.substring(0, colon);
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder b = new StringBuilder();
+            for (KeyResolver r : resolvers) {
+                if (b.length() > 0) {
+                    b.append('|');
+                }
+                b.append(r instanceof ClientAddress ? "ip" : r.toString());
+            }
+            return b.toString();
+        }
+    }
+
+    private static final class CustomKey implements KeyResolver {
+        private final String name;
+        private final Function<? super RequestView, String> function;
+
+        CustomKey(String name, Function<? super RequestView, String> function) {
+            this.name = name;
+            this.function = function;
+        }
+
+        @Override
+        public String resolve(RequestView request) {
+            try {
+                return function.apply(request);
+            } catch (RuntimeException e) {
+                return null;
+            }
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof CustomKey c && c.name.equals(name) && c.function == function;
+        }
+
+        @Override
+        public int hashCode() {
+            return name.hashCode() * 31 + System.identityHashCode(function);
+        }
+
+        @Override
+        public String toString() {
+            return "custom:" + name;
+        }
+    }
+}

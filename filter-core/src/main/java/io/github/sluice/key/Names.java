@@ -1,0 +1,43 @@
+package io.github.sluice.key;
+
+import java.util.Objects;
+
+/** Checks of names used in the configuration language. */
+final class Names {
+
+    private Names() {
+    }
+
+    /** An HTTP field name: an RFC 9110 token. */
+    static String token(String what, String name) {
+        Objects.requireNonNull(name, what);
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException(what + " name must not be empty");
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+            if (!tchar) {
+                throw new IllegalArgumentException(what + " name must be an HTTP token but was '" + name + "'");
+            }
+        }
+        return name;
+    }
+
+    /** A non-blank word without whitespace, '|' or control characters. */
+    static String word(String what, String value) {
+        Objects.requireNonNull(value, what);
+        if (value.isEmpty()) {
+            throw new IllegalArgumentException(what + " must not be empty");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c <= ' ' || c == '|' || c == 0x7f) {
+                throw new IllegalArgumentException(
+                        what + " must not contain whitespace, '|' or control characters but was '" + value + "'");
+            }
+        }
+        return value;
+    }
+}
