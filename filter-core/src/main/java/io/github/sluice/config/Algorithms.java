@@ -1,5 +1,8 @@
 package io.github.sluice.config;
 
+import io.github.sluice.algorithm.FixedWindow;
+import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import java.util.Collections;
@@ -19,6 +22,9 @@ final class Algorithms {
 
     static {
         TABLE.put("token-bucket", Algorithms::tokenBucket);
+        TABLE.put("gcra", Algorithms::gcra);
+        TABLE.put("fixed-window", Algorithms::fixedWindow);
+        TABLE.put("sliding-window", Algorithms::slidingWindow);
     }
 
     private Algorithms() {
@@ -46,5 +52,51 @@ final class Algorithms {
         long n = burst == null ? rate.permits() : a.longValue("burst", burst);
         ctx.call("burst", burst == null ? rate.text() : burst, () -> b.burst(n));
         return ctx.call("rate", rate.text(), b::build);
+    }
+
+    /** {@code gcra 100/1m [burst=N]}: burst defaults to permits - 1, so that the limit is the permits. */
+    private static Algorithm<?> gcra(Args a) {
+        Line ctx = a.ctx;
+        Gcra.Builder b = Gcra.builder();
+        Args.Rate rate = a.rate("rate");
+        ctx.call("rate", rate.text(), () -> b.rate(rate.permits(), rate.period()));
+        String burst = a.option("burst");
+        long n = burst == null ? rate.permits() - 1 : a.longValue("burst", burst);
+        ctx.call("burst", burst == null ? rate.text() : burst, () -> b.burst(n));
+        return ctx.call("rate", rate.text(), b::build);
+    }
+
+    /** {@code fixed-window 5/1m [align=epoch|first-request]}. */
+    private static Algorithm<?> fixedWindow(Args a) {
+        Line ctx = a.ctx;
+        FixedWindow.Builder b = FixedWindow.builder();
+        Args.Rate limit = a.rate("limit");
+        ctx.call("limit", limit.text(), () -> b.limit(limit.permits()));
+        ctx.call("limit", limit.text(), () -> b.window(limit.period()));
+        String align = a.option("align");
+        if (align != null) {
+            FixedWindow.Alignment alignment = switch (align) {
+                case "epoch" -> FixedWindow.Alignment.EPOCH;
+                case "first-request" -> FixedWindow.Alignment.FIRST_REQUEST;
+                default -> throw ctx.error("align", align, "align must be epoch or first-request");
+            };
+            b.alignment(alignment);
+        }
+        return ctx.call("limit", limit.text(), b::build);
+    }
+
+    /** {@code sliding-window 100/1m [slots=10]}. */
+    private static Algorithm<?> slidingWindow(Args a) {
+        Line ctx = a.ctx;
+        SlidingWindow.Builder b = SlidingWindow.builder();
+        Args.Rate limit = a.rate("limit");
+        ctx.call("limit", limit.text(), () -> b.limit(limit.permits()));
+        ctx.call("limit", limit.text(), () -> b.window(limit.period()));
+        String slots = a.option("slots");
+        if (slots != null) {
+            long n = a.longValue("slots", slots);
+            ctx.call("slots", slots, () -> b.slots((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, n))));
+        }
+        return ctx.call("limit", limit.text(), b::build);
     }
 }
