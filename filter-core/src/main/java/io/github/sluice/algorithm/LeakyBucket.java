@@ -1,0 +1,226 @@
+package io.github.sluice.algorithm;
+
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Cell;
+import io.github.sluice.core.Decision;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.internal.Checks;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Leaky bucket used as a meter ("policing"): the Funnel of the Redis designs. Each admitted permit
+ * pours one unit of water into a bucket of {@code capacity} units; the bucket leaks at a constant
+ * {@code leakRate}; a request whose water would overflow the bucket is refused, whole, and pours
+ * nothing. A request of more than {@code capacity} permits can never fit and is refused with
+ * {@link Decision#NEVER} as retry-after. New keys start with an empty bucket.
+ *
+ * <h2>Reference semantics</h2>
+ * The Funnel keeps {@code left_quota} (free space) and {@code leaking_ts}, refills the free space by
+ * {@code elapsed * leaking_rate} (never above the capacity) before each pour, and admits a pour of
+ * {@code q} if {@code left_quota >= q}. This class computes the same thing with exact, continuous
+ * leaking; the Funnel's shortcut of skipping leaks smaller than one unit only saves a write in
+ * Redis and is not reproduced (it would refuse some pours that fit by a fraction of a unit).
+ *
+ * <h2>State</h2>
+ * One {@code long} per key: the instant at which the bucket would be empty ("emptyAt"). The water
+ * at {@code now} is {@code max(0, emptyAt - now) / interval} units; pouring {@code n} units moves
+ * {@code emptyAt} to {@code max(emptyAt, now) + n * interval}, which must stay within
+ * {@code capacity * interval} of {@code now}. A decision is one compare-and-set; a refusal and a
+ * peek (cost zero) only read.
+ *
+ * <p>As a meter, a leaky bucket admits exactly the sequences that a {@link TokenBucket} with
+ * {@code burst = capacity} and the same rate admits (the water is the complement of the tokens);
+ * it is offered under its own name because its reports speak of free space and drain time.
+ *
+ * <h2>Precision</h2>
+ * The interval between two units of leak is {@code period / permits} rounded <em>up</em> to whole
+ * nanoseconds, so the configured leak rate is never exceeded; the relative error is below
+ * {@code 1 / interval}.
+ *
+ * <h2>Headers</h2>
+ * {@code limit} is the capacity; the window announced is the time a full bucket takes to drain
+ * ({@code capacity * interval}); {@code remaining} is the free space in whole units after the
+ * decision; {@code reset} is the time until the bucket is empty.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class LeakyBucket extends Algorithm<Cell> {
+
+    private final long interval;
+    private final long capacity;
+    /** {@code capacity * interval}: the most water the bucket holds, in nanoseconds of leaking. */
+    private final long depth;
+
+    private LeakyBucket(long interval, long capacity) {
+        this.interval = interval;
+        this.capacity = capacity;
+        this.depth = Checks.product("capacity * interval", capacity, interval);
+    }
+
+    /** @return a builder; {@code capacity} and {@code leakRate} must be set */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return nanoseconds it takes one unit of water to leak out */
+    public long intervalNanos() {
+        return interval;
+    }
+
+    /** @return the bucket's capacity in permits */
+    public long capacity() {
+        return capacity;
+    }
+
+    @Override
+    public String kind() {
+        return "leaky-bucket";
+    }
+
+    @Override
+    public long limit() {
+        return capacity;
+    }
+
+    @Override
+    public long windowNanos() {
+        return depth;
+    }
+
+    @Override
+    public Cell newCell(long now) {
+        return new Cell(now);
+    }
+
+    @Override
+    public int acquire(Cell cell, long now, long cost, MutableDecision out) {
+        while (true) {
+            long emptyAt = cell.word();
+            if (emptyAt == Cell.RETIRED) {
+                return RETIRED;
+            }
+            long level = Math.max(emptyAt, now) - now;
+            if (cost > capacity) {
+                if (out != null) {
+                    out.deny(capacity, (depth - level) / interval, level, Decision.NEVER);
+                }
+                return DENIED;
+            }
+            long after = level + cost * interval;
+            if (after > depth) {
+                if (out != null) {
+                    out.deny(capacity, (depth - level) / interval, level, after - depth);
+                }
+                return DENIED;
+            }
+            if (cost == 0 || cell.casWord(emptyAt, now + after)) {
+                if (out != null) {
+                    out.allow(capacity, (depth - after) / interval, after);
+                }
+                return ADMITTED;
+            }
+        }
+    }
+
+    /**
+     * Takes {@code cost} units of water back out of the bucket (a refund of permits taken by a
+     * request that another policy refused). The bucket never goes below empty.
+     */
+    @Override
+    public void release(Cell cell, long now, long cost) {
+        if (cost <= 0) {
+            return;
+        }
+        long refund = Math.min(cost, capacity) * interval;
+        while (true) {
+            long emptyAt = cell.word();
+            if (emptyAt == Cell.RETIRED || emptyAt <= now) {
+                return;
+            }
+            if (cell.casWord(emptyAt, Math.max(emptyAt - refund, now))) {
+                return;
+            }
+        }
+    }
+
+    /** A bucket is fresh once it has drained: its {@code emptyAt} is not in the future. */
+    @Override
+    public boolean isFresh(Cell cell, long now) {
+        long emptyAt = cell.word();
+        return emptyAt != Cell.RETIRED && emptyAt <= now;
+    }
+
+    @Override
+    public boolean retireIfFresh(Cell cell, long now) {
+        long emptyAt = cell.word();
+        return emptyAt != Cell.RETIRED && emptyAt <= now && cell.retire(emptyAt);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LeakyBucket b && b.interval == interval && b.capacity == capacity;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(interval, capacity);
+    }
+
+    @Override
+    public String toString() {
+        return "leaky-bucket{capacity=" + capacity + ", interval=" + Duration.ofNanos(interval) + '}';
+    }
+
+    /** Builds a {@link LeakyBucket}. Not thread-safe. */
+    public static final class Builder {
+        private long interval;
+        private long capacity;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets how many permits the bucket holds.
+         *
+         * @param capacity permits, {@code >= 1}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code capacity < 1}
+         */
+        public Builder capacity(long capacity) {
+            this.capacity = Checks.atLeast("capacity", capacity, 1);
+            return this;
+        }
+
+        /**
+         * Sets the leak rate as {@code permits} units per {@code period}.
+         *
+         * @param permits units leaked per period, {@code >= 1}
+         * @param period the period, {@code > 0}
+         * @return this builder
+         * @throws NullPointerException if {@code period} is null
+         * @throws IllegalArgumentException if a value is out of range, or the rate exceeds one unit
+         *     per nanosecond
+         */
+        public Builder leakRate(long permits, Duration period) {
+            this.interval = Checks.intervalNanos(Checks.atLeast("permits", permits, 1),
+                    Checks.positiveNanos("period", period));
+            return this;
+        }
+
+        /**
+         * @return the algorithm
+         * @throws IllegalStateException if capacity or leak rate is missing
+         * @throws IllegalArgumentException if {@code capacity * interval} exceeds about 73 years
+         */
+        public LeakyBucket build() {
+            if (capacity == 0) {
+                throw new IllegalStateException("capacity must be set");
+            }
+            if (interval == 0) {
+                throw new IllegalStateException("leakRate must be set");
+            }
+            return new LeakyBucket(interval, capacity);
+        }
+    }
+}
