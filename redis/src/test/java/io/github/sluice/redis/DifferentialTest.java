@@ -1,5 +1,8 @@
 package io.github.sluice.redis;
 
+import io.github.sluice.algorithm.FixedWindow;
+import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
@@ -33,5 +36,42 @@ class DifferentialTest {
         }
         exact.run(TokenBucket.of(1, Duration.ofSeconds(1), 1), 4);
         exact.maxCost(12).run(TokenBucket.of(100, Duration.ofMinutes(1), 10), 5);
+    }
+
+    @Test
+    void gcra_matchesMemory() {
+        for (long seed = 1; seed <= 3; seed++) {
+            exact.run(Gcra.of(5, Duration.ofSeconds(2), 3), seed);
+        }
+        exact.run(Gcra.of(1, Duration.ofSeconds(1), 0), 4);
+        exact.maxCost(12).run(Gcra.of(60, Duration.ofMinutes(1), 9), 5);
+    }
+
+    @Test
+    void fixedWindow_epochAligned_matchesMemory() {
+        for (long seed = 1; seed <= 3; seed++) {
+            exact.run(FixedWindow.of(5, Duration.ofSeconds(10)), seed);
+        }
+        exact.maxCost(8).run(FixedWindow.of(7, Duration.ofMillis(1500)), 4);
+    }
+
+    @Test
+    void fixedWindow_firstRequestAligned_matchesMemory() {
+        // Limits below 16 make the in-memory start rounding (a power of two of nanoseconds below
+        // the limit) divide a microsecond, so both sides open windows at the same instant.
+        FixedWindow.Builder b = FixedWindow.builder().alignment(FixedWindow.Alignment.FIRST_REQUEST);
+        for (long seed = 1; seed <= 3; seed++) {
+            exact.run(b.limit(5).window(Duration.ofSeconds(10)).build(), seed);
+        }
+        exact.maxCost(8).run(b.limit(15).window(Duration.ofMillis(2500)).build(), 4);
+    }
+
+    @Test
+    void slidingWindow_matchesMemory() {
+        for (long seed = 1; seed <= 3; seed++) {
+            exact.run(SlidingWindow.of(6, Duration.ofSeconds(10), 5), seed);
+        }
+        exact.maxCost(5).run(SlidingWindow.of(20, Duration.ofMinutes(1), 10), 4);
+        exact.run(SlidingWindow.of(3, Duration.ofSeconds(4), 1), 5);
     }
 }

@@ -1,12 +1,16 @@
 package io.github.sluice.redis.internal;
 
+import io.github.sluice.algorithm.FixedWindow;
+import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import java.time.Duration;
 
 /**
- * Picks the script binding for an algorithm's class. Algorithms the Redis store cannot run are
- * refused with an {@link IllegalArgumentException} that says why.
+ * Picks the script binding for an algorithm's class, converting its configuration to integer
+ * microseconds once (durations rounded up, see {@link Micros}). Algorithms the Redis store cannot
+ * run are refused with an {@link IllegalArgumentException} that says why.
  */
 public final class Bindings {
 
@@ -16,11 +20,21 @@ public final class Bindings {
     /**
      * @param algorithm the policy's algorithm
      * @return its binding
-     * @throws IllegalArgumentException if the Redis store does not support the algorithm
+     * @throws IllegalArgumentException if the Redis store does not support the algorithm, or a
+     *     parameter is too large for exact integer arithmetic in Lua
      */
     public static Binding of(Algorithm<?> algorithm) {
         if (algorithm instanceof TokenBucket tb) {
             return tokenBucket(tb);
+        }
+        if (algorithm instanceof Gcra g) {
+            return gcra(g);
+        }
+        if (algorithm instanceof FixedWindow f) {
+            return fixedWindow(f);
+        }
+        if (algorithm instanceof SlidingWindow s) {
+            return slidingWindow(s);
         }
         throw new IllegalArgumentException("algorithm " + algorithm.kind() + " (" + algorithm
                 + ") is not supported by the Redis store");
@@ -35,6 +49,45 @@ public final class Bindings {
                 return TokenBucket.builder()
                         .rate(1, Duration.ofNanos(stretch(tb.intervalNanos(), instances)))
                         .burst(share(tb.burst(), instances)).build();
+            }
+        };
+    }
+
+    private static Binding gcra(Gcra g) {
+        long emission = Micros.ceil("gcra emission interval", g.emissionIntervalNanos());
+        Micros.product("gcra emission interval * (burst + 1)", emission, g.limit());
+        return new Binding(g, emission, g.limit()) {
+            @Override
+            public Algorithm<?> scaled(int instances) {
+                return Gcra.builder()
+                        .rate(1, Duration.ofNanos(stretch(g.emissionIntervalNanos(), instances)))
+                        .burst(share(g.limit(), instances) - 1).build();
+            }
+        };
+    }
+
+    private static Binding fixedWindow(FixedWindow f) {
+        long window = Micros.ceil("fixed-window window", f.windowNanos());
+        Micros.checked("fixed-window limit", f.limit());
+        boolean epoch = f.alignment() == FixedWindow.Alignment.EPOCH;
+        return new Binding(f, f.limit(), window, epoch ? 1 : 0) {
+            @Override
+            public Algorithm<?> scaled(int instances) {
+                return FixedWindow.builder().limit(share(f.limit(), instances))
+                        .window(Duration.ofNanos(f.windowNanos())).alignment(f.alignment()).build();
+            }
+        };
+    }
+
+    private static Binding slidingWindow(SlidingWindow s) {
+        long slot = Micros.ceil("sliding-window slot", s.slotNanos());
+        Micros.checked("sliding-window limit", s.limit());
+        Micros.product("sliding-window slot * slots", slot, s.slots() + 1L);
+        return new Binding(s, s.limit(), slot, s.slots()) {
+            @Override
+            public Algorithm<?> scaled(int instances) {
+                return SlidingWindow.builder().limit(share(s.limit(), instances))
+                        .window(Duration.ofNanos(s.windowNanos())).slots(s.slots()).build();
             }
         };
     }
