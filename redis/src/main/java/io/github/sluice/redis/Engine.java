@@ -3,6 +3,7 @@ package io.github.sluice.redis;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.redis.internal.CircuitBreaker;
 import io.github.sluice.redis.internal.Connector;
 import io.github.sluice.redis.internal.KeyNames;
@@ -48,7 +49,7 @@ final class Engine implements CircuitBreaker.Transitions {
     final ShardedRegistry fallback;
     final int denialCacheSize;
     final long leaseNanos;
-    final RedisStoreListener listener;
+    final EnforcementListener listener;
     private final String instanceId;
     private final AtomicLong leaseSeq = new AtomicLong();
 
@@ -166,7 +167,7 @@ final class Engine implements CircuitBreaker.Transitions {
         LOG.log(Level.INFO, "sluice-redis: store ''{0}'' ({1}) recovered after {2}",
                 name, connector.describe(), down);
         try {
-            listener.storeRecovered(name, down);
+            listener.storeRecovered(name);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "sluice-redis: listener failed", e);
         }

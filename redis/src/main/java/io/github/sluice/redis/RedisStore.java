@@ -3,6 +3,7 @@ package io.github.sluice.redis;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.redis.internal.Binding;
 import io.github.sluice.redis.internal.Bindings;
 import io.github.sluice.redis.internal.Connector;
@@ -46,7 +47,7 @@ import java.util.regex.Pattern;
  * {@linkplain Builder#failureThreshold consecutive failures} a circuit breaker opens: decisions
  * stop going to Redis until a probe ({@code PING}, every {@linkplain Builder#probeInterval probe
  * interval}) sees Redis answer. Transitions are logged ({@link System.Logger}
- * {@code io.github.sluice.redis}) and reported to the {@link RedisStoreListener}.
+ * {@code io.github.sluice.redis}) and reported to the {@linkplain Builder#listener listener}.
  *
  * <h2>Keys</h2>
  * {@code <prefix>:<policy>:{<hash of key>}}, with a TTL equal to the time until the key's state
@@ -260,7 +261,7 @@ public final class RedisStore implements Store {
         Clock clientClock;
         int denialCacheSize = 4096;
         Duration leaseTimeout = Duration.ofSeconds(30);
-        RedisStoreListener listener = RedisStoreListener.NONE;
+        EnforcementListener listener = EnforcementListener.NONE;
 
         private Builder() {
         }
@@ -448,13 +449,16 @@ public final class RedisStore implements Store {
         }
 
         /**
-         * Sets the listener told when the store degrades and recovers. Default none.
+         * Sets the listener told when the store degrades ({@link
+         * EnforcementListener#storeDegraded}) and recovers ({@link
+         * EnforcementListener#storeRecovered}), typically the enforcer's own listener. Called on
+         * the thread that saw the transition (a request thread or the probe thread). Default none.
          *
          * @param listener the listener
          * @return this builder
          * @throws NullPointerException if {@code listener} is null
          */
-        public Builder listener(RedisStoreListener listener) {
+        public Builder listener(EnforcementListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }

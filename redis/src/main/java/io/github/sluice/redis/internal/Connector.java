@@ -50,7 +50,9 @@ public final class Connector implements AutoCloseable {
      */
     public Connector(String uri, Duration commandTimeout, Duration connectTimeout) {
         this.uri = RedisURI.create(uri);
-        this.uri.setTimeout(commandTimeout);
+        // The URI's timeout bounds the connection handshake (HELLO, AUTH, SELECT), which a cold
+        // JVM can take long over; commands have their own timeout below.
+        this.uri.setTimeout(connectTimeout);
         this.connectTimeout = connectTimeout;
         this.resources = DefaultClientResources.builder()
                 .ioThreadPoolSize(2)
@@ -62,7 +64,8 @@ public final class Connector implements AutoCloseable {
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(true)
+                        .fixedTimeout(commandTimeout).build())
                 .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
                 .build());
     }

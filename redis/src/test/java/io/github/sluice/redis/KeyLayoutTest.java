@@ -1,0 +1,149 @@
+package io.github.sluice.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.algorithm.FixedWindow;
+import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.SlidingWindow;
+import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.redis.internal.KeyNames;
+import io.github.sluice.redis.testing.RedisServer;
+import io.github.sluice.redis.testing.RedisServerExtension;
+import io.github.sluice.store.KeySpace;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Key names, hashing, TTLs and robustness of the stored state. */
+@ExtendWith(RedisServerExtension.class)
+class KeyLayoutTest {
+
+    private static final String CLIENT = "203.0.113.7";
+
+    static Stream<Algorithm<?>> algorithms() {
+        return Stream.of(
+                TokenBucket.of(1, Duration.ofSeconds(10), 5),
+                Gcra.of(1, Duration.ofSeconds(10), 4),
+                FixedWindow.of(5, Duration.ofSeconds(50)),
+                SlidingWindow.of(5, Duration.ofSeconds(50), 5));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> keys(RedisServer redis) {
+        return (List<String>) redis.call("KEYS", "*");
+    }
+
+    @Test
+    void keys_arePrefixPolicyAndHashTag_neverTheRawKey(RedisServer redis) {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
+            // When one client is limited by two policies
+            store.keySpace("per-ip", TokenBucket.of(1, Duration.ofSeconds(1), 5))
+                    .acquire(CLIENT, 1, new MutableDecision());
+            store.keySpace("per-ip-daily", FixedWindow.of(100, Duration.ofDays(1)))
+                    .acquire(CLIENT, 1, new MutableDecision());
+
+            // Then both keys carry the same hash tag, and the address appears nowhere
+            List<String> keys = keys(redis);
+            assertEquals(2, keys.size());
+            String tag = new KeyNames("sluice", null).hash(CLIENT);
+            assertTrue(keys.contains("sluice:per-ip:{" + tag + "}"), keys::toString);
+            assertTrue(keys.contains("sluice:per-ip-daily:{" + tag + "}"), keys::toString);
+            assertTrue(tag.matches("[A-Za-z0-9_-]{20}"), tag);
+            for (String k : keys) {
+                assertFalse(k.contains(CLIENT));
+                assertFalse(String.valueOf(redis.call("DUMP", k)).contains(CLIENT));
+            }
+        }
+    }
+
+    @Test
+    void keySecretAndPrefix_changeTheKeyName(RedisServer redis) {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).prefix("rl")
+                .keySecret("0123456789abcdef-secret").build()) {
+            store.keySpace("per-ip", TokenBucket.of(1, Duration.ofSeconds(1), 5))
+                    .acquire(CLIENT, 1, new MutableDecision());
+
+            String keyed = new KeyNames("rl", "0123456789abcdef-secret".getBytes()).hash(CLIENT);
+            assertEquals(List.of("rl:per-ip:{" + keyed + "}"), keys(redis));
+            assertNotEquals(new KeyNames("rl", null).hash(CLIENT), keyed);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("algorithms")
+    void everyKey_expiresWhenItsStateIsFreshAgain(Algorithm<?> algorithm, RedisServer redis) {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
+            MutableDecision out = new MutableDecision();
+            store.keySpace("ttl", algorithm).acquire(CLIENT, 1, out);
+
+            // The key lives as long as the decision's reset, rounded up to the millisecond
+            long pttl = (Long) redis.call("PTTL", keys(redis).get(0));
+            long resetMillis = (out.resetNanos() + 999_999) / 1_000_000;
+            assertTrue(pttl > 0 && pttl <= resetMillis && pttl >= resetMillis - 100,
+                    "PTTL " + pttl + " ms for a reset of " + resetMillis + " ms");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("algorithms")
+    void keyOfAnotherType_isTreatedAsFresh(Algorithm<?> algorithm, RedisServer redis) {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
+            // Given the policy's key holds something else (say, another algorithm's state)
+            String name = new KeyNames("sluice", null).key("changed", CLIENT);
+            redis.call("RPUSH", name, "junk");
+
+            // When a request comes
+            MutableDecision out = new MutableDecision();
+            KeySpace space = store.keySpace("changed", algorithm);
+
+            // Then it is decided by Redis from a fresh state
+            assertTrue(space.acquire(CLIENT, 1, out));
+            assertFalse(out.degraded());
+            assertEquals(algorithm.limit() - 1, out.remaining());
+        }
+    }
+
+    @Test
+    void scriptCacheFlushed_fallsBackToEvalOnce(RedisServer redis) {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
+            KeySpace space = store.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 5));
+            MutableDecision out = new MutableDecision();
+            space.acquire(CLIENT, 1, out);
+
+            // When Redis forgets its scripts (a restart, a failover)
+            redis.call("SCRIPT", "FLUSH");
+            long evals = redis.calls("eval");
+
+            // Then the next call is repeated with EVAL, which caches the script again
+            assertTrue(space.acquire(CLIENT, 1, out));
+            assertFalse(out.degraded());
+            assertEquals(3, out.remaining());
+            assertEquals(evals + 1, redis.calls("eval"));
+            space.acquire(CLIENT, 1, out);
+            assertEquals(evals + 1, redis.calls("eval"));
+        }
+    }
+
+    @Test
+    void keySpace_badNameOrUnsupportedParameter_isRefused(RedisServer redis) {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
+            IllegalArgumentException name = assertThrows(IllegalArgumentException.class,
+                    () -> store.keySpace("Per IP", TokenBucket.of(1, Duration.ofSeconds(1), 5)));
+            assertTrue(name.getMessage().contains("'Per IP'"), name.getMessage());
+
+            IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
+                    () -> store.keySpace("huge", FixedWindow.of(1L << 55, Duration.ofDays(3650))));
+            assertTrue(huge.getMessage().contains("fixed-window limit"), huge.getMessage());
+        }
+    }
+}
