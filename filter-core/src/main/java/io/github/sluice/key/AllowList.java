@@ -117,7 +117,7 @@ public final class AllowList {
             return false;
         }
         for (Cidr c : networkArray) {
-            if (c.contains(ip)) {
+            if (c.containsIp(ip)) {
                 return true;
             }
         }

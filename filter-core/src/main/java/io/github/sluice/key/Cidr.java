@@ -73,10 +73,10 @@ public final class Cidr {
             return false;
         }
         Ip ip = new Ip();
-        return ip.parseLenient(address, 0, address.length()) && contains(ip);
+        return ip.parseLenient(address, 0, address.length()) && containsIp(ip);
     }
 
-    boolean contains(Ip ip) {
+    boolean containsIp(Ip ip) {
         return (ip.hi & IpFormat.mask(bits)) == hi && (ip.lo & IpFormat.mask(bits - 64)) == lo;
     }
 

@@ -127,7 +127,7 @@ public final class ClientAddress implements KeyResolver {
 
     boolean isTrusted(Ip ip) {
         for (Cidr c : trustedArray) {
-            if (c.contains(ip)) {
+            if (c.containsIp(ip)) {
                 return true;
             }
         }
