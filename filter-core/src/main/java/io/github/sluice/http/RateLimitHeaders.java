@@ -17,7 +17,8 @@ import io.github.sluice.core.Outcome;
  *       (smallest share of the quota left), {@code "name";r=<remaining>;t=<seconds>}; a
  *       concurrency policy has no {@code t}.
  * </ul>
- * Seconds are whole and rounded up, so that a client that waits them is never early: {@code t}
+ * {@code w} is rounded to the nearest second (at least 1). {@code t} is whole seconds rounded up,
+ * so that a client that waits it is never early: {@code t}
  * is the time until the quota is fully restored, except for a denying entry, whose {@code t} is
  * the time until the denied request would pass (its retry-after). {@code Retry-After} is the
  * binding entry's {@code t}, at least 1. Integers are clamped to the 15 digits RFC 9651 allows.
@@ -82,7 +83,7 @@ final class RateLimitHeaders {
             if (p.concurrency()) {
                 b.append(";qu=\"concurrent-requests\"");
             } else {
-                b.append(";w=").append(clamp(Math.max(1, ceilSeconds(p.algorithm().windowNanos()))));
+                b.append(";w=").append(clamp(windowSeconds(p.algorithm().windowNanos())));
             }
         }
         return b.toString();
@@ -184,6 +185,16 @@ final class RateLimitHeaders {
             }
         }
         return b == null ? null : b.toString();
+    }
+
+    /**
+     * The announced window, rounded to the nearest second (at least 1): a window is a property of
+     * the policy, and rounding to nearest keeps {@code 3/10s}, whose token interval is rounded up to
+     * whole nanoseconds, announced as {@code w=10}.
+     */
+    static long windowSeconds(long nanos) {
+        long seconds = nanos / NANOS_PER_SECOND + (nanos % NANOS_PER_SECOND >= NANOS_PER_SECOND / 2 ? 1 : 0);
+        return Math.max(1, seconds);
     }
 
     static long ceilSeconds(long nanos) {
