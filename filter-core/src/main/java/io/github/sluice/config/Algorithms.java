@@ -2,6 +2,7 @@ package io.github.sluice.config;
 
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
@@ -25,6 +26,7 @@ final class Algorithms {
         TABLE.put("gcra", Algorithms::gcra);
         TABLE.put("fixed-window", Algorithms::fixedWindow);
         TABLE.put("sliding-window", Algorithms::slidingWindow);
+        TABLE.put("leaky-bucket", Algorithms::leakyBucket);
     }
 
     private Algorithms() {
@@ -98,5 +100,17 @@ final class Algorithms {
             ctx.call("slots", slots, () -> b.slots((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, n))));
         }
         return ctx.call("limit", limit.text(), b::build);
+    }
+
+    /** {@code leaky-bucket 10/1s [capacity=N]}: leaks at the rate; capacity defaults to the rate's permits. */
+    private static Algorithm<?> leakyBucket(Args a) {
+        Line ctx = a.ctx;
+        LeakyBucket.Builder b = LeakyBucket.builder();
+        Args.Rate rate = a.rate("rate");
+        ctx.call("rate", rate.text(), () -> b.leakRate(rate.permits(), rate.period()));
+        String capacity = a.option("capacity");
+        long n = capacity == null ? rate.permits() : a.longValue("capacity", capacity);
+        ctx.call("capacity", capacity == null ? rate.text() : capacity, () -> b.capacity(n));
+        return ctx.call("rate", rate.text(), b::build);
     }
 }

@@ -112,7 +112,11 @@ final class Args {
         if (slash < 0) {
             throw ctx.error(parameter, text, parameter + " must be written permits/period, e.g. 100/1m");
         }
-        long permits = longValue(parameter, text.substring(0, slash));
+        String permitsText = text.substring(0, slash);
+        if (!permitsText.matches("[0-9]{1,18}")) {
+            throw ctx.error(parameter, text, parameter + " must be written permits/period with whole permits, e.g. 100/1m");
+        }
+        long permits = Long.parseLong(permitsText);
         Duration period;
         try {
             period = Durations.parse(text.substring(slash + 1), true);

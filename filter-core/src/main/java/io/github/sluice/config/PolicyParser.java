@@ -131,7 +131,7 @@ public final class PolicyParser {
         }
         Line ctx = new Line(source, lineNo, null);
         int eq = line.indexOf('=');
-        if (eq < 0) {
+        if (eq < 0 || line.substring(0, eq).strip().indexOf(' ') >= 0 || line.substring(0, eq).strip().indexOf('\t') >= 0) {
             throw ctx.error("policy", line, "a policy line must have the form 'name = algorithm ...'");
         }
         String name = line.substring(0, eq).strip();
@@ -179,6 +179,7 @@ public final class PolicyParser {
             b.allow(a);
         }
         args.requireAllUsed();
-        return ctx.call("policy", spec, b::build);
+        // The only combination build() checks is the cost against the algorithm's limit.
+        return ctx.call("cost", cost == null ? "1" : cost, b::build);
     }
 }

@@ -1,0 +1,185 @@
+package io.github.sluice.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.github.sluice.algorithm.FixedWindow;
+import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.LeakyBucket;
+import io.github.sluice.algorithm.SlidingWindow;
+import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.http.Match;
+import io.github.sluice.http.Policy;
+import io.github.sluice.key.ClientAddress;
+import io.github.sluice.key.KeyResolvers;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class PolicyParserTest {
+
+    @Test
+    void parse_designExamples_equalTheBuilders() {
+        assertEquals(Policy.builder("per-ip")
+                        .algorithm(TokenBucket.builder().rate(100, Duration.ofMinutes(1)).burst(20).build())
+                        .key(KeyResolvers.ip()).match(Match.paths("/api/*")).build(),
+                Policy.parse("per-ip    = token-bucket 100/1m burst=20 key=ip match=/api/*"));
+        assertEquals(Policy.builder("login")
+                        .algorithm(FixedWindow.builder().limit(5).window(Duration.ofMinutes(1)).build())
+                        .key(KeyResolvers.ip()).match(Match.of(List.of("POST"), "/login")).build(),
+                Policy.parse("login = fixed-window 5/1m key=ip match=POST:/login"));
+    }
+
+    @Test
+    void parse_everyOption_equalsTheBuilder() {
+        Policy parsed = Policy.parse("api = sliding-window 1000/1h slots=60 key=principal|header:X-Api-Key|ip"
+                + " match=GET|HEAD:/api/*,/v2/* cost=2 status=503 dry-run allow=10.0.0.0/8,partner");
+
+        Policy built = Policy.builder("api")
+                .algorithm(SlidingWindow.builder().limit(1000).window(Duration.ofHours(1)).slots(60).build())
+                .key(KeyResolvers.firstOf(KeyResolvers.principal(), KeyResolvers.header("X-Api-Key"), KeyResolvers.ip()))
+                .match("GET|HEAD:/api/*,/v2/*")
+                .cost(2).status(503).dryRun(true).allow("10.0.0.0/8", "partner")
+                .build();
+        assertEquals(built, parsed);
+        assertEquals(built.hashCode(), parsed.hashCode());
+    }
+
+    @Test
+    void parse_eachAlgorithm_equalsItsBuilder() {
+        assertEquals(TokenBucket.builder().rate(10, Duration.ofSeconds(1)).burst(10).build(),
+                Policy.parse("a = token-bucket 10/s key=ip").algorithm());
+        assertEquals(Gcra.builder().rate(10, Duration.ofSeconds(1)).burst(9).build(),
+                Policy.parse("a = gcra 10/1s key=ip").algorithm());
+        assertEquals(Gcra.builder().rate(10, Duration.ofSeconds(1)).burst(0).build(),
+                Policy.parse("a = gcra 10/1s burst=0 key=ip").algorithm());
+        assertEquals(FixedWindow.builder().limit(5).window(Duration.ofMillis(500))
+                        .alignment(FixedWindow.Alignment.FIRST_REQUEST).build(),
+                Policy.parse("a = fixed-window 5/500ms align=first-request key=ip").algorithm());
+        assertEquals(SlidingWindow.builder().limit(7).window(Duration.ofDays(1)).build(),
+                Policy.parse("a = sliding-window 7/1d key=ip").algorithm());
+        assertEquals(LeakyBucket.builder().leakRate(2, Duration.ofSeconds(1)).capacity(20).build(),
+                Policy.parse("a = leaky-bucket 2/1s capacity=20 key=ip").algorithm());
+    }
+
+    @Test
+    void parse_keys_everyForm() {
+        assertEquals(KeyResolvers.global(), Policy.parse("a = token-bucket 1/s key=global").key());
+        assertEquals(KeyResolvers.constant("x"), Policy.parse("a = token-bucket 1/s key=constant:x").key());
+        assertEquals(KeyResolvers.attribute("tenant"), Policy.parse("a = token-bucket 1/s key=attribute:tenant").key());
+        assertEquals(KeyResolvers.principal(), Policy.parse("a = token-bucket 1/s key=principal").key());
+    }
+
+    @Test
+    void parse_ipKey_usesTheParsersClientAddress() {
+        ClientAddress proxied = ClientAddress.builder().trustedProxies("10.0.0.0/8").build();
+
+        Policy p = PolicyParser.withClientAddress(proxied).parseLine("a = token-bucket 1/s key=ip");
+
+        assertEquals(proxied, p.key());
+    }
+
+    @Test
+    void parse_severalLines_skipsBlankLinesAndComments() {
+        List<Policy> ps = PolicyParser.defaults().parse("""
+                # limits
+                per-ip = token-bucket 100/1m key=ip
+
+                   login = fixed-window 5/1m key=ip match=POST:/login
+                """, "test");
+
+        assertEquals(List.of("per-ip", "login"), ps.stream().map(Policy::name).toList());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+        "per-ip token-bucket 1/1m key=ip => policy line 1: policy='per-ip token-bucket 1/1m key=ip': a policy line must have the form 'name = algorithm ...'",
+        "Per-IP = token-bucket 1/1m key=ip => policy line 1: name='Per-IP': policy name must match [a-z0-9-]{1,64} but was 'Per-IP'",
+        "a = => policy line 1 (policy 'a'): algorithm (missing): an algorithm must follow '=' (one of [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket])",
+        "a = bucket 1/1m key=ip => policy line 1 (policy 'a'): algorithm='bucket': unknown algorithm; known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket]",
+        "a = token-bucket key=ip => policy line 1 (policy 'a'): rate (missing): token-bucket needs rate as permits/period (e.g. 100/1m) right after its name",
+        "a = token-bucket 100 key=ip => policy line 1 (policy 'a'): rate='100': rate must be written permits/period, e.g. 100/1m",
+        "a = token-bucket x/1m key=ip => policy line 1 (policy 'a'): rate='x/1m': rate must be written permits/period with whole permits, e.g. 100/1m",
+        "a = token-bucket 0/1m key=ip => policy line 1 (policy 'a'): rate='0/1m': permits must be >= 1 but was 0",
+        "a = token-bucket 1/1w key=ip => policy line 1 (policy 'a'): rate='1/1w': the period of rate: a duration must end with one of the units ms, s, m, h, d",
+        "a = token-bucket 1/0s key=ip => policy line 1 (policy 'a'): rate='1/0s': period must be > 0 but was PT0S",
+        "a = token-bucket 1/99999999999999999d key=ip => policy line 1 (policy 'a'): rate='1/99999999999999999d': the period of rate: a duration must be at most 9223372036854775807 seconds",
+        "a = token-bucket 10/1s burst=0 key=ip => policy line 1 (policy 'a'): burst='0': burst must be >= 1 but was 0",
+        "a = token-bucket 10/1s burst=lots key=ip => policy line 1 (policy 'a'): burst='lots': burst must be a whole number",
+        "a = token-bucket 10/1s burst=1 burst=2 key=ip => policy line 1 (policy 'a'): burst='2': 'burst' is given twice",
+        "a = token-bucket 10/1s Burst=1 key=ip => policy line 1 (policy 'a'): option='Burst=1': an option must be written name=value with a lower-case name",
+        "a = token-bucket 10/1s key=ip 20 => policy line 1 (policy 'a'): argument='20': positional arguments must come right after the algorithm, before name=value options",
+        "a = token-bucket 10/1s 20 key=ip => policy line 1 (policy 'a'): argument='20': unexpected argument for token-bucket; options are written name=value, known options: [allow, burst, cost, dry-run, key, match, status]",
+        "a = token-bucket 10/1s slots=3 key=ip => policy line 1 (policy 'a'): slots='3': unknown option for token-bucket; known options: [allow, burst, cost, dry-run, key, match, status]",
+        "a = token-bucket 10/1s => policy line 1 (policy 'a'): key (missing): every policy needs key=... (ip, header:<name>, principal, attribute:<name>, global, constant:<value>, or a chain like principal|ip)",
+        "a = token-bucket 10/1s key=cookie => policy line 1 (policy 'a'): key='cookie': key must be ip, header:<name>, principal, attribute:<name>, global, constant:<value> or a chain of them joined by '|' but was 'cookie'",
+        "a = token-bucket 10/1s key=ip:24 => policy line 1 (policy 'a'): key='ip:24': key ip takes no ':' argument but was 'ip:24'",
+        "a = token-bucket 10/1s key=header: => policy line 1 (policy 'a'): key='header:': key header needs a name, e.g. header:X-Api-Key",
+        "a = token-bucket 10/1s key=header:X(1) => policy line 1 (policy 'a'): key='header:X(1)': header name must be an HTTP token but was 'X(1)'",
+        "a = token-bucket 10/1s key=principal| => policy line 1 (policy 'a'): key='principal|': key must be ip, header:<name>, principal, attribute:<name>, global, constant:<value> or a chain of them joined by '|' but was ''",
+        "a = token-bucket 10/1s key=ip match=api/* => policy line 1 (policy 'a'): match='api/*': match pattern must start with '/' or '*' but was 'api/*' in 'api/*'",
+        "a = token-bucket 10/1s key=ip match=/a,,/b => policy line 1 (policy 'a'): match='/a,,/b': match rule must not be empty in '/a,,/b'",
+        "a = token-bucket 10/1s key=ip match=P0ST:/a => policy line 1 (policy 'a'): match='P0ST:/a': match method must be an HTTP method name but was 'P0ST' in 'P0ST:/a'",
+        "a = token-bucket 10/1s key=ip cost=0 => policy line 1 (policy 'a'): cost='0': cost must be >= 1 but was 0 (policy 'a')",
+        "a = token-bucket 10/1s key=ip cost=11 => policy line 1 (policy 'a'): cost='11': cost must be <= the limit 10 but was 11 (policy 'a')",
+        "a = token-bucket 10/1s key=ip cost=1.5 => policy line 1 (policy 'a'): cost='1.5': cost must be a whole number",
+        "a = token-bucket 10/1s key=ip status=200 => policy line 1 (policy 'a'): status='200': status must be between 400 and 599 but was 200 (policy 'a')",
+        "a = token-bucket 10/1s key=ip dry-run=yes => policy line 1 (policy 'a'): dry-run='yes': dry-run must be true or false",
+        "a = token-bucket 10/1s key=ip allow=10.0.0.0/8,a|b => policy line 1 (policy 'a'): allow='10.0.0.0/8,a|b': allow entry must not contain whitespace, '|' or control characters but was 'a|b'",
+        "a = token-bucket 10/1s key=ip allow=, => policy line 1 (policy 'a'): allow=',': allow entry must not be empty",
+        "a = token-bucket 2000000000/1ms key=ip => policy line 1 (policy 'a'): rate='2000000000/1ms': rate must be at most 1 permit per nanosecond but was 2000000000 per PT0.001S",
+        "a = fixed-window 5/1m align=monday key=ip => policy line 1 (policy 'a'): align='monday': align must be epoch or first-request",
+        "a = sliding-window 5/1m slots=0 key=ip => policy line 1 (policy 'a'): slots='0': slots must be between 1 and 1024 but was 0",
+        "a = sliding-window 5/1m slots=99999999999 key=ip => policy line 1 (policy 'a'): slots='99999999999': slots must be between 1 and 1024 but was 2147483647",
+        "a = gcra 5/1m burst=-1 key=ip => policy line 1 (policy 'a'): burst='-1': burst must be between 0 and 9223372036854775806 but was -1",
+        "a = leaky-bucket 5/1m capacity=0 key=ip => policy line 1 (policy 'a'): capacity='0': capacity must be >= 1 but was 0",
+    })
+    void parseLine_invalid_namesLineParameterAndValue(String line, String message) {
+        ConfigException e = assertThrows(ConfigException.class, () -> Policy.parse(line));
+
+        assertEquals(message, e.getMessage());
+    }
+
+    @Test
+    void parseLine_empty_isRefused() {
+        assertEquals("policy line 1: policy='  ': a policy line must not be empty",
+                assertThrows(ConfigException.class, () -> Policy.parse("  ")).getMessage());
+    }
+
+    @Test
+    void parse_duplicateNames_nameTheSecondLine() {
+        ConfigException e = assertThrows(ConfigException.class, () -> PolicyParser.defaults().parse(
+                "a = token-bucket 1/1s key=ip\n\na = fixed-window 1/1s key=ip", "init-param 'policies'"));
+
+        assertEquals("init-param 'policies' line 3 (policy 'a'): name='a': policy names must be unique but 'a' "
+                + "is defined twice", e.getMessage());
+        assertEquals(3, e.line());
+        assertEquals("name", e.parameter());
+        assertEquals("a", e.value());
+        assertEquals("init-param 'policies'", e.source());
+    }
+
+    @Test
+    void parse_errorOnALaterLine_namesThatLine() {
+        ConfigException e = assertThrows(ConfigException.class, () -> PolicyParser.defaults().parse(
+                "# comment\na = token-bucket 1/1s key=ip\nb = token-bucket 1/1s key=ip burst=x", "sluice.properties"));
+
+        assertEquals("sluice.properties line 3 (policy 'b'): burst='x': burst must be a whole number", e.getMessage());
+    }
+
+    @Test
+    void durations_everyUnit() {
+        assertEquals(Duration.ofMillis(250), Durations.parse("250ms", false));
+        assertEquals(Duration.ofSeconds(30), Durations.parse("30s", false));
+        assertEquals(Duration.ofMinutes(1), Durations.parse("m", true));
+        assertEquals(Duration.ofHours(2), Durations.parse("2h", false));
+        assertEquals(Duration.ofDays(1), Durations.parse("1d", false));
+        assertEquals("a duration must be a whole number followed by ms, s, m, h or d",
+                assertThrows(IllegalArgumentException.class, () -> Durations.parse("s", false)).getMessage());
+        assertEquals("a duration's number must be at most 9223372036854775807",
+                assertThrows(IllegalArgumentException.class, () -> Durations.parse("99999999999999999999s", false))
+                        .getMessage());
+    }
+}
