@@ -227,7 +227,7 @@ class HostileForwardingPropertyTest {
             case 0 -> junk = "unknown";
             case 1 -> junk = "_" + word(random, 1 + random.nextInt(8));
             case 2 -> junk = "";
-            case 3 -> junk = "x".repeat(random.nextInt(10) == 0 ? 65_536 : 1 + random.nextInt(100));
+            case 3 -> junk = "x".repeat(random.nextInt(50) == 0 ? 65_536 : 1 + random.nextInt(100));
             case 4 -> junk = random.nextInt(256) + "." + random.nextInt(256) + "." + random.nextInt(256);
             case 5 -> junk = "[" + word(random, 3) + "]:" + random.nextInt(99);
             default -> {
