@@ -2,6 +2,7 @@ package io.github.sluice.redis;
 
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.redis.testing.RedisServer;
@@ -73,5 +74,14 @@ class DifferentialTest {
         }
         exact.maxCost(5).run(SlidingWindow.of(20, Duration.ofMinutes(1), 10), 4);
         exact.run(SlidingWindow.of(3, Duration.ofSeconds(4), 1), 5);
+    }
+
+    @Test
+    void leakyBucket_matchesMemory() {
+        for (long seed = 1; seed <= 3; seed++) {
+            exact.run(LeakyBucket.builder().capacity(4).leakRate(5, Duration.ofSeconds(2)).build(), seed);
+        }
+        exact.maxCost(12).run(LeakyBucket.builder().capacity(10).leakRate(100, Duration.ofMinutes(1))
+                .build(), 4);
     }
 }

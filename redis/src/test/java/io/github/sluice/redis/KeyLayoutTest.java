@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
@@ -35,7 +36,8 @@ class KeyLayoutTest {
                 TokenBucket.of(1, Duration.ofSeconds(10), 5),
                 Gcra.of(1, Duration.ofSeconds(10), 4),
                 FixedWindow.of(5, Duration.ofSeconds(50)),
-                SlidingWindow.of(5, Duration.ofSeconds(50), 5));
+                SlidingWindow.of(5, Duration.ofSeconds(50), 5),
+                LeakyBucket.builder().capacity(5).leakRate(1, Duration.ofSeconds(10)).build());
     }
 
     @SuppressWarnings("unchecked")

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
@@ -41,7 +42,8 @@ class TwoStoresTest {
                 FixedWindow.of(150, Duration.ofMinutes(1)),
                 FixedWindow.builder().limit(150).window(Duration.ofMinutes(1))
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build(),
-                SlidingWindow.of(150, Duration.ofMinutes(1), 6));
+                SlidingWindow.of(150, Duration.ofMinutes(1), 6),
+                LeakyBucket.builder().capacity(150).leakRate(1, Duration.ofSeconds(1)).build());
     }
 
     @ParameterizedTest

@@ -2,6 +2,7 @@ package io.github.sluice.redis.internal;
 
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
@@ -35,6 +36,9 @@ public final class Bindings {
         }
         if (algorithm instanceof SlidingWindow s) {
             return slidingWindow(s);
+        }
+        if (algorithm instanceof LeakyBucket l) {
+            return leakyBucket(l);
         }
         throw new IllegalArgumentException("algorithm " + algorithm.kind() + " (" + algorithm
                 + ") is not supported by the Redis store");
@@ -88,6 +92,18 @@ public final class Bindings {
             public Algorithm<?> scaled(int instances) {
                 return SlidingWindow.builder().limit(share(s.limit(), instances))
                         .window(Duration.ofNanos(s.windowNanos())).slots(s.slots()).build();
+            }
+        };
+    }
+
+    private static Binding leakyBucket(LeakyBucket l) {
+        long interval = Micros.ceil("leaky-bucket leak interval", l.intervalNanos());
+        Micros.product("leaky-bucket capacity * interval", l.capacity(), interval);
+        return new Binding(l, interval, l.capacity()) {
+            @Override
+            public Algorithm<?> scaled(int instances) {
+                return LeakyBucket.builder().capacity(share(l.capacity(), instances))
+                        .leakRate(1, Duration.ofNanos(stretch(l.intervalNanos(), instances))).build();
             }
         };
     }

@@ -25,8 +25,8 @@ import java.util.concurrent.CompletionException;
 public final class Script {
 
     /** The resource files, in the order they are concatenated. */
-    static final List<String> PARTS = List.of("prelude", "token-bucket", "gcra", "fixed-window", "sliding-window",
-            "main");
+    static final List<String> PARTS = List.of("prelude", "token-bucket", "gcra", "fixed-window",
+            "sliding-window", "leaky-bucket", "main");
 
     private static final String DIR = "/io/github/sluice/redis/lua/";
 
