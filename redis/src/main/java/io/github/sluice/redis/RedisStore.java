@@ -18,9 +18,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 
 /**
@@ -76,7 +78,7 @@ public final class RedisStore implements Store {
         });
         try {
             connector.connect();
-            preload();
+            warmUp(b.connectTimeout);
         } catch (RuntimeException e) {
             // Start degraded rather than fail the application's startup; the probe connects later.
             engine.breaker.open(e);
@@ -179,6 +181,28 @@ public final class RedisStore implements Store {
     public void close() {
         scheduler.shutdownNow();
         engine.connector.close();
+    }
+
+    /**
+     * Loads the script and runs it once with nothing to decide, waiting up to the connect
+     * timeout: the first real decision then finds the script cached and the client's whole
+     * decision path loaded, instead of spending its short command timeout on class loading.
+     */
+    private void warmUp(Duration timeout) {
+        RedisAsyncCommands<String, String> c = engine.connector.async();
+        if (c == null) {
+            throw new IllegalStateException("not connected");
+        }
+        try {
+            c.scriptLoad(engine.script.source()).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            engine.script.run(c, new String[0], new String[] {"", "a"})
+                    .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while warming up", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("Redis did not run the Sluice script: " + e, e);
+        }
     }
 
     private void preload() {

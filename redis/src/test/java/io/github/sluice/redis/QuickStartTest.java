@@ -1,0 +1,85 @@
+package io.github.sluice.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.HeaderOptions;
+import io.github.sluice.http.HeaderStyle;
+import io.github.sluice.http.Policy;
+import io.github.sluice.http.Verdict;
+import io.github.sluice.redis.testing.RedisServer;
+import io.github.sluice.redis.testing.RedisServerExtension;
+import io.github.sluice.store.KeySpace;
+import io.github.sluice.testing.FakeRequest;
+import io.github.sluice.testing.RecordingResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The quick start of docs/redis.md, as written there (only the URI differs). */
+@ExtendWith(RedisServerExtension.class)
+class QuickStartTest {
+
+    @Test
+    void quickStart_storeAlone(RedisServer redis) {
+        String url = redis.uri();
+        // --- docs/redis.md: "The store alone" ---
+        try (RedisStore store = RedisStore.builder()
+                .uri(url)                                       // e.g. "redis://127.0.0.1:6379"
+                .failurePolicy(FailurePolicy.localFallback(4))  // 4 instances share the limits
+                .build()) {
+            KeySpace perIp = store.keySpace("per-ip", TokenBucket.of(100, Duration.ofMinutes(1), 20));
+            MutableDecision decision = new MutableDecision();
+            if (perIp.acquire("203.0.113.7", 1, decision)) {
+                // proceed; decision.remaining() permits are left
+            } else {
+                // refuse; retry after decision.retryAfterNanos()
+            }
+            // --- end ---
+            assertTrue(decision.allowed());
+            assertEquals(19, decision.remaining());
+            assertFalse(decision.degraded());
+        }
+    }
+
+    @Test
+    void quickStart_withTheEnforcer_marksDegradedResponses(RedisServer redis) throws Exception {
+        String url = redis.uri();
+        // --- docs/redis.md: "With the enforcer" ---
+        RedisStore store = RedisStore.builder()
+                .uri(url)
+                .failurePolicy(FailurePolicy.failClosed(503))
+                .build();
+        Enforcer enforcer = Enforcer.builder()
+                .store(store)
+                .policy(Policy.parse("per-ip = token-bucket 100/1m burst=20 key=ip"))
+                .headers(new HeaderOptions(HeaderStyle.DRAFT, false, false, "Sluice-Degraded"))
+                .build();
+        // ... enforcer.enforce(request) in the adapter; at shutdown:
+        // enforcer.close(); store.close();
+        // --- end ---
+        try (store; enforcer) {
+            Verdict ok = enforcer.enforce(FakeRequest.get("/"));
+            RecordingResponse okResponse = new RecordingResponse();
+            ok.writeHeaders(okResponse);
+            assertTrue(ok.admitted());
+            assertEquals("\"per-ip\";r=19;t=1", okResponse.headers.get("RateLimit"));
+            assertNull(okResponse.headers.get("Sluice-Degraded"));
+
+            // When Redis goes away, the failure policy answers and the response says so
+            redis.kill();
+            Verdict down = enforcer.enforce(FakeRequest.get("/"));
+            RecordingResponse downResponse = new RecordingResponse();
+            down.writeDenial(downResponse, downResponse);
+            assertTrue(down.denied());
+            assertEquals(503, down.status());
+            assertTrue(down.degraded(0));
+            assertEquals("\"per-ip\"", downResponse.headers.get("Sluice-Degraded"));
+        }
+    }
+}
