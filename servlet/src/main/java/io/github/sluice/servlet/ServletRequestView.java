@@ -1,0 +1,74 @@
+package io.github.sluice.servlet;
+
+import io.github.sluice.http.HeaderSink;
+import io.github.sluice.http.RequestView;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.security.Principal;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.Iterator;
+
+/**
+ * One request seen by the policies, and the sink of the response's rate-limit headers: a single
+ * small object per request. Not thread-safe; used on the thread that runs the filter.
+ */
+final class ServletRequestView implements RequestView, HeaderSink {
+
+    private final HttpServletRequest request;
+    private final HttpServletResponse response;
+
+    ServletRequestView(HttpServletRequest request, HttpServletResponse response) {
+        this.request = request;
+        this.response = response;
+    }
+
+    @Override
+    public String method() {
+        return request.getMethod();
+    }
+
+    /** The container's decoded, normalised path inside the application: servlet path + path info. */
+    @Override
+    public String path() {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        if (pathInfo == null) {
+            return servletPath == null || servletPath.isEmpty() ? "/" : servletPath;
+        }
+        return servletPath == null || servletPath.isEmpty() ? pathInfo : servletPath + pathInfo;
+    }
+
+    @Override
+    public Iterator<String> headers(String name) {
+        Enumeration<String> lines = request.getHeaders(name);
+        return lines == null ? Collections.emptyIterator() : lines.asIterator();
+    }
+
+    @Override
+    public String header(String name) {
+        return request.getHeader(name);
+    }
+
+    @Override
+    public String peerAddress() {
+        return request.getRemoteAddr();
+    }
+
+    @Override
+    public String principal() {
+        Principal p = request.getUserPrincipal();
+        return p == null ? null : p.getName();
+    }
+
+    @Override
+    public Object attribute(String name) {
+        return request.getAttribute(name);
+    }
+
+    /** Adds a response header: Sluice never passes a name twice, so adding keeps other writers' values. */
+    @Override
+    public void header(String name, String value) {
+        response.addHeader(name, value);
+    }
+}

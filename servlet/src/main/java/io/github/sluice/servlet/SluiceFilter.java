@@ -1,0 +1,191 @@
+package io.github.sluice.servlet;
+
+import io.github.sluice.config.SluiceConfig;
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.Verdict;
+import io.github.sluice.store.Store;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A Jakarta Servlet filter that applies Sluice policies to every request it is mapped to.
+ *
+ * <h2>Registration</h2>
+ * <ul>
+ *   <li>In {@code web.xml}, with the no-argument constructor: the filter reads its init-params
+ *       with {@link SluiceConfig#fromInitParams(java.util.function.Function, Iterable)} (the
+ *       policy language; a misspelt name fails at startup), plus {@value #SHAPING_PARAM}. If the
+ *       servlet context holds a {@link Store} under {@value #STORE_ATTRIBUTE} when the filter is
+ *       initialised (put there by a {@code ServletContextListener}), the policies live in that
+ *       store (e.g. Redis) instead of a new in-memory registry.
+ *   <li>In code, with {@link #SluiceFilter(Enforcer)}: init-params and the store attribute are
+ *       then ignored.
+ * </ul>
+ * Declare the filter {@code async-supported} and map it to the {@code REQUEST} and {@code ASYNC}
+ * dispatcher types. It decides on {@code REQUEST} dispatches only; any other dispatch passes
+ * through.
+ *
+ * <h2>Per request</h2>
+ * <ul>
+ *   <li>denied: the status, {@code Retry-After}, the rate-limit headers and the denial body are
+ *       written and the chain is not called. A client that went away is not an error.
+ *   <li>admitted: the rate-limit headers are set before the chain runs, so that they are present
+ *       even if the application commits the response early.
+ *   <li>shaped: the request waits before the chain runs; see {@link Shaping}. The wait never
+ *       exceeds the policy's maximum delay: the algorithm denies requests that would wait longer.
+ *   <li>concurrency permits are released exactly once when the response completes: when the
+ *       chain returns, or, if the request went async, when the async request completes, fails or
+ *       times out (including after further {@code startAsync} cycles).
+ * </ul>
+ *
+ * <p>Thread-safe once initialised. {@link #destroy()} stops the shaping scheduler and closes the
+ * enforcer if the filter built it (an enforcer passed to the constructor, or a store from the
+ * context attribute, belongs to the caller).
+ */
+public final class SluiceFilter implements Filter {
+
+    /**
+     * The servlet context attribute a listener may set to an {@link Store} before filters are
+     * initialised, so that a filter configured by init-params keeps its state there.
+     */
+    public static final String STORE_ATTRIBUTE = "io.github.sluice.store";
+
+    /** The init-param choosing how shaped requests wait: {@code async} (default) or {@code blocking}. */
+    public static final String SHAPING_PARAM = "shaping";
+
+    private volatile Enforcer enforcer;
+    private volatile Shaper shaper;
+    private boolean ownsEnforcer;
+
+    /** Creates a filter configured by its init-params when the container initialises it. */
+    public SluiceFilter() {
+    }
+
+    /**
+     * Creates a filter that applies the given enforcer; shaped requests wait asynchronously where
+     * the request supports it ({@link Shaping#ASYNC}).
+     *
+     * @param enforcer the enforcer; the caller keeps ownership and closes it
+     * @throws NullPointerException if {@code enforcer} is null
+     */
+    public SluiceFilter(Enforcer enforcer) {
+        this(enforcer, Shaping.ASYNC);
+    }
+
+    /**
+     * Creates a filter that applies the given enforcer.
+     *
+     * @param enforcer the enforcer; the caller keeps ownership and closes it
+     * @param shaping how shaped requests wait
+     * @throws NullPointerException if an argument is null
+     */
+    public SluiceFilter(Enforcer enforcer, Shaping shaping) {
+        this.enforcer = Objects.requireNonNull(enforcer, "enforcer");
+        this.shaper = new Shaper(Objects.requireNonNull(shaping, "shaping"));
+    }
+
+    /**
+     * Builds the enforcer from the init-params, unless one was given to the constructor.
+     *
+     * @param config the filter's configuration
+     * @throws ServletException if a parameter is invalid, the properties file cannot be read, or
+     *     the {@value #STORE_ATTRIBUTE} attribute is not a {@link Store}; the message names the
+     *     parameter and the value
+     */
+    @Override
+    public void init(FilterConfig config) throws ServletException {
+        if (enforcer != null) {
+            return;
+        }
+        String name = config.getFilterName();
+        try {
+            List<String> names = new ArrayList<>(Collections.list(config.getInitParameterNames()));
+            names.remove(SHAPING_PARAM);
+            Shaping shaping = Shaping.ofInitParam(config.getInitParameter(SHAPING_PARAM));
+            SluiceConfig sluice = SluiceConfig.fromInitParams(config::getInitParameter, names);
+            Object store = config.getServletContext().getAttribute(STORE_ATTRIBUTE);
+            if (store != null && !(store instanceof Store)) {
+                throw new IllegalArgumentException("servlet context attribute '" + STORE_ATTRIBUTE
+                        + "' must be an " + Store.class.getName() + " but was a " + store.getClass().getName());
+            }
+            this.shaper = new Shaper(shaping);
+            this.ownsEnforcer = true;
+            this.enforcer = store == null ? sluice.newEnforcer() : sluice.newEnforcer((Store) store);
+        } catch (IllegalArgumentException e) {
+            throw new ServletException("Sluice filter '" + name + "': " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Applies the policies to a request, see the class description.
+     *
+     * @throws IllegalStateException if the filter was built without an enforcer and never initialised
+     */
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
+        if (req.getDispatcherType() != DispatcherType.REQUEST
+                || !(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+            chain.doFilter(req, res); // forwards, includes, errors and async dispatches were decided already
+            return;
+        }
+        Enforcer e = enforcer;
+        if (e == null) {
+            throw new IllegalStateException("the Sluice filter was not initialised: call init(FilterConfig)");
+        }
+        ServletRequestView view = new ServletRequestView(request, response);
+        Verdict verdict = e.enforce(view);
+        if (verdict.denied()) {
+            Denial.write(verdict, response, view);
+            return;
+        }
+        verdict.writeHeaders(view);
+        if (verdict.shaped() && shaper.delay(verdict, request, response)) {
+            return; // suspended: the chain runs in the async dispatch the scheduler starts
+        }
+        try {
+            chain.doFilter(request, response);
+        } finally {
+            PermitRelease.whenComplete(request, verdict);
+        }
+    }
+
+    /** Stops the shaping scheduler and closes the enforcer if this filter built it. */
+    @Override
+    public void destroy() {
+        Shaper s = shaper;
+        if (s != null) {
+            s.close();
+        }
+        Enforcer e = enforcer;
+        if (ownsEnforcer && e != null) {
+            e.close();
+        }
+    }
+
+    /**
+     * Returns the enforcer, e.g. to inspect its store.
+     *
+     * @return the enforcer, or {@code null} before {@link #init} for a filter configured by init-params
+     */
+    public Enforcer enforcer() {
+        return enforcer;
+    }
+
+    @Override
+    public String toString() {
+        return "SluiceFilter{" + enforcer + ", shaping=" + (shaper == null ? null : shaper.mode()) + '}';
+    }
+}

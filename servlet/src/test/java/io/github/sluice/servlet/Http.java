@@ -1,0 +1,59 @@
+package io.github.sluice.servlet;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/** A java.net.http client for the container tests, and a raw socket for clients that go away. */
+final class Http {
+
+    static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    private Http() {
+    }
+
+    /**
+     * Sends a GET.
+     *
+     * @param headers name, value, name, value...
+     */
+    static HttpResponse<String> get(URI uri, String... headers) {
+        try {
+            return CLIENT.send(request(uri, headers), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static HttpRequest request(URI uri, String... headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).GET();
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return b.build();
+    }
+
+    /** Opens a connection and sends a GET request, leaving the socket open for the caller to close. */
+    static Socket send(URI uri) throws IOException {
+        Socket socket = new Socket(uri.getHost(), uri.getPort());
+        socket.setSoLinger(true, 0); // close() then resets the connection, as a crashing client would
+        OutputStream out = socket.getOutputStream();
+        out.write(("GET " + uri.getRawPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
+                + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return socket;
+    }
+}

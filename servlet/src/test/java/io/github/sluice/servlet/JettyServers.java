@@ -1,0 +1,70 @@
+package io.github.sluice.servlet;
+
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.ServletContext;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.ee10.webapp.WebAppContext;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/** Embedded Jetty 12 (ee10) on a random port. */
+final class JettyServers {
+
+    private JettyServers() {
+    }
+
+    static RunningServer start(Deployment d) throws Exception {
+        ServletContextHandler context = new ServletContextHandler();
+        context.setContextPath("/");
+        FilterHolder filter = d.filter() != null ? new FilterHolder(d.filter()) : new FilterHolder(SluiceFilter.class);
+        filter.setInitParameters(d.initParams());
+        filter.setAsyncSupported(d.async());
+        context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+        ServletHolder servlet = new ServletHolder(d.servlet());
+        servlet.setAsyncSupported(d.async());
+        context.addServlet(servlet, "/api/*");
+        return start(context, context.getServletContext());
+    }
+
+    static RunningServer startWebapp(Path webapp) throws Exception {
+        WebAppContext context = new WebAppContext();
+        context.setContextPath("/");
+        context.setWar(webapp.toString());
+        context.setParentLoaderPriority(true); // the webapp's classes are the test classes
+        context.setThrowUnavailableOnStartupException(true);
+        return start(context, context.getServletContext());
+    }
+
+    private static RunningServer start(Handler handler, ServletContext servletContext) throws Exception {
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        server.setHandler(handler);
+        server.start();
+        URI base = URI.create("http://127.0.0.1:" + connector.getLocalPort());
+        return new RunningServer() {
+            @Override
+            public URI base() {
+                return base;
+            }
+
+            @Override
+            public ServletContext context() {
+                return servletContext;
+            }
+
+            @Override
+            public void close() throws Exception {
+                server.stop();
+            }
+        };
+    }
+}

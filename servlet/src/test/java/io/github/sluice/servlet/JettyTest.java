@@ -1,0 +1,28 @@
+package io.github.sluice.servlet;
+
+import org.junit.jupiter.api.Nested;
+
+/** Every container contract, on embedded Jetty 12 (ee10). */
+class JettyTest {
+
+    @Nested
+    class Responses extends ResponseContract {
+        Responses() {
+            super(Container.JETTY);
+        }
+    }
+
+    @Nested
+    class ClientAddresses extends ClientAddressContract {
+        ClientAddresses() {
+            super(Container.JETTY);
+        }
+    }
+
+    @Nested
+    class WebXml extends WebXmlContract {
+        WebXml() {
+            super(Container.JETTY);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package io.github.sluice.servlet;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The application behind the filter in every container test; what it does depends on the last
+ * path segment. Mapped to {@code /api/*} (and {@code /file/*} in the test webapp).
+ *
+ * <ul>
+ *   <li>{@code ok}: 200 {@code ok};
+ *   <li>{@code throw}: throws from the chain;
+ *   <li>{@code async}: goes async and completes from another thread;
+ *   <li>{@code async-inline}: goes async and completes before the dispatch returns;
+ *   <li>{@code async-timeout}: goes async with a 50 ms timeout and never completes;
+ *   <li>{@code restart}: goes async, dispatches, goes async again and parks the second context
+ *       in {@link #parked} until the test completes it;
+ *   <li>{@code block}: signals {@link #entered}, waits for {@link #gate}, then writes 1 MiB (to a
+ *       client that may be gone);
+ *   <li>{@code async-block}: goes async with a 200 ms timeout, signals {@link #entered}, never completes;
+ *   <li>{@code flush}: writes 64 KiB and flushes (commits) before returning;
+ *   <li>{@code empty}: 204, no body.
+ * </ul>
+ */
+public class ScenarioServlet extends HttpServlet {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Released once per request that reached {@code block} or {@code async-block}. */
+    public final transient Semaphore entered = new Semaphore(0);
+    /** Opens every {@code block} request. */
+    public final transient CountDownLatch gate = new CountDownLatch(1);
+    /** The context parked by {@code restart} in its second async cycle. */
+    public final transient AtomicReference<AsyncContext> parked = new AtomicReference<>();
+
+    @Override
+    protected void service(HttpServletRequest req, HttpServletResponse res) throws IOException {
+        String uri = req.getRequestURI();
+        String scenario = uri.substring(uri.lastIndexOf('/') + 1);
+        switch (scenario) {
+            case "throw" -> throw new IllegalStateException("thrown by the application on purpose");
+            case "async" -> {
+                AsyncContext ctx = req.startAsync();
+                CompletableFuture.runAsync(() -> {
+                    write(ctx.getResponse(), "async");
+                    ctx.complete();
+                });
+            }
+            case "async-inline" -> {
+                AsyncContext ctx = req.startAsync();
+                write(res, "inline");
+                ctx.complete();
+            }
+            case "async-timeout" -> req.startAsync().setTimeout(50);
+            case "restart" -> restart(req);
+            case "block" -> block(res);
+            case "async-block" -> {
+                req.startAsync().setTimeout(200);
+                entered.release();
+            }
+            case "empty" -> res.setStatus(HttpServletResponse.SC_NO_CONTENT);
+            case "flush" -> {
+                res.setContentType("text/plain");
+                res.getOutputStream().write(new byte[64 * 1024]);
+                res.flushBuffer();
+            }
+            default -> write(res, "ok");
+        }
+    }
+
+    private void restart(HttpServletRequest req) {
+        if (req.getDispatcherType() == DispatcherType.ASYNC) {
+            parked.set(req.startAsync()); // a second cycle: the filter's listener must follow it here
+        } else {
+            req.startAsync().dispatch();
+        }
+    }
+
+    private void block(HttpServletResponse res) throws IOException {
+        entered.release();
+        try {
+            if (!gate.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the test never opened the gate");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        ServletOutputStream out = res.getOutputStream();
+        byte[] chunk = new byte[16 * 1024];
+        for (int i = 0; i < 64; i++) {
+            out.write(chunk); // fails once the container sees that the client has gone
+        }
+    }
+
+    private static void write(jakarta.servlet.ServletResponse res, String text) {
+        try {
+            res.setContentType("text/plain");
+            res.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.github.sluice.servlet;
+
+import org.junit.jupiter.api.Nested;
+
+/** Every container contract, on embedded Tomcat 10.1. */
+class TomcatTest {
+
+    @Nested
+    class Responses extends ResponseContract {
+        Responses() {
+            super(Container.TOMCAT);
+        }
+    }
+
+    @Nested
+    class ClientAddresses extends ClientAddressContract {
+        ClientAddresses() {
+            super(Container.TOMCAT);
+        }
+    }
+
+    @Nested
+    class WebXml extends WebXmlContract {
+        WebXml() {
+            super(Container.TOMCAT);
+        }
+    }
+}
