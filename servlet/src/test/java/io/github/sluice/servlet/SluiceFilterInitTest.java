@@ -1,0 +1,140 @@
+package io.github.sluice.servlet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.config.SluiceConfig;
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.store.Store;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import java.lang.reflect.Proxy;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Initialisation from init-params fails at startup, naming the parameter and the value. */
+class SluiceFilterInitTest {
+
+    @Test
+    void init_misspeltInitParam_failsNamingIt() {
+        // Given an init-param name that is not a setting
+        SluiceFilter filter = new SluiceFilter();
+        FilterConfig config = config(Map.of("policies", "a = fixed-window 1/1m key=ip", "trusted-proxy", "10.0.0.0/8"),
+                null);
+
+        // When the container initialises the filter, then it refuses to start, saying why
+        ServletException e = assertThrows(ServletException.class, () -> filter.init(config));
+        assertTrue(e.getMessage().startsWith("Sluice filter 'sluice': "), e.getMessage());
+        assertTrue(e.getMessage().contains("trusted-proxy"), e.getMessage());
+    }
+
+    @Test
+    void init_invalidPolicy_failsNamingTheParameterAndValue() {
+        SluiceFilter filter = new SluiceFilter();
+        FilterConfig config = config(Map.of("policies", "a = token-bucket 10/1m burst=0 key=ip"), null);
+
+        ServletException e = assertThrows(ServletException.class, () -> filter.init(config));
+
+        assertTrue(e.getMessage().contains("burst"), e.getMessage());
+        assertTrue(e.getMessage().contains("0"), e.getMessage());
+    }
+
+    @Test
+    void init_invalidShapingMode_failsNamingIt() {
+        SluiceFilter filter = new SluiceFilter();
+        FilterConfig config = config(Map.of("policies", "a = fixed-window 1/1m key=ip", "shaping", "sleep"), null);
+
+        ServletException e = assertThrows(ServletException.class, () -> filter.init(config));
+
+        assertEquals("Sluice filter 'sluice': init-param 'shaping' must be async or blocking but was 'sleep'",
+                e.getMessage());
+    }
+
+    @Test
+    void init_storeAttributeOfTheWrongType_fails() {
+        SluiceFilter filter = new SluiceFilter();
+        FilterConfig config = config(Map.of("policies", "a = fixed-window 1/1m key=ip"), "redis://localhost");
+
+        ServletException e = assertThrows(ServletException.class, () -> filter.init(config));
+
+        assertTrue(e.getMessage().contains(SluiceFilter.STORE_ATTRIBUTE), e.getMessage());
+        assertTrue(e.getMessage().contains("java.lang.String"), e.getMessage());
+    }
+
+    @Test
+    void init_storeAttribute_isWhereThePoliciesLive() throws Exception {
+        // Given a store in the servlet context
+        Store store = ShardedRegistry.builder().build();
+        SluiceFilter filter = new SluiceFilter();
+
+        // When the filter is initialised from init-params
+        filter.init(config(Map.of("policies", "a = fixed-window 1/1m key=ip", "listener", "none"), store));
+
+        // Then its enforcer uses that store, which the filter does not own
+        assertSame(store, filter.enforcer().store());
+        filter.destroy();
+    }
+
+    @Test
+    void init_withAnEnforcer_ignoresInitParams() throws Exception {
+        // Given a filter built in code
+        Enforcer enforcer = SluiceConfig.builder().policies("a = fixed-window 1/1m key=ip").build().newEnforcer();
+        SluiceFilter filter = new SluiceFilter(enforcer, Shaping.BLOCKING);
+
+        // When the container initialises it with parameters it would otherwise reject
+        filter.init(config(Map.of("no-such-setting", "x"), null));
+
+        // Then it keeps its enforcer
+        assertSame(enforcer, filter.enforcer());
+        assertNotNull(filter.toString());
+        filter.destroy();
+        enforcer.close();
+    }
+
+    @Test
+    void constructor_null_isRefused() {
+        assertThrows(NullPointerException.class, () -> new SluiceFilter(null));
+        Enforcer enforcer = SluiceConfig.builder().build().newEnforcer();
+        assertThrows(NullPointerException.class, () -> new SluiceFilter(enforcer, null));
+    }
+
+    /** A FilterConfig named "sluice" over a map, with a ServletContext that holds only the store attribute. */
+    private static FilterConfig config(Map<String, String> params, Object store) {
+        Map<String, String> copy = new HashMap<>(params);
+        ServletContext context = (ServletContext) Proxy.newProxyInstance(SluiceFilterInitTest.class.getClassLoader(),
+                new Class<?>[] {ServletContext.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getAttribute")) {
+                        return SluiceFilter.STORE_ATTRIBUTE.equals(args[0]) ? store : null;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+        return new FilterConfig() {
+            @Override
+            public String getFilterName() {
+                return "sluice";
+            }
+
+            @Override
+            public ServletContext getServletContext() {
+                return context;
+            }
+
+            @Override
+            public String getInitParameter(String name) {
+                return copy.get(name);
+            }
+
+            @Override
+            public java.util.Enumeration<String> getInitParameterNames() {
+                return Collections.enumeration(copy.keySet());
+            }
+        };
+    }
+}
