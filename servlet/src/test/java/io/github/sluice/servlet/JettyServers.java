@@ -62,8 +62,12 @@ final class JettyServers {
             }
 
             @Override
-            public void close() throws Exception {
-                server.stop();
+            public void close() {
+                try {
+                    server.stop();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
             }
         };
     }

@@ -19,5 +19,5 @@ interface RunningServer extends AutoCloseable {
 
     /** Stops the container. */
     @Override
-    void close() throws Exception;
+    void close();
 }

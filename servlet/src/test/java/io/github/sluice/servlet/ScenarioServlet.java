@@ -44,6 +44,10 @@ public class ScenarioServlet extends HttpServlet {
     /** The context parked by {@code restart} in its second async cycle. */
     public final transient AtomicReference<AsyncContext> parked = new AtomicReference<>();
 
+    /** Creates the servlet (the test webapp's container does, too). */
+    public ScenarioServlet() {
+    }
+
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse res) throws IOException {
         String uri = req.getRequestURI();

@@ -12,6 +12,10 @@ import jakarta.servlet.ServletContextListener;
  */
 public class TestStoreListener implements ServletContextListener {
 
+    /** Created by the container, as declared in web.xml. */
+    public TestStoreListener() {
+    }
+
     @Override
     public void contextInitialized(ServletContextEvent event) {
         event.getServletContext().setAttribute(SluiceFilter.STORE_ATTRIBUTE,

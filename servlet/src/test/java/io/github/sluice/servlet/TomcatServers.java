@@ -1,15 +1,20 @@
 package io.github.sluice.servlet;
 
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterRegistration;
 import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletRegistration;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.stream.Stream;
 import org.apache.catalina.Context;
-import org.apache.catalina.Wrapper;
+import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
-import org.apache.tomcat.util.descriptor.web.FilterDef;
-import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.apache.tomcat.util.scan.StandardJarScanner;
 
 /** Embedded Tomcat 10.1 on a random port. */
@@ -21,24 +26,17 @@ final class TomcatServers {
     static RunningServer start(Deployment d) throws Exception {
         Tomcat tomcat = newTomcat();
         Context context = tomcat.addContext("", null);
-        FilterDef def = new FilterDef();
-        def.setFilterName("sluice");
-        if (d.filter() != null) {
-            def.setFilter(d.filter());
-        }
-        def.setFilterClass(SluiceFilter.class.getName());
-        d.initParams().forEach(def::addInitParameter);
-        def.setAsyncSupported(Boolean.toString(d.async()));
-        context.addFilterDef(def);
-        FilterMap map = new FilterMap();
-        map.setFilterName("sluice");
-        map.addURLPattern("/*");
-        map.setDispatcher("REQUEST");
-        map.setDispatcher("ASYNC");
-        context.addFilterMap(map);
-        Wrapper servlet = Tomcat.addServlet(context, "app", d.servlet());
-        servlet.setAsyncSupported(d.async());
-        context.addServletMappingDecoded("/api/*", "app");
+        context.addServletContainerInitializer((classes, servletContext) -> {
+            FilterRegistration.Dynamic filter = d.filter() != null
+                    ? servletContext.addFilter("sluice", d.filter())
+                    : servletContext.addFilter("sluice", SluiceFilter.class);
+            filter.setInitParameters(d.initParams());
+            filter.setAsyncSupported(d.async());
+            filter.addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC), false, "/*");
+            ServletRegistration.Dynamic servlet = servletContext.addServlet("app", d.servlet());
+            servlet.setAsyncSupported(d.async());
+            servlet.addMapping("/api/*");
+        }, null);
         return start(tomcat, context);
     }
 
@@ -82,10 +80,23 @@ final class TomcatServers {
             }
 
             @Override
-            public void close() throws Exception {
-                tomcat.stop();
-                tomcat.destroy();
+            public void close() {
+                try {
+                    tomcat.stop();
+                    tomcat.destroy();
+                    deleteTree(Path.of(tomcat.getServer().getCatalinaBase().getPath()));
+                } catch (LifecycleException | IOException e) {
+                    throw new IllegalStateException(e);
+                }
             }
         };
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }
