@@ -11,7 +11,8 @@ import java.util.Objects;
  *
  * <p>Text form (the {@code match=} option of the configuration language): rules separated by
  * commas, each {@code [METHOD[|METHOD...]:]pattern}, e.g. {@code POST:/login},
- * {@code GET|HEAD:/api/*,/admin/*}.
+ * {@code GET|HEAD:/api/*,/admin/*}. The word {@code none} is {@link #NONE}: a policy that is never
+ * applied by path, only when selected by name (a JAX-RS {@code @RateLimited} resource).
  *
  * <p>Patterns: {@code *} matches any run of characters, including {@code /}; a pattern ending
  * in {@code /*} also matches the path without it ({@code /api/*} matches {@code /api}); anything
@@ -25,6 +26,12 @@ public final class Match {
     /** Matches every request ({@code /*}). */
     public static final Match ALL = new Match(List.of(new Rule(List.of(), "/*")));
 
+    /**
+     * Matches no request ({@code none}): the policy applies only where it is selected by name
+     * ({@link Enforcer#select}), e.g. by a JAX-RS {@code @RateLimited} annotation, and never by path.
+     */
+    public static final Match NONE = new Match(List.of());
+
     private final List<Rule> rules;
     private final Rule[] ruleArray;
 
@@ -36,7 +43,7 @@ public final class Match {
     /**
      * Parses the text form.
      *
-     * @param text e.g. {@code POST:/login,GET|HEAD:/api/*}
+     * @param text e.g. {@code POST:/login,GET|HEAD:/api/*}, or {@code none} for {@link #NONE}
      * @return the match
      * @throws NullPointerException if {@code text} is null
      * @throws IllegalArgumentException if a rule is empty, a pattern does not start with
@@ -44,6 +51,9 @@ public final class Match {
      */
     public static Match parse(String text) {
         Objects.requireNonNull(text, "match");
+        if (text.strip().equals("none")) {
+            return NONE;
+        }
         List<Rule> rules = new ArrayList<>();
         for (String part : text.split(",", -1)) {
             String r = part.strip();
@@ -156,6 +166,9 @@ public final class Match {
     /** @return the text form */
     @Override
     public String toString() {
+        if (rules.isEmpty()) {
+            return "none";
+        }
         StringBuilder b = new StringBuilder();
         for (Rule r : rules) {
             if (b.length() > 0) {
