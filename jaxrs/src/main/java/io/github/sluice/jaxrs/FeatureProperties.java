@@ -1,0 +1,48 @@
+package io.github.sluice.jaxrs;
+
+import io.github.sluice.config.SluiceConfig;
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.store.Store;
+import jakarta.ws.rs.core.Configuration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds the enforcer of a {@link SluiceFeature} registered without one, from the application's
+ * configuration properties. In a servlet container the JAX-RS servlet's init-params are such
+ * properties, so the settings are those of the Sluice servlet filter, prefixed {@code sluice.}.
+ */
+final class FeatureProperties {
+
+    private FeatureProperties() {
+    }
+
+    static Enforcer enforcer(Configuration configuration) {
+        Object ready = configuration.getProperty(SluiceFeature.ENFORCER);
+        if (ready != null) {
+            return instance(ready, Enforcer.class, SluiceFeature.ENFORCER);
+        }
+        Map<String, Object> properties = configuration.getProperties();
+        List<String> names = new ArrayList<>();
+        for (String name : properties.keySet()) {
+            if (name.startsWith(SluiceFeature.PREFIX) && !name.equals(SluiceFeature.STORE)) {
+                names.add(name.substring(SluiceFeature.PREFIX.length()));
+            }
+        }
+        SluiceConfig config = SluiceConfig.fromInitParams(name -> {
+            Object value = properties.get(SluiceFeature.PREFIX + name);
+            return value == null ? null : value.toString();
+        }, names);
+        Object store = configuration.getProperty(SluiceFeature.STORE);
+        return store == null ? config.newEnforcer() : config.newEnforcer(instance(store, Store.class, SluiceFeature.STORE));
+    }
+
+    private static <T> T instance(Object value, Class<T> type, String property) {
+        if (!type.isInstance(value)) {
+            throw new IllegalArgumentException("property '" + property + "' must hold a " + type.getName()
+                    + " but held a " + value.getClass().getName());
+        }
+        return type.cast(value);
+    }
+}

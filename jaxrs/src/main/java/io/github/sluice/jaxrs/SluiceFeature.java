@@ -1,0 +1,195 @@
+package io.github.sluice.jaxrs;
+
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.Match;
+import io.github.sluice.http.Policy;
+import jakarta.ws.rs.ConstrainedTo;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.RuntimeType;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Feature;
+import jakarta.ws.rs.core.FeatureContext;
+import jakarta.ws.rs.ext.Provider;
+import java.lang.System.Logger.Level;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Installs Sluice in a JAX-RS application: register it as a provider, or let the runtime discover
+ * it through {@link Provider @Provider} scanning.
+ *
+ * <pre>{@code
+ * Enforcer enforcer = SluiceConfig.builder()
+ *         .policies("per-ip = token-bucket 100/1m key=ip match=/api/*")
+ *         .build().newEnforcer();
+ * resourceConfig.register(new SluiceFeature(enforcer));
+ * }</pre>
+ *
+ * <p>It installs two stages:
+ * <ul>
+ *   <li>a {@code @PreMatching} request filter that applies the policies whose {@code match} fits
+ *       the request's method and path (installed only if some policy has a match other than
+ *       {@code none});
+ *   <li>for each resource method annotated {@link RateLimited} (directly or through its class),
+ *       a filter applying the named policies, resolved once at deployment.
+ * </ul>
+ * A denial aborts the request with the policy's status (429 by default), {@code Retry-After},
+ * the rate-limit header fields and a problem body; an admitted response gets the header fields;
+ * concurrency permits are given back once the response is written, on every path.
+ *
+ * <p>Without an {@link Enforcer}, the feature builds one from the application's configuration
+ * properties (in a servlet container, the JAX-RS servlet's init-params): every
+ * {@link io.github.sluice.config.SluiceConfig} setting with the prefix {@value #PREFIX}, e.g.
+ * {@code sluice.policies}, {@code sluice.config}, {@code sluice.headers}; a {@link
+ * io.github.sluice.store.Store} instance under {@value #STORE}; or a whole enforcer under
+ * {@value #ENFORCER}. An invalid setting fails the deployment.
+ *
+ * <p>Immutable and thread-safe.
+ */
+@Provider
+@ConstrainedTo(RuntimeType.SERVER)
+public final class SluiceFeature implements Feature {
+
+    /** The prefix of the configuration properties the feature reads. */
+    public static final String PREFIX = "sluice.";
+    /** The configuration property that may hold a ready {@link Enforcer}. */
+    public static final String ENFORCER = "sluice.enforcer";
+    /** The configuration property that may hold the {@link io.github.sluice.store.Store} to use, e.g. Redis. */
+    public static final String STORE = "sluice.store";
+    /**
+     * The request property the default peer-address lookup reads: JAX-RS has no portable way to
+     * know the client's address, so an earlier filter (or the container) may put it there.
+     */
+    public static final String PEER_ADDRESS = "io.github.sluice.peer-address";
+    /**
+     * The default priority of the request filters: after authentication (so that {@code
+     * key=principal} sees the user), before authorization.
+     */
+    public static final int PRIORITY = Priorities.AUTHENTICATION + 100;
+
+    private static final System.Logger LOG = System.getLogger(SluiceFeature.class.getName());
+    private static final Function<ContainerRequestContext, String> PEER_FROM_PROPERTY = request -> {
+        Object peer = request.getProperty(PEER_ADDRESS);
+        return peer == null ? null : peer.toString();
+    };
+
+    private final Enforcer enforcer;
+    private final StageSettings settings;
+    private final boolean defaultPeer;
+
+    /** Creates a feature configured from the application's configuration properties. */
+    public SluiceFeature() {
+        this(builder());
+    }
+
+    /**
+     * Creates a feature that applies the policies of {@code enforcer}.
+     *
+     * @param enforcer the enforcer, shared by every stage; the caller closes it
+     * @throws NullPointerException if {@code enforcer} is null
+     */
+    public SluiceFeature(Enforcer enforcer) {
+        this(builder().enforcer(enforcer));
+    }
+
+    private SluiceFeature(Builder b) {
+        this.enforcer = b.enforcer;
+        this.settings = new StageSettings(b.peerAddress, b.pause, b.priority);
+        this.defaultPeer = b.peerAddress == PEER_FROM_PROPERTY;
+    }
+
+    /** @return a builder for a feature with options */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Installs the stages.
+     *
+     * @throws IllegalArgumentException (a {@link io.github.sluice.config.ConfigException}) if a
+     *     configuration property is invalid
+     */
+    @Override
+    public boolean configure(FeatureContext context) {
+        Enforcer e = enforcer != null ? enforcer : FeatureProperties.enforcer(context.getConfiguration());
+        boolean byPath = false;
+        for (Policy p : e.policies()) {
+            byPath |= !p.match().equals(Match.NONE);
+            if (defaultPeer && ("|" + p.key() + "|").contains("|ip|")) {
+                LOG.log(Level.WARNING, "policy ''{0}'' keys clients by address, but JAX-RS does not tell the address: "
+                        + "set the request property " + PEER_ADDRESS + " or SluiceFeature.builder().peerAddress(...), "
+                        + "otherwise every client shares the key ''unknown''", p.name());
+            }
+        }
+        if (byPath) {
+            context.register(new LimitStage.PreMatching(e, settings.peerAddress(), settings.pause()), settings.priorities());
+        }
+        context.register(new RateLimitedBinding(e, settings));
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "SluiceFeature{" + (enforcer == null ? "from properties" : enforcer) + ", priority=" + settings.priority() + '}';
+    }
+
+    /** Builds a {@link SluiceFeature}. Not thread-safe. */
+    public static final class Builder {
+        private Enforcer enforcer;
+        private Function<ContainerRequestContext, String> peerAddress = PEER_FROM_PROPERTY;
+        private Pause pause = Pause.SLEEP;
+        private int priority = PRIORITY;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the enforcer. Default: one built from the configuration properties.
+         *
+         * @param enforcer the enforcer; the caller closes it
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder enforcer(Enforcer enforcer) {
+            this.enforcer = Objects.requireNonNull(enforcer, "enforcer");
+            return this;
+        }
+
+        /**
+         * Sets how the TCP peer's address of a request is found, for {@code key=ip} and
+         * allow-lists, e.g. from an injected {@code HttpServletRequest}. Default: the request
+         * property {@value SluiceFeature#PEER_ADDRESS}. The function runs on the request's thread,
+         * must be thread-safe, and returns {@code null} when the address is unknown.
+         *
+         * @param peerAddress the lookup
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder peerAddress(Function<ContainerRequestContext, String> peerAddress) {
+            this.peerAddress = Objects.requireNonNull(peerAddress, "peerAddress");
+            return this;
+        }
+
+        /**
+         * Sets the priority of the request filters. Default {@link SluiceFeature#PRIORITY}.
+         *
+         * @param priority a {@code @Priority} value; lower runs earlier
+         * @return this builder
+         */
+        public Builder priority(int priority) {
+            this.priority = priority;
+            return this;
+        }
+
+        /** Sets how shaped requests wait (tests record instead of sleeping). */
+        Builder pause(Pause pause) {
+            this.pause = Objects.requireNonNull(pause, "pause");
+            return this;
+        }
+
+        /** @return the feature */
+        public SluiceFeature build() {
+            return new SluiceFeature(this);
+        }
+    }
+}

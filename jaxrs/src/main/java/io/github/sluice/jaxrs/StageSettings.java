@@ -1,0 +1,30 @@
+package io.github.sluice.jaxrs;
+
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.ext.WriterInterceptor;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * What every {@link LimitStage} of one feature shares besides the enforcer.
+ *
+ * @param peerAddress finds the TCP peer's address of a request
+ * @param pause how shaped requests wait
+ * @param priority the request filters' priority
+ */
+record StageSettings(Function<ContainerRequestContext, String> peerAddress, Pause pause, int priority) {
+
+    /**
+     * The priority of each contract: the request filter where configured; the response filter
+     * last among response filters (they run in descending order), so no later one can remove a
+     * body after the stage chose to release once the body is written; the writer interceptor
+     * outermost, so that its {@code finally} sees every failure of the others and of the writer.
+     */
+    Map<Class<?>, Integer> priorities() {
+        return Map.of(ContainerRequestFilter.class, priority,
+                ContainerResponseFilter.class, Integer.MIN_VALUE,
+                WriterInterceptor.class, Integer.MIN_VALUE);
+    }
+}
