@@ -6,7 +6,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import jakarta.ws.rs.core.Application;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -31,14 +33,28 @@ final class JerseyServer implements AutoCloseable {
         this.client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     }
 
-    /** Deploys {@code app} at the root, with the servlet's init-params. */
-    static JerseyServer start(ResourceConfig app, Map<String, String> initParams) {
+    /** Deploys {@code app} at the root. */
+    static JerseyServer start(ResourceConfig app) {
+        return start(new ServletHolder(new ServletContainer(app)), Map.of());
+    }
+
+    /**
+     * Deploys the application class as a {@code web.xml} would: Jersey's servlet names it in the
+     * init-param {@code jakarta.ws.rs.Application}, and the other init-params become the
+     * application's configuration properties.
+     */
+    static JerseyServer start(Class<? extends Application> app, Map<String, String> initParams) {
+        Map<String, String> params = new HashMap<>(initParams);
+        params.put("jakarta.ws.rs.Application", app.getName());
+        return start(new ServletHolder(ServletContainer.class), params);
+    }
+
+    private static JerseyServer start(ServletHolder holder, Map<String, String> initParams) {
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
         server.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
-        ServletHolder holder = new ServletHolder(new ServletContainer(app));
         holder.setAsyncSupported(true);
         holder.setInitOrder(0);
         initParams.forEach(holder::setInitParameter);
@@ -50,10 +66,6 @@ final class JerseyServer implements AutoCloseable {
             throw new IllegalStateException("Jetty did not start", e);
         }
         return new JerseyServer(server, URI.create("http://127.0.0.1:" + connector.getLocalPort()));
-    }
-
-    static JerseyServer start(ResourceConfig app) {
-        return start(app, Map.of());
     }
 
     int port() {
