@@ -1,5 +1,6 @@
 package io.github.sluice.config;
 
+import io.github.sluice.core.Clock;
 import io.github.sluice.http.DenialBody;
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
@@ -91,8 +92,10 @@ public final class SluiceConfig {
     private final int maxKeys;
     private final int shards;
     private final EnforcementListener listener;
+    private final Clock clock;
 
     private SluiceConfig(Builder b) {
+        this.clock = b.clock;
         this.dryRun = b.dryRun;
         List<Policy> ps = new ArrayList<>();
         for (Policy p : b.policies) {
@@ -241,6 +244,11 @@ public final class SluiceConfig {
         return listener;
     }
 
+    /** @return the clock of the in-memory store */
+    public Clock clock() {
+        return clock;
+    }
+
     /**
      * Returns an enforcer builder filled from this configuration, with an in-memory store; set
      * another store (Redis) or listener on it before {@code build()}.
@@ -248,7 +256,7 @@ public final class SluiceConfig {
      * @return a new builder
      */
     public Enforcer.Builder enforcerBuilder() {
-        ShardedRegistry.Builder registry = ShardedRegistry.builder().maxKeys(maxKeys).listener(listener);
+        ShardedRegistry.Builder registry = ShardedRegistry.builder().clock(clock).maxKeys(maxKeys).listener(listener);
         if (shards > 0) {
             registry.shards(shards);
         }
@@ -513,8 +521,20 @@ public final class SluiceConfig {
         private int maxKeys = 1_000_000;
         private int shards;
         private EnforcementListener listener = new LoggingListener();
+        private Clock clock = Clock.system();
 
         private Builder() {
+        }
+
+        /**
+         * Sets the clock of the in-memory store. Default {@link Clock#system()}; tests pass a fake.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
         }
 
         /**
