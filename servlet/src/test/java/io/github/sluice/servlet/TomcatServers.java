@@ -84,7 +84,7 @@ final class TomcatServers {
                 try {
                     tomcat.stop();
                     tomcat.destroy();
-                    deleteTree(Path.of(tomcat.getServer().getCatalinaBase().getPath()));
+                    deleteTree(tomcat.getServer().getCatalinaBase().toPath());
                 } catch (LifecycleException | IOException e) {
                     throw new IllegalStateException(e);
                 }
@@ -92,7 +92,8 @@ final class TomcatServers {
         };
     }
 
-    private static void deleteTree(Path root) throws IOException {
+    /** Deletes a Tomcat base directory. */
+    static void deleteTree(Path root) throws IOException {
         try (Stream<Path> paths = Files.walk(root)) {
             for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
                 Files.deleteIfExists(p);
