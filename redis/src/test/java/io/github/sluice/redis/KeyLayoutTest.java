@@ -40,6 +40,11 @@ class KeyLayoutTest {
                 LeakyBucket.builder().capacity(5).leakRate(1, Duration.ofSeconds(10)).build());
     }
 
+    /** A generous timeout: these tests are about layout, not about a loaded machine's latency. */
+    private static RedisStore.Builder store(RedisServer redis) {
+        return RedisStore.builder().uri(redis.uri()).commandTimeout(Duration.ofSeconds(5));
+    }
+
     @SuppressWarnings("unchecked")
     private static List<String> keys(RedisServer redis) {
         return (List<String>) redis.call("KEYS", "*");
@@ -47,7 +52,7 @@ class KeyLayoutTest {
 
     @Test
     void keys_arePrefixPolicyAndHashTag_neverTheRawKey(RedisServer redis) {
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
+        try (RedisStore store = store(redis).build()) {
             // When one client is limited by two policies
             store.keySpace("per-ip", TokenBucket.of(1, Duration.ofSeconds(1), 5))
                     .acquire(CLIENT, 1, new MutableDecision());
@@ -70,7 +75,7 @@ class KeyLayoutTest {
 
     @Test
     void keySecretAndPrefix_changeTheKeyName(RedisServer redis) {
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).prefix("rl")
+        try (RedisStore store = store(redis).prefix("rl")
                 .keySecret("0123456789abcdef-secret").build()) {
             store.keySpace("per-ip", TokenBucket.of(1, Duration.ofSeconds(1), 5))
                     .acquire(CLIENT, 1, new MutableDecision());
@@ -84,7 +89,7 @@ class KeyLayoutTest {
     @ParameterizedTest
     @MethodSource("algorithms")
     void everyKey_expiresWhenItsStateIsFreshAgain(Algorithm<?> algorithm, RedisServer redis) {
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
+        try (RedisStore store = store(redis).build()) {
             MutableDecision out = new MutableDecision();
             store.keySpace("ttl", algorithm).acquire(CLIENT, 1, out);
 
@@ -99,7 +104,7 @@ class KeyLayoutTest {
     @ParameterizedTest
     @MethodSource("algorithms")
     void keyOfAnotherType_isTreatedAsFresh(Algorithm<?> algorithm, RedisServer redis) {
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
+        try (RedisStore store = store(redis).build()) {
             // Given the policy's key holds something else (say, another algorithm's state)
             String name = new KeyNames("sluice", null).key("changed", CLIENT);
             redis.call("RPUSH", name, "junk");
@@ -117,7 +122,7 @@ class KeyLayoutTest {
 
     @Test
     void scriptCacheFlushed_fallsBackToEvalOnce(RedisServer redis) {
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
+        try (RedisStore store = store(redis).build()) {
             KeySpace space = store.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 5));
             MutableDecision out = new MutableDecision();
             space.acquire(CLIENT, 1, out);
@@ -138,7 +143,7 @@ class KeyLayoutTest {
 
     @Test
     void keySpace_badNameOrUnsupportedParameter_isRefused(RedisServer redis) {
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).build()) {
+        try (RedisStore store = store(redis).build()) {
             IllegalArgumentException name = assertThrows(IllegalArgumentException.class,
                     () -> store.keySpace("Per IP", TokenBucket.of(1, Duration.ofSeconds(1), 5)));
             assertTrue(name.getMessage().contains("'Per IP'"), name.getMessage());

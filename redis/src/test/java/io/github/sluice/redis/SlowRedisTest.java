@@ -23,7 +23,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class SlowRedisTest {
 
     private static final Duration TIMEOUT = Duration.ofMillis(50);
-    private static final long NOISE_NANOS = 150_000_000L;
+    /** Thread scheduling on a shared two-core machine; a hang would be seconds. */
+    private static final long NOISE_NANOS = 250_000_000L;
     private static final Clock REAL = Clock.system();
 
     private static RedisStore.Builder store(RedisServer redis, RecordingListener listener) {
@@ -85,8 +86,10 @@ class SlowRedisTest {
                 assertTrue(load.maxLatencyNanos.get() <= TIMEOUT.toNanos() + NOISE_NANOS,
                         "slowest call " + load.maxLatencyNanos.get() / 1e6 + " ms");
                 assertTrue(recovery < 1_000_000_000L, "recovered " + recovery / 1e6 + " ms after the pause");
-                assertEquals(1, listener.degraded.get(), listener.events::toString);
-                assertEquals(1, listener.recovered.get(), listener.events::toString);
+                // (A loaded machine may also time out a few calls before the kill: each
+                // degradation is followed by its recovery.)
+                assertTrue(listener.degraded.get() >= 1, listener.events::toString);
+                assertEquals(listener.degraded.get(), listener.recovered.get(), listener.events::toString);
             }
         }
     }

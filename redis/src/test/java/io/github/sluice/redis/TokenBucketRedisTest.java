@@ -27,7 +27,8 @@ class TokenBucketRedisTest {
     private final RedisStore store;
 
     TokenBucketRedisTest(RedisServer redis) {
-        store = RedisStore.builder().uri(redis.uri()).clientClock(clock).denialCacheSize(0).build();
+        store = RedisStore.builder().uri(redis.uri()).clientClock(clock).denialCacheSize(0)
+                .commandTimeout(Duration.ofSeconds(5)).build();
     }
 
     @AfterEach
