@@ -1,0 +1,304 @@
+package io.github.sluice.algorithm;
+
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Cell;
+import io.github.sluice.core.Decision;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Outcome;
+import io.github.sluice.internal.Checks;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Leaky bucket used as a shaper, with the semantics of Go's {@code go.uber.org/ratelimit}: requests
+ * are <em>spaced</em> one interval ({@code 1 / rate}) apart instead of refused. Each admitted
+ * request is given a slot on a schedule; a request whose slot is in the future is admitted with
+ * outcome {@link Outcome#SHAPED} and a {@link Decision#delayNanos() delay} the caller must wait
+ * before proceeding; a request whose slot is due is {@link Outcome#ALLOWED}. A request that would
+ * have to wait longer than {@code maxDelay} is {@link Outcome#DENIED} instead, with the retry-after
+ * after which it would be admitted within {@code maxDelay}, and takes no slot.
+ *
+ * <h2>Reference semantics</h2>
+ * uber-go/ratelimit keeps the time of the last permission issued ({@code last}) and gives the next
+ * {@code Take} the slot {@code max(last + interval, now - maxSlack)}: a quiet period lets slots
+ * fall behind {@code now} by at most {@code maxSlack = slack * interval}, so up to {@code slack + 1}
+ * requests after a pause proceed at once (a quiet period pays for a short burst), and after that
+ * requests are spaced exactly one interval apart. This class keeps {@code next = last + interval}
+ * instead (the earliest slot of the next request) and decides a request of cost {@code n} as:
+ * <pre>
+ *   slot  = max(next, now - slack * interval)
+ *   delay = max(0, slot - now)
+ *   delay &gt; maxDelay  -&gt;  DENIED, retry-after = delay - maxDelay, nothing written
+ *   otherwise         -&gt;  next = slot + n * interval; ALLOWED if delay == 0, else SHAPED(delay)
+ * </pre>
+ * A request of cost {@code n} occupies {@code n} consecutive intervals starting at its slot: it
+ * proceeds at its slot and pushes the following request {@code n} intervals later (the
+ * pre-consumption of Guava's {@code RateLimiter}), so a downstream sees its work evenly spread.
+ * For {@code n = 1} this is exactly one {@code Take}. Two deliberate differences from
+ * uber-go/ratelimit: a key seen for the first time starts with its slack already earned, as if it had
+ * been quiet for long (uber-go gives its very first {@code Take} no slack); this makes a new key
+ * identical to an idle one, so idle keys can be evicted without loss. And uber-go never refuses;
+ * {@code maxDelay} bounds how long a request may be held.
+ *
+ * <h2>State</h2>
+ * One {@code long} per key, {@code next}, updated by compare-and-set. A key is fresh once
+ * {@code next <= now - slack * interval} (its slack is fully earned back). A refusal and a peek
+ * (cost zero) only read.
+ *
+ * <h2>Refunds</h2>
+ * {@link #release} moves {@code next} back by {@code n} intervals (never below fresh), which is an
+ * exact refund when no other request took a slot after the refunded one, as when another policy
+ * refuses the same request right away. If other requests were scheduled in between, the refund
+ * lets a later request take a slot up to {@code n} intervals early, so two requests may then be
+ * scheduled closer than one interval; the long-run rate is unchanged because the refunded request
+ * never ran. Evaluate shaping policies after the policies that may refuse to avoid refunds.
+ *
+ * <h2>Precision</h2>
+ * The interval is {@code period / permits} rounded <em>up</em> to whole nanoseconds, so requests are
+ * never spaced closer than the configured rate allows.
+ *
+ * <h2>Headers</h2>
+ * {@code limit} is the burst admitted without refusal from a quiet state,
+ * {@code slack + 1 + floor(maxDelay / interval)} (those beyond {@code slack + 1} are delayed);
+ * the window announced is {@code limit * interval}, so that {@code limit / window} is the rate;
+ * {@code remaining} is how many more single-permit requests arriving now would be admitted (now or
+ * delayed), and {@code reset} the time until the slack is fully earned back.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class ShapingLeakyBucket extends Algorithm<Cell> {
+
+    /** The slack used when none is set, as in uber-go/ratelimit. */
+    public static final long DEFAULT_SLACK = 10;
+
+    /** The longest delay used when none is set. */
+    public static final Duration DEFAULT_MAX_DELAY = Duration.ofSeconds(1);
+
+    private final long interval;
+    private final long slack;
+    private final long maxDelay;
+    /** {@code slack * interval}: how far slots may fall behind {@code now}. */
+    private final long slackNanos;
+    private final long burst;
+
+    private ShapingLeakyBucket(long interval, long slack, long maxDelay) {
+        this.interval = interval;
+        this.slack = slack;
+        this.maxDelay = maxDelay;
+        this.slackNanos = Checks.product("slack * interval", slack, interval);
+        this.burst = slack + 1 + maxDelay / interval;
+        Checks.product("burst * interval", burst, interval);
+    }
+
+    /** @return a builder; {@code rate} must be set */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return nanoseconds between two slots */
+    public long intervalNanos() {
+        return interval;
+    }
+
+    /** @return how many intervals a quiet period may earn */
+    public long slack() {
+        return slack;
+    }
+
+    /** @return the longest delay a request is given, in nanoseconds, before it is refused */
+    public long maxDelayNanos() {
+        return maxDelay;
+    }
+
+    @Override
+    public String kind() {
+        return "shaping";
+    }
+
+    @Override
+    public long limit() {
+        return burst;
+    }
+
+    @Override
+    public long windowNanos() {
+        return burst * interval;
+    }
+
+    @Override
+    public Cell newCell(long now) {
+        return new Cell(now - slackNanos);
+    }
+
+    @Override
+    public int acquire(Cell cell, long now, long cost, MutableDecision out) {
+        long floor = now - slackNanos;
+        while (true) {
+            long next = cell.word();
+            if (next == Cell.RETIRED) {
+                return RETIRED;
+            }
+            long slot = Math.max(next, floor);
+            long delay = Math.max(0, slot - now);
+            if (cost > Checks.MAX_NANOS / interval) {
+                deny(out, now, slot, Decision.NEVER);
+                return DENIED;
+            }
+            if (cost == 0) {
+                // A peek needs no slot, so it never waits and is never refused.
+                if (out != null) {
+                    out.allow(burst, remaining(now, slot), slot - floor);
+                }
+                return ADMITTED;
+            }
+            if (delay > maxDelay) {
+                deny(out, now, slot, delay - maxDelay);
+                return DENIED;
+            }
+            long after = slot + cost * interval;
+            if (cell.casWord(next, after)) {
+                if (out != null) {
+                    if (delay == 0) {
+                        out.allow(burst, remaining(now, after), after - floor);
+                    } else {
+                        out.shape(burst, remaining(now, after), after - floor, delay);
+                    }
+                }
+                return ADMITTED;
+            }
+        }
+    }
+
+    private void deny(MutableDecision out, long now, long slot, long retryAfter) {
+        if (out != null) {
+            out.deny(burst, remaining(now, slot), slot - now + slackNanos, retryAfter);
+        }
+    }
+
+    /** Single-permit requests that would be admitted now, given the first free slot. */
+    private long remaining(long now, long slot) {
+        long spare = now + maxDelay - Math.max(slot, now - slackNanos);
+        return spare < 0 ? 0 : Math.min(burst, spare / interval + 1);
+    }
+
+    /**
+     * Gives {@code cost} intervals back (see the class documentation on refunds); never earns more
+     * than the full slack.
+     */
+    @Override
+    public void release(Cell cell, long now, long cost) {
+        if (cost <= 0) {
+            return;
+        }
+        long floor = now - slackNanos;
+        long refund = Math.min(cost, Checks.MAX_NANOS / interval) * interval;
+        while (true) {
+            long next = cell.word();
+            if (next == Cell.RETIRED || next <= floor) {
+                return;
+            }
+            if (cell.casWord(next, Math.max(next - refund, floor))) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public boolean isFresh(Cell cell, long now) {
+        long next = cell.word();
+        return next != Cell.RETIRED && next <= now - slackNanos;
+    }
+
+    @Override
+    public boolean retireIfFresh(Cell cell, long now) {
+        long next = cell.word();
+        return next != Cell.RETIRED && next <= now - slackNanos && cell.retire(next);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ShapingLeakyBucket s && s.interval == interval && s.slack == slack
+                && s.maxDelay == maxDelay;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(interval, slack, maxDelay);
+    }
+
+    @Override
+    public String toString() {
+        return "shaping{interval=" + Duration.ofNanos(interval) + ", slack=" + slack
+                + ", maxDelay=" + Duration.ofNanos(maxDelay) + '}';
+    }
+
+    /** Builds a {@link ShapingLeakyBucket}. Not thread-safe. */
+    public static final class Builder {
+        private long interval;
+        private long slack = DEFAULT_SLACK;
+        private long maxDelay = DEFAULT_MAX_DELAY.toNanos();
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the rate as {@code permits} slots per {@code period}.
+         *
+         * @param permits slots per period, {@code >= 1}
+         * @param period the period, {@code > 0}
+         * @return this builder
+         * @throws NullPointerException if {@code period} is null
+         * @throws IllegalArgumentException if a value is out of range, or the rate exceeds one slot
+         *     per nanosecond
+         */
+        public Builder rate(long permits, Duration period) {
+            this.interval = Checks.intervalNanos(Checks.atLeast("permits", permits, 1),
+                    Checks.positiveNanos("period", period));
+            return this;
+        }
+
+        /**
+         * Sets how many intervals a quiet period may earn, to be spent as an immediate burst.
+         * Default {@value #DEFAULT_SLACK}; zero spaces every request, even after a pause.
+         *
+         * @param intervals intervals, {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code intervals < 0}
+         */
+        public Builder slack(long intervals) {
+            this.slack = Checks.atLeast("slack", intervals, 0);
+            return this;
+        }
+
+        /**
+         * Sets the longest delay a request may be given; a request that would wait longer is
+         * refused. Default one second; zero refuses every request that would have to wait.
+         *
+         * @param maxDelay a duration {@code >= 0}
+         * @return this builder
+         * @throws NullPointerException if {@code maxDelay} is null
+         * @throws IllegalArgumentException if it is negative or longer than about 73 years
+         */
+        public Builder maxDelay(Duration maxDelay) {
+            Objects.requireNonNull(maxDelay, "maxDelay");
+            if (maxDelay.isNegative()) {
+                throw new IllegalArgumentException("maxDelay must be >= 0 but was " + maxDelay);
+            }
+            this.maxDelay = Checks.nonNegativeNanos("maxDelay", maxDelay);
+            return this;
+        }
+
+        /**
+         * @return the algorithm
+         * @throws IllegalStateException if the rate is missing
+         * @throws IllegalArgumentException if {@code slack * interval} or the burst's window exceeds
+         *     about 73 years
+         */
+        public ShapingLeakyBucket build() {
+            if (interval == 0) {
+                throw new IllegalStateException("rate must be set");
+            }
+            return new ShapingLeakyBucket(interval, slack, maxDelay);
+        }
+    }
+}
