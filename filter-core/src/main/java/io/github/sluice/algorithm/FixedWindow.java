@@ -23,6 +23,9 @@ import java.util.Objects;
  *       rounded <em>up</em> to a multiple of {@code 2^(b-1)} nanoseconds, where {@code b} is the
  *       bit length of {@code limit} (so at most {@code limit} ns later: 64 ns for a limit of 100);
  *       this keeps a key's state in one word and only ever lengthens a window by that much.
+ *       The lengthening is not reported: {@code reset} is at most the window, so that a window
+ *       opened by a request reads as exactly the window (a 10 s window announces {@code t=10},
+ *       not 11); the enforcement keeps the rounded-up end, which is never early.
  * </ul>
  *
  * <h2>Decisions</h2>
@@ -161,22 +164,25 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
                 count = 0;
             }
             long end = end(cell, index);
+            // FIRST_REQUEST's rounded-up start may put the end up to 2^(b-1) ns beyond a window
+            // from now; reporting that would turn a fresh 10 s window into "t=11".
+            long reset = Math.min(end - now, window);
             if (cost > limit) {
                 if (out != null) {
-                    out.deny(limit, limit - count, count > 0 ? end - now : 0, Decision.NEVER);
+                    out.deny(limit, limit - count, count > 0 ? reset : 0, Decision.NEVER);
                 }
                 return DENIED;
             }
             if (count + cost > limit) {
                 // count > 0 here, so the window is open and ends after now.
                 if (out != null) {
-                    out.deny(limit, limit - count, end - now, end - now);
+                    out.deny(limit, limit - count, reset, end - now);
                 }
                 return DENIED;
             }
             if (cost == 0 || cell.casWord(w, layout.pack(index, count + cost))) {
                 if (out != null) {
-                    out.allow(limit, limit - count - cost, count + cost > 0 ? end - now : 0);
+                    out.allow(limit, limit - count - cost, count + cost > 0 ? reset : 0);
                 }
                 return ADMITTED;
             }

@@ -77,6 +77,29 @@ class FixedWindowTest {
     }
 
     @Test
+    void acquire_firstRequestOffTheRounding_reportsTheWindowNotTheRoundedEnd() {
+        // Given 5 per 10 s from a key's first request (starts rounded up to 4 ns), and a first
+        // request 1 ns past a multiple of 4: its window really ends 10 s + 3 ns later
+        FixedWindow fw = FixedWindow.builder().limit(5).window(Duration.ofSeconds(10))
+                .alignment(Alignment.FIRST_REQUEST).build();
+        long t = MINUTE_START + 1;
+        WindowCell cell = fw.newCell(t);
+
+        // When it opens the window
+        fw.acquire(cell, t, 1, out);
+
+        // Then the reset reads exactly the window (so headers say t=10, not 11)
+        assertEquals(new Decision(Outcome.ALLOWED, 5, 4, 10 * S, 0, 0), out.toDecision());
+
+        // And the enforcement keeps the rounded-up end: full until then, a new window after
+        fw.acquire(cell, t, 4, out);
+        fw.acquire(cell, t + 10 * S + 2, 1, out);
+        assertEquals(new Decision(Outcome.DENIED, 5, 0, 1, 1, 0), out.toDecision());
+        fw.acquire(cell, t + 10 * S + 3, 1, out);
+        assertEquals(new Decision(Outcome.ALLOWED, 5, 4, 10 * S, 0, 0), out.toDecision());
+    }
+
+    @Test
     void acquire_freshKeyPeek_reportsWholeQuotaWithNothingToReset() {
         FixedWindow fw = FixedWindow.of(5, Duration.ofMinutes(1));
         WindowCell cell = fw.newCell(MINUTE_START);

@@ -49,12 +49,14 @@ public final class FixedWindowModel implements Model {
             windowStart = open ? start : roundUp(now);
             end = windowStart + window;
         }
+        // The reset never exceeds the window, although a rounded-up start ends a little later.
+        long reset = Math.min(end - now, window);
         if (cost > limit) {
-            return new Decision(Outcome.DENIED, limit, limit - used, used > 0 ? end - now : 0,
+            return new Decision(Outcome.DENIED, limit, limit - used, used > 0 ? reset : 0,
                     Decision.NEVER, 0);
         }
         if (used + cost > limit) {
-            return new Decision(Outcome.DENIED, limit, limit - used, end - now, end - now, 0);
+            return new Decision(Outcome.DENIED, limit, limit - used, reset, end - now, 0);
         }
         if (cost > 0) {
             if (epoch) {
@@ -65,7 +67,7 @@ public final class FixedWindowModel implements Model {
             }
         }
         return new Decision(Outcome.ALLOWED, limit, limit - used - cost,
-                used + cost > 0 ? end - now : 0, 0, 0);
+                used + cost > 0 ? reset : 0, 0, 0);
     }
 
     private long roundUp(long now) {
