@@ -1,5 +1,6 @@
 package io.github.sluice.demo;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,22 +9,33 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The demo's contract (issue 7), checked against the built WAR deployed into a real container.
- * Each subclass deploys {@code target/sluice-demo.war} into one container on a free port.
+ * The demo's contract (issue 7 and the README), checked against the built WAR deployed into a
+ * real container. Each subclass deploys {@code target/sluice-demo.war} into one container on a
+ * free loopback port.
  *
- * <p>The container serves every test of a class, and the policies keep their state between
- * tests: each test therefore uses client addresses (sent as {@code X-Forwarded-For} from
- * loopback, which the demo trusts) and API keys of its own.
+ * <p>The container serves every test of a class and the policies keep their state between tests,
+ * so every burst comes from a client of its own: an address sent as {@code X-Forwarded-For} from
+ * loopback (which the demo trusts as a proxy) or an API key, numbered by {@link #nextClient}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class DemoContract {
 
+    /** The problem document of a per-client denial after the fifth request (t = 10 s). */
+    static String problem429(String policy) {
+        return "{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+                + "\"detail\":\"Rate limit exceeded for policy '" + policy + "'; retry after 10 seconds.\","
+                + "\"violated-policies\":[\"" + policy + "\"]}";
+    }
+
+    private final AtomicInteger clients = new AtomicInteger();
     private Http http;
 
     /**
@@ -41,11 +53,67 @@ abstract class DemoContract {
         Path war = Path.of(System.getProperty("sluice.demo.war", "target/sluice-demo.war"));
         assertTrue(Files.isRegularFile(war), "the WAR must be built before the integration tests: " + war);
         http = new Http(deploy(war));
+        // The first request of each endpoint initialises the application (Jersey, class loading):
+        // make them here, from a client no test uses, so that the tests' bursts are timed warm.
+        for (String path : List.of("health", "servlet/hello", "api/hello")) {
+            http.get(path, "X-Forwarded-For", "192.0.2.254");
+        }
     }
 
     @AfterAll
     final void stop() throws Exception {
         undeploy();
+    }
+
+    /** @return a client number no test has used yet */
+    private int nextClient() {
+        return clients.incrementAndGet();
+    }
+
+    /** @return an address of a client no test has used yet */
+    private String nextAddress() {
+        return address(nextClient());
+    }
+
+    /** A client's address: 198.51.100.1 (TEST-NET-2) onwards. */
+    private static String address(int client) {
+        return "198.51." + (100 + client / 250) + "." + (1 + client % 250);
+    }
+
+    @Test
+    void servletHello_perIp_fiveAllowedThenDeniedWithRetryAfterAndProblem() throws Exception {
+        // Given a client that has not called yet, when it sends six requests in a row
+        Burst burst = Burst.fast(c -> http.get("servlet/hello", "X-Forwarded-For", address(c)), this::nextClient);
+
+        // Then the first five pass and count down, and the sixth is refused until the window ends
+        assertLimited(burst, "per-ip", "Hello from a servlet behind the Sluice filter.\n");
+    }
+
+    @Test
+    void forwardedFor_fromLoopback_selectsTheKey_andTheLeftmostEntryCannotChangeIt() throws Exception {
+        // Given a client behind the (trusted) loopback proxy that used up its quota
+        String client = nextAddress();
+        for (int i = 0; i < 5; i++) {
+            assertEquals(200, http.get("servlet/hello", "X-Forwarded-For", client).statusCode());
+        }
+        assertEquals(429, http.get("servlet/hello", "X-Forwarded-For", client).statusCode());
+
+        // When it prepends addresses of its choosing, or comes through one more trusted proxy
+        List<HttpResponse<String>> spoofed = List.of(
+                http.get("servlet/hello", "X-Forwarded-For", "203.0.113.7, " + client),
+                http.get("servlet/hello", "X-Forwarded-For", "192.0.2.99, " + client),
+                http.get("servlet/hello", "X-Forwarded-For", "unknown, " + client),
+                http.get("servlet/hello", "X-Forwarded-For", client + ", 127.0.0.1"));
+
+        // Then it is still the same client: only the rightmost untrusted entry is the key
+        for (HttpResponse<String> r : spoofed) {
+            assertEquals(429, r.statusCode(), () -> "X-Forwarded-For " + r.request().headers().allValues("X-Forwarded-For"));
+        }
+
+        // And a different rightmost entry is a different client, with a whole quota
+        HttpResponse<String> other = http.get("servlet/hello", "X-Forwarded-For", client + ", " + nextAddress());
+        assertEquals(200, other.statusCode());
+        assertEquals("\"per-ip\";r=4;t=10", Http.header(other, "RateLimit"));
     }
 
     @Test
@@ -61,5 +129,31 @@ abstract class DemoContract {
             assertNull(Http.header(r, "RateLimit"));
             assertNull(Http.header(r, "RateLimit-Policy"));
         }
+    }
+
+    /**
+     * The exact answers to a fast burst of six against a policy of 5 per 10 s whose window the
+     * first request opened: {@code r} counts down from 4 to 0 with {@code t=10}, then a 429.
+     */
+    private static void assertLimited(Burst burst, String policy, String body) {
+        String quota = "\"" + policy + "\";q=5;w=10";
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> r = burst.get(i);
+            int remaining = 4 - i;
+            assertAll("request " + (i + 1),
+                    () -> assertEquals(200, r.statusCode()),
+                    () -> assertEquals(body, r.body()),
+                    () -> assertEquals(quota, Http.header(r, "RateLimit-Policy")),
+                    () -> assertEquals("\"" + policy + "\";r=" + remaining + ";t=10", Http.header(r, "RateLimit")),
+                    () -> assertNull(Http.header(r, "Retry-After")));
+        }
+        HttpResponse<String> denied = burst.get(5);
+        assertAll("request 6",
+                () -> assertEquals(429, denied.statusCode()),
+                () -> assertEquals("10", Http.header(denied, "Retry-After")),
+                () -> assertEquals(quota, Http.header(denied, "RateLimit-Policy")),
+                () -> assertEquals("\"" + policy + "\";r=0;t=10", Http.header(denied, "RateLimit")),
+                () -> assertEquals("application/problem+json", Http.header(denied, "Content-Type")),
+                () -> assertEquals(problem429(policy), denied.body()));
     }
 }
