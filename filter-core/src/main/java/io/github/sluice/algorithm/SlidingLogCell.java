@@ -15,7 +15,8 @@ import java.lang.invoke.VarHandle;
  * position belongs to is <em>pending</em>, claimed by an admission that has not written it yet.
  * See {@link SlidingLog} for the protocol.
  *
- * <p>Memory: {@code 8 * limit} bytes for the ring, plus about 56 bytes of headers and fields.
+ * <p>Memory: {@code 8 * limit} bytes for the ring, plus 56 bytes of headers and fields (with
+ * compressed references).
  *
  * <p>Thread-safe. Instances are created by {@link SlidingLog#newCell(long)} only.
  */

@@ -13,7 +13,7 @@ import io.github.sluice.core.Cell;
  * the flag is clear, and validated by reading the word again, so every reader sees a consistent
  * pair. See {@link WarmUp} for the protocol.
  *
- * <p>Memory: about 40 bytes (header, word, access stamp, credit).
+ * <p>Memory: 32 bytes with compressed references (header, word, access stamp, credit).
  *
  * <p>Thread-safe. Instances are created by {@link WarmUp#newCell(long)} only.
  */
