@@ -259,7 +259,7 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
 
         /**
          * Sets how many intervals a quiet period may earn, to be spent as an immediate burst.
-         * Default {@value #DEFAULT_SLACK}; zero spaces every request, even after a pause.
+         * Default {@value ShapingLeakyBucket#DEFAULT_SLACK}; zero spaces every request, even after a pause.
          *
          * @param intervals intervals, {@code >= 0}
          * @return this builder

@@ -377,7 +377,7 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
         /**
          * Sets how long a cold key takes to reach the stable rate when used at full speed.
          *
-         * @param warmUp a duration {@code > 0} and at most {@link #MAX_WARM_UP}
+         * @param warmUp a duration {@code > 0} and at most {@link WarmUp#MAX_WARM_UP}
          * @return this builder
          * @throws NullPointerException if {@code warmUp} is null
          * @throws IllegalArgumentException if it is out of range
@@ -394,9 +394,9 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
 
         /**
          * Sets how many times slower than the stable rate a cold key starts. Default
-         * {@value #DEFAULT_COLD_FACTOR}.
+         * {@value WarmUp#DEFAULT_COLD_FACTOR}.
          *
-         * @param coldFactor a number between 1.0 and {@value #MAX_COLD_FACTOR}
+         * @param coldFactor a number between 1.0 and {@value WarmUp#MAX_COLD_FACTOR}
          * @return this builder
          * @throws IllegalArgumentException if it is out of range or not a number
          */
