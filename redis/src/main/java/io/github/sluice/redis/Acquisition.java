@@ -125,7 +125,7 @@ final class Acquisition {
                     slots[groups++] = slot;
                 }
                 group[i] = g;
-                if (ks[i].leases != null && costs[i] > 0) {
+                if (ks[i].binding.needsRequestId() && costs[i] > 0) {
                     leaseIds[i] = e.newLeaseId();
                 }
             }
@@ -141,14 +141,15 @@ final class Acquisition {
                     continue;
                 }
                 // Redis did not answer: the failure policy decides this group. If the script ran
-                // after all, its leases are removed (a release is idempotent).
+                // after all, its concurrency leases are removed (releasing a lease by its id is
+                // idempotent; a rate limit's permits stay taken, the strict side).
                 boolean denied = false;
                 for (int i = 0; i < n; i++) {
                     if (group[i] == g) {
-                        if (leaseIds[i] != null) {
+                        if (leaseIds[i] != null && ks[i].leases != null) {
                             ks[i].refund(keys[i], leaseIds[i], 1, costs[i]);
-                            leaseIds[i] = null;
                         }
+                        leaseIds[i] = null;
                         denied = degradeOne(i, denied, ks, keys, costs, out);
                     }
                 }

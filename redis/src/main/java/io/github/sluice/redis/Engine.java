@@ -76,9 +76,12 @@ final class Engine implements CircuitBreaker.Transitions {
         return clientClock == null ? "" : Long.toString(Micros.floor(localNow));
     }
 
-    /** @return a lease id unique across instances (random instance id, then a sequence) */
+    /**
+     * @return an id unique across instances (a random instance id, then a sequence), starting
+     *     with a letter so that the script never reads it as a number
+     */
     String newLeaseId() {
-        return instanceId + '.' + Long.toString(leaseSeq.incrementAndGet(), 36);
+        return "L" + instanceId + '.' + Long.toString(leaseSeq.incrementAndGet(), 36);
     }
 
     /** Sends the script; never throws, never blocks: a failure is a failed future. */

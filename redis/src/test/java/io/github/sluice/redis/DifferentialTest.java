@@ -3,6 +3,8 @@ package io.github.sluice.redis;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
+import io.github.sluice.algorithm.ShapingLeakyBucket;
+import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.redis.testing.RedisServer;
@@ -83,5 +85,25 @@ class DifferentialTest {
         }
         exact.maxCost(12).run(LeakyBucket.builder().capacity(10).leakRate(100, Duration.ofMinutes(1))
                 .build(), 4);
+    }
+
+    @Test
+    void slidingLog_matchesMemory() {
+        for (long seed = 1; seed <= 3; seed++) {
+            exact.run(SlidingLog.builder().limit(5).window(Duration.ofSeconds(10)).build(), seed);
+        }
+        exact.maxCost(9).run(SlidingLog.builder().limit(30).window(Duration.ofMillis(2500)).build(), 4);
+        exact.run(SlidingLog.builder().limit(1).window(Duration.ofSeconds(1)).build(), 5);
+    }
+
+    @Test
+    void shaping_matchesMemory() {
+        for (long seed = 1; seed <= 3; seed++) {
+            exact.run(ShapingLeakyBucket.builder().rate(5, Duration.ofSeconds(2)).slack(3)
+                    .maxDelay(Duration.ofSeconds(1)).build(), seed);
+        }
+        exact.run(ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(1)).slack(0)
+                .maxDelay(Duration.ZERO).build(), 4);
+        exact.maxCost(6).run(ShapingLeakyBucket.builder().rate(100, Duration.ofMinutes(1)).build(), 5);
     }
 }

@@ -9,8 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
+import io.github.sluice.algorithm.ShapingLeakyBucket;
+import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.redis.internal.KeyNames;
@@ -37,7 +40,9 @@ class KeyLayoutTest {
                 Gcra.of(1, Duration.ofSeconds(10), 4),
                 FixedWindow.of(5, Duration.ofSeconds(50)),
                 SlidingWindow.of(5, Duration.ofSeconds(50), 5),
-                LeakyBucket.builder().capacity(5).leakRate(1, Duration.ofSeconds(10)).build());
+                LeakyBucket.builder().capacity(5).leakRate(1, Duration.ofSeconds(10)).build(),
+                SlidingLog.builder().limit(5).window(Duration.ofSeconds(50)).build(),
+                ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(10)).slack(4).build());
     }
 
     /** A generous timeout: these tests are about layout, not about a loaded machine's latency. */
@@ -151,6 +156,21 @@ class KeyLayoutTest {
             IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
                     () -> store.keySpace("huge", FixedWindow.of(1L << 55, Duration.ofDays(3650))));
             assertTrue(huge.getMessage().contains("fixed-window limit"), huge.getMessage());
+        }
+    }
+
+    @Test
+    void keySpace_warmUp_isRefusedWithTheReason(RedisServer redis) {
+        try (RedisStore store = store(redis).build()) {
+            WarmUp warmUp = WarmUp.builder().rate(10, Duration.ofSeconds(1))
+                    .warmUp(Duration.ofSeconds(30)).build();
+
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> store.keySpace("warm", warmUp));
+
+            assertTrue(e.getMessage().contains("warm-up"), e.getMessage());
+            assertTrue(e.getMessage().contains("not supported by the Redis store"), e.getMessage());
+            assertTrue(e.getMessage().contains("2^53"), e.getMessage());
         }
     }
 }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
+import io.github.sluice.algorithm.ShapingLeakyBucket;
+import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
@@ -43,7 +45,10 @@ class TwoStoresTest {
                 FixedWindow.builder().limit(150).window(Duration.ofMinutes(1))
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build(),
                 SlidingWindow.of(150, Duration.ofMinutes(1), 6),
-                LeakyBucket.builder().capacity(150).leakRate(1, Duration.ofSeconds(1)).build());
+                LeakyBucket.builder().capacity(150).leakRate(1, Duration.ofSeconds(1)).build(),
+                SlidingLog.builder().limit(150).window(Duration.ofMinutes(1)).build(),
+                ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(1)).slack(100)
+                        .maxDelay(Duration.ofSeconds(49)).build());
     }
 
     @ParameterizedTest

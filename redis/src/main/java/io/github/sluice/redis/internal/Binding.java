@@ -16,6 +16,8 @@ public abstract class Binding {
     public static final int PARAMS = 5;
     /** Arguments per policy: kind, cost and the parameters. */
     public static final int STRIDE = 2 + PARAMS;
+    /** The longest duration the in-memory algorithms accept (their {@code Checks.MAX_NANOS}). */
+    static final long MAX_NANOS = 1L << 61;
 
     private final Algorithm<?> algorithm;
     private final String kind;
@@ -51,6 +53,14 @@ public abstract class Binding {
     /** @return {@code true} for a concurrency limit, whose permits are leases */
     public final boolean concurrency() {
         return algorithm.concurrency();
+    }
+
+    /**
+     * @return {@code true} if an acquisition needs a unique request id (a concurrency lease, or
+     *     the members of a sliding log)
+     */
+    public boolean needsRequestId() {
+        return false;
     }
 
     /** @return {@code true} if a denial may be cached until its retry-after */
@@ -102,8 +112,7 @@ public abstract class Binding {
      * @return the longer interval, nanoseconds
      */
     protected static long stretch(long nanos, int instances) {
-        long max = 1L << 61;
-        return nanos > max / instances ? max : nanos * instances;
+        return nanos > MAX_NANOS / instances ? MAX_NANOS : nanos * instances;
     }
 
     @Override

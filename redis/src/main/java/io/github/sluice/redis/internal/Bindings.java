@@ -3,6 +3,8 @@ package io.github.sluice.redis.internal;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
+import io.github.sluice.algorithm.ShapingLeakyBucket;
+import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
@@ -39,6 +41,20 @@ public final class Bindings {
         }
         if (algorithm instanceof LeakyBucket l) {
             return leakyBucket(l);
+        }
+        if (algorithm instanceof SlidingLog l) {
+            return slidingLog(l);
+        }
+        if (algorithm instanceof ShapingLeakyBucket s) {
+            return shaping(s);
+        }
+        if ("warm-up".equals(algorithm.kind())) {
+            throw new IllegalArgumentException("algorithm warm-up (" + algorithm + ") is not"
+                    + " supported by the Redis store: its decisions use 128-bit fixed-point"
+                    + " arithmetic that Lua, whose numbers are doubles exact only below 2^53,"
+                    + " cannot reproduce exactly, so Redis would not decide as the in-memory"
+                    + " algorithm does; keep warm-up policies in memory, or use token-bucket or"
+                    + " gcra for a shared rate");
         }
         throw new IllegalArgumentException("algorithm " + algorithm.kind() + " (" + algorithm
                 + ") is not supported by the Redis store");
@@ -104,6 +120,49 @@ public final class Bindings {
             public Algorithm<?> scaled(int instances) {
                 return LeakyBucket.builder().capacity(share(l.capacity(), instances))
                         .leakRate(1, Duration.ofNanos(stretch(l.intervalNanos(), instances))).build();
+            }
+        };
+    }
+
+    private static Binding slidingLog(SlidingLog l) {
+        long window = Micros.ceil("sliding-log window", l.windowNanos());
+        return new Binding(l, l.limit(), window) {
+            @Override
+            public boolean needsRequestId() {
+                return true;
+            }
+
+            @Override
+            public void fill(String[] argv, int offset, long cost, String requestId, long first) {
+                super.fill(argv, offset, cost, requestId, first);
+                argv[offset + 4] = requestId == null ? "-" : requestId;
+                argv[offset + 5] = Long.toString(first);
+            }
+
+            @Override
+            public Algorithm<?> scaled(int instances) {
+                return SlidingLog.builder().limit(share(l.limit(), instances))
+                        .window(Duration.ofNanos(l.windowNanos())).build();
+            }
+        };
+    }
+
+    private static Binding shaping(ShapingLeakyBucket s) {
+        long interval = Micros.ceil("shaping interval", s.intervalNanos());
+        long slack = Micros.product("shaping slack * interval", s.slack(), interval);
+        // Rounded down: a request is never held longer than configured.
+        long maxDelay = s.maxDelayNanos() / 1000;
+        Micros.product("shaping limit * interval", s.limit(), interval);
+        // The in-memory algorithm refuses forever a cost whose intervals exceed its longest
+        // duration; the same threshold keeps both sides alike.
+        long maxCost = Binding.MAX_NANOS / s.intervalNanos();
+        Micros.product("shaping largest cost * interval", maxCost, interval);
+        return new Binding(s, interval, slack, maxDelay, s.limit(), maxCost) {
+            @Override
+            public Algorithm<?> scaled(int instances) {
+                return ShapingLeakyBucket.builder()
+                        .rate(1, Duration.ofNanos(stretch(s.intervalNanos(), instances)))
+                        .slack(s.slack()).maxDelay(Duration.ofNanos(s.maxDelayNanos())).build();
             }
         };
     }
