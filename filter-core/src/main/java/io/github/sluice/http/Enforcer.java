@@ -34,10 +34,16 @@ import java.util.Objects;
  *
  * <h2>Allocation</h2>
  * A request that no policy applies to allocates nothing (a shared verdict). Otherwise a request
- * allocates its {@link Verdict}, five arrays sized to the policies that may apply, one
- * {@link MutableDecision} per applied policy, and the key strings the resolvers produce (a direct
- * IPv4 peer is used as is). Headers are formatted only when {@link Verdict#writeHeaders} is
- * called. No lock is taken; the store's acquisitions are lock-free.
+ * allocates its {@link Verdict}, two arrays (keys and decisions) sized to the policies that may
+ * apply, and one {@link MutableDecision} per applied policy; the verdict reads the enforcer's own
+ * arrays of policies, key spaces and costs, and copies them (three more arrays) only when the
+ * applied policies are not the configured ones in order (a policy skipped, a dry-run policy before
+ * an enforced one, a selection by name, a cost override). Resolvers allocate the key strings they
+ * build: {@code ip} returns a direct IPv4 peer's own string, {@code global}, {@code constant} and
+ * {@code principal} return existing strings, {@code header} allocates only to trim whitespace,
+ * a fallback chain allocates its tagged key. Headers are formatted only when
+ * {@link Verdict#writeHeaders} is called, and those strings are the only other allocation on an
+ * allowed request. No lock is taken; the store's acquisitions are lock-free.
  *
  * <p>Thread-safe. {@link #close()} closes the store if the enforcer created it.
  */
@@ -45,6 +51,7 @@ public final class Enforcer implements AutoCloseable {
 
     private final Policy[] policies;
     private final KeySpace[] spaces;
+    private final long[] costs;
     private final Map<String, Integer> byName;
     private final Store store;
     private final boolean ownsStore;
@@ -65,9 +72,11 @@ public final class Enforcer implements AutoCloseable {
             this.ownsStore = true;
         }
         this.spaces = new KeySpace[policies.length];
+        this.costs = new long[policies.length];
         this.byName = new HashMap<>();
         for (int i = 0; i < policies.length; i++) {
             spaces[i] = store.keySpace(policies[i].name(), policies[i].algorithm());
+            costs[i] = policies[i].cost();
             byName.put(policies[i].name(), i);
         }
         this.headers = b.headers;
@@ -179,7 +188,7 @@ public final class Enforcer implements AutoCloseable {
         if (v == null) {
             v = new Verdict(this, capacity);
         }
-        v.add(p, spaces[i], key, cost);
+        v.add(i, p, spaces[i], key, cost);
         return v;
     }
 
@@ -269,9 +278,17 @@ public final class Enforcer implements AutoCloseable {
         }
     }
 
-    int indexOf(Policy p) {
-        Integer i = byName.get(p.name());
-        return i == null ? -1 : i;
+    /** The verdict reads these without copying them, and never writes them. */
+    Policy[] policyArray() {
+        return policies;
+    }
+
+    KeySpace[] spaceArray() {
+        return spaces;
+    }
+
+    long[] costArray() {
+        return costs;
     }
 
     /** @return the policies, in configuration order */

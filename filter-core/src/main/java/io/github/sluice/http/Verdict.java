@@ -50,43 +50,81 @@ public final class Verdict implements ReleaseHandle {
     }
 
     final Enforcer enforcer;
-    final Policy[] policies;
-    final KeySpace[] spaces;
+    /*
+     * Policies, key spaces and costs start as the enforcer's own arrays: when the applied
+     * policies are a prefix of the configured ones, in order and with their own costs (the common
+     * case), the verdict allocates no copy of them. The first entry that breaks the pattern makes
+     * private copies; the enforcer's arrays are never written.
+     */
+    Policy[] policies;
+    KeySpace[] spaces;
+    long[] costs;
+    private boolean shared;
     final String[] keys;
-    final long[] costs;
     final MutableDecision[] decisions;
     /** Entries {@code [0, enforced)} are enforced, the next {@code dry} are dry-run (after {@link #seal}). */
     int enforced;
     int dry;
     Outcome outcome = Outcome.ALLOWED;
     int binding = -1;
-    int denialIndex = -1;
     long delayNanos;
     int status;
     private volatile int released;
 
     Verdict(Enforcer enforcer, int capacity) {
         this.enforcer = enforcer;
-        this.policies = new Policy[capacity];
-        this.spaces = new KeySpace[capacity];
         this.keys = new String[capacity];
-        this.costs = new long[capacity];
         this.decisions = new MutableDecision[capacity];
+        if (enforcer == null) {
+            this.policies = new Policy[0];
+            this.spaces = new KeySpace[0];
+            this.costs = new long[0];
+        } else {
+            this.policies = enforcer.policyArray();
+            this.spaces = enforcer.spaceArray();
+            this.costs = enforcer.costArray();
+            this.shared = true;
+        }
         this.released = 1;
     }
 
-    void add(Policy policy, KeySpace space, String key, long cost) {
+    /**
+     * Appends an entry.
+     *
+     * @param index the policy's index in the enforcer
+     */
+    void add(int index, Policy policy, KeySpace space, String key, long cost) {
         int i = enforced + dry;
-        policies[i] = policy;
-        spaces[i] = space;
+        if (shared && (index != i || costs[i] != cost)) {
+            unshare();
+        }
+        if (!shared) {
+            policies[i] = policy;
+            spaces[i] = space;
+            costs[i] = cost;
+        }
         keys[i] = key;
-        costs[i] = cost;
         decisions[i] = new MutableDecision();
         if (policy.dryRun()) {
             dry++;
         } else {
             enforced++;
         }
+    }
+
+    private void unshare() {
+        int capacity = keys.length;
+        int n = enforced + dry;
+        Policy[] p = new Policy[capacity];
+        KeySpace[] s = new KeySpace[capacity];
+        long[] c = new long[capacity];
+        System.arraycopy(policies, 0, p, 0, n);
+        System.arraycopy(spaces, 0, s, 0, n);
+        System.arraycopy(costs, 0, c, 0, n);
+        policies = p;
+        spaces = s;
+        costs = c;
+        shared = false;
     }
 
     /** Stable partition: enforced entries first, dry-run entries after, each in the order added. */
@@ -97,6 +135,9 @@ public final class Verdict implements ReleaseHandle {
         int n = enforced + dry;
         for (int i = 1; i < n; i++) {
             for (int j = i; j > 0 && !policies[j].dryRun() && policies[j - 1].dryRun(); j--) {
+                if (shared) {
+                    unshare();
+                }
                 swap(j, j - 1);
             }
         }

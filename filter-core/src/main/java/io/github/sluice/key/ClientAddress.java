@@ -90,8 +90,14 @@ public final class ClientAddress implements KeyResolver {
     @Override
     public String resolve(RequestView request) {
         String peer = request.peerAddress();
+        if (peer == null) {
+            return UNKNOWN;
+        }
+        if (trustedArray.length == 0 && Ip.parseV4Bits(peer, 0, peer.length()) >= 0) {
+            return peer; // the common case: a canonical IPv4 literal is its own key, nothing allocated
+        }
         Ip ip = new Ip();
-        if (peer == null || !ip.parseLenient(peer, 0, peer.length())) {
+        if (!ip.parseLenient(peer, 0, peer.length())) {
             return UNKNOWN;
         }
         if (trustedArray.length == 0 || !isTrusted(ip)) {

@@ -241,6 +241,30 @@ class EnforcerTest {
     }
 
     @Test
+    void verdicts_reorderingOrOverridingEntries_neverAlterTheEnforcersPolicies() {
+        // Given a dry-run policy configured before an enforced one, and a selection with a cost
+        Enforcer e = f.enforcer("trial = token-bucket 50/1m key=ip dry-run", "real = token-bucket 50/1m key=ip",
+                "other = token-bucket 50/1m key=ip match=/other");
+        FakeRequest r = FakeRequest.get("/");
+
+        // When verdicts reorder entries (enforced first) and override costs
+        Verdict reordered = e.enforce(r);
+        Verdict selected = e.enforce(r, e.select(List.of("other", "trial"), 5));
+
+        // Then each verdict is right, and the enforcer still holds its policies in order with their costs
+        assertEquals(List.of("real", "trial"), names(reordered));
+        assertEquals(List.of("other", "trial"), names(selected));
+        assertEquals(5, selected.cost(0));
+        assertEquals(List.of("trial", "real", "other"), e.policies().stream().map(Policy::name).toList());
+        Verdict plain = e.enforce(FakeRequest.get("/other"));
+        assertEquals(List.of("real", "trial", "other").size(), plain.size());
+        assertEquals(List.of("real", "other", "trial"), names(plain));
+        assertEquals(1, plain.cost(0));
+        assertEquals(50 - 1 - 1, peek(e, "real", "192.0.2.1").remaining());
+        assertEquals(50 - 1 - 5 - 1, peek(e, "trial", "192.0.2.1").remaining());
+    }
+
+    @Test
     void listener_reportsAllowedAndTheDenialOnly() {
         RecordingListener events = new RecordingListener();
         Enforcer e = f.builder("a = token-bucket 10/1m key=global", "b = token-bucket 1/1m key=global")
