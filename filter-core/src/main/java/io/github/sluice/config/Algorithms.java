@@ -3,9 +3,13 @@ package io.github.sluice.config;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
+import io.github.sluice.algorithm.ShapingLeakyBucket;
+import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Algorithm;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,6 +31,9 @@ final class Algorithms {
         TABLE.put("fixed-window", Algorithms::fixedWindow);
         TABLE.put("sliding-window", Algorithms::slidingWindow);
         TABLE.put("leaky-bucket", Algorithms::leakyBucket);
+        TABLE.put("shaping", Algorithms::shaping);
+        TABLE.put("sliding-log", Algorithms::slidingLog);
+        TABLE.put("warm-up", Algorithms::warmUp);
     }
 
     private Algorithms() {
@@ -111,6 +118,55 @@ final class Algorithms {
         String capacity = a.option("capacity");
         long n = capacity == null ? rate.permits() : a.longValue("capacity", capacity);
         ctx.call("capacity", capacity == null ? rate.text() : capacity, () -> b.capacity(n));
+        return ctx.call("rate", rate.text(), b::build);
+    }
+
+    /** {@code shaping 10/1s [slack=N] [max-delay=DURATION]}. */
+    private static Algorithm<?> shaping(Args a) {
+        Line ctx = a.ctx;
+        ShapingLeakyBucket.Builder b = ShapingLeakyBucket.builder();
+        Args.Rate rate = a.rate("rate");
+        ctx.call("rate", rate.text(), () -> b.rate(rate.permits(), rate.period()));
+        String slack = a.option("slack");
+        if (slack != null) {
+            long n = a.longValue("slack", slack);
+            ctx.call("slack", slack, () -> b.slack(n));
+        }
+        String maxDelay = a.option("max-delay");
+        if (maxDelay != null) {
+            Duration d = a.duration("max-delay", maxDelay);
+            ctx.call("max-delay", maxDelay, () -> b.maxDelay(d));
+        }
+        return ctx.call("rate", rate.text(), b::build);
+    }
+
+    /** {@code sliding-log 100/1m}. */
+    private static Algorithm<?> slidingLog(Args a) {
+        Line ctx = a.ctx;
+        SlidingLog.Builder b = SlidingLog.builder();
+        Args.Rate limit = a.rate("limit");
+        ctx.call("limit", limit.text(), () -> b.limit(limit.permits()));
+        ctx.call("limit", limit.text(), () -> b.window(limit.period()));
+        return ctx.call("limit", limit.text(), b::build);
+    }
+
+    /** {@code warm-up 10/1s warm-up=30s [cold-factor=3]}. */
+    private static Algorithm<?> warmUp(Args a) {
+        Line ctx = a.ctx;
+        WarmUp.Builder b = WarmUp.builder();
+        Args.Rate rate = a.rate("rate");
+        ctx.call("rate", rate.text(), () -> b.rate(rate.permits(), rate.period()));
+        String warmUp = a.option("warm-up");
+        if (warmUp == null) {
+            throw ctx.error("warm-up", null, "warm-up needs warm-up=DURATION, the time to reach the stable rate, e.g. warm-up=30s");
+        }
+        Duration d = a.duration("warm-up", warmUp);
+        ctx.call("warm-up", warmUp, () -> b.warmUp(d));
+        String cold = a.option("cold-factor");
+        if (cold != null) {
+            double f = a.doubleValue("cold-factor", cold);
+            ctx.call("cold-factor", cold, () -> b.coldFactor(f));
+        }
         return ctx.call("rate", rate.text(), b::build);
     }
 }

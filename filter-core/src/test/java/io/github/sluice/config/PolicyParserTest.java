@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
+import io.github.sluice.algorithm.ShapingLeakyBucket;
+import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
+import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.http.Match;
 import io.github.sluice.http.Policy;
@@ -62,6 +65,20 @@ class PolicyParserTest {
                 Policy.parse("a = sliding-window 7/1d key=ip").algorithm());
         assertEquals(LeakyBucket.builder().leakRate(2, Duration.ofSeconds(1)).capacity(20).build(),
                 Policy.parse("a = leaky-bucket 2/1s capacity=20 key=ip").algorithm());
+        assertEquals(LeakyBucket.builder().leakRate(2, Duration.ofSeconds(1)).capacity(2).build(),
+                Policy.parse("a = leaky-bucket 2/1s key=ip").algorithm());
+        assertEquals(ShapingLeakyBucket.builder().rate(50, Duration.ofSeconds(1)).build(),
+                Policy.parse("a = shaping 50/1s key=ip").algorithm());
+        assertEquals(ShapingLeakyBucket.builder().rate(50, Duration.ofSeconds(1)).slack(0)
+                        .maxDelay(Duration.ofMillis(250)).build(),
+                Policy.parse("a = shaping 50/1s slack=0 max-delay=250ms key=ip").algorithm());
+        assertEquals(SlidingLog.builder().limit(100).window(Duration.ofMinutes(1)).build(),
+                Policy.parse("a = sliding-log 100/1m key=ip").algorithm());
+        assertEquals(WarmUp.builder().rate(10, Duration.ofSeconds(1)).warmUp(Duration.ofSeconds(30)).build(),
+                Policy.parse("a = warm-up 10/1s warm-up=30s key=ip").algorithm());
+        assertEquals(WarmUp.builder().rate(10, Duration.ofSeconds(1)).warmUp(Duration.ofSeconds(30)).coldFactor(2.5)
+                        .build(),
+                Policy.parse("a = warm-up 10/1s warm-up=30s cold-factor=2.5 key=ip").algorithm());
     }
 
     @Test
@@ -97,8 +114,8 @@ class PolicyParserTest {
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
         "per-ip token-bucket 1/1m key=ip => policy line 1: policy='per-ip token-bucket 1/1m key=ip': a policy line must have the form 'name = algorithm ...'",
         "Per-IP = token-bucket 1/1m key=ip => policy line 1: name='Per-IP': policy name must match [a-z0-9-]{1,64} but was 'Per-IP'",
-        "a = => policy line 1 (policy 'a'): algorithm (missing): an algorithm must follow '=' (one of [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket])",
-        "a = bucket 1/1m key=ip => policy line 1 (policy 'a'): algorithm='bucket': unknown algorithm; known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket]",
+        "a = => policy line 1 (policy 'a'): algorithm (missing): an algorithm must follow '=' (one of [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, shaping, sliding-log, warm-up])",
+        "a = bucket 1/1m key=ip => policy line 1 (policy 'a'): algorithm='bucket': unknown algorithm; known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, shaping, sliding-log, warm-up]",
         "a = token-bucket key=ip => policy line 1 (policy 'a'): rate (missing): token-bucket needs rate as permits/period (e.g. 100/1m) right after its name",
         "a = token-bucket 100 key=ip => policy line 1 (policy 'a'): rate='100': rate must be written permits/period, e.g. 100/1m",
         "a = token-bucket x/1m key=ip => policy line 1 (policy 'a'): rate='x/1m': rate must be written permits/period with whole permits, e.g. 100/1m",
@@ -135,6 +152,14 @@ class PolicyParserTest {
         "a = sliding-window 5/1m slots=99999999999 key=ip => policy line 1 (policy 'a'): slots='99999999999': slots must be between 1 and 1024 but was 2147483647",
         "a = gcra 5/1m burst=-1 key=ip => policy line 1 (policy 'a'): burst='-1': burst must be between 0 and 9223372036854775806 but was -1",
         "a = leaky-bucket 5/1m capacity=0 key=ip => policy line 1 (policy 'a'): capacity='0': capacity must be >= 1 but was 0",
+        "a = shaping 5/1s slack=-1 key=ip => policy line 1 (policy 'a'): slack='-1': slack must be >= 0 but was -1",
+        "a = shaping 5/1s max-delay=1 key=ip => policy line 1 (policy 'a'): max-delay='1': a duration must end with one of the units ms, s, m, h, d, e.g. 500ms, 30s, 1m, 2h, 1d",
+        "a = shaping 5/1s max-delay=-1s key=ip => policy line 1 (policy 'a'): max-delay='-1s': a duration must be a whole number followed by ms, s, m, h or d, e.g. 500ms, 30s, 1m, 2h, 1d",
+        "a = sliding-log 10001/1h key=ip => policy line 1 (policy 'a'): limit='10001/1h': limit must be at most 10000 for a sliding log (it keeps one 8-byte timestamp per permit and key) but was 10001; use a sliding-window or a token-bucket instead",
+        "a = sliding-log 5 key=ip => policy line 1 (policy 'a'): limit='5': limit must be written permits/period, e.g. 100/1m",
+        "a = warm-up 10/1s key=ip => policy line 1 (policy 'a'): warm-up (missing): warm-up needs warm-up=DURATION, the time to reach the stable rate, e.g. warm-up=30s",
+        "a = warm-up 10/1s warm-up=30s cold-factor=x key=ip => policy line 1 (policy 'a'): cold-factor='x': cold-factor must be a decimal number such as 3 or 2.5",
+        "a = warm-up 10/1s warm-up=30s cold-factor=0.5 key=ip => policy line 1 (policy 'a'): cold-factor='0.5': coldFactor must be between 1.0 and 1000.0 but was 0.5",
     })
     void parseLine_invalid_namesLineParameterAndValue(String line, String message) {
         ConfigException e = assertThrows(ConfigException.class, () -> Policy.parse(line));
