@@ -3,7 +3,6 @@ package io.github.sluice.servlet;
 import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
-import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,10 +43,7 @@ abstract class ContainerContract {
 
     /** An enforcer of the given policy lines on an in-memory store driven by {@link #clock}. */
     Enforcer enforcer(SluiceConfig.Builder config) {
-        Enforcer enforcer = config.listener(EnforcementListener.NONE).build()
-                .enforcerBuilder()
-                .store(ShardedRegistry.builder().clock(clock).build())
-                .build();
+        Enforcer enforcer = config.clock(clock).listener(EnforcementListener.NONE).build().newEnforcer();
         closeables.add(enforcer);
         return enforcer;
     }

@@ -25,4 +25,11 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class Shaped extends ShapingContract {
+        Shaped() {
+            super(Container.JETTY);
+        }
+    }
 }

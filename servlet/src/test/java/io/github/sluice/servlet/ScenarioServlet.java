@@ -1,5 +1,6 @@
 package io.github.sluice.servlet;
 
+import io.github.sluice.core.Clock;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletOutputStream;
@@ -8,7 +9,9 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -23,14 +26,17 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code throw}: throws from the chain;
  *   <li>{@code async}: goes async and completes from another thread;
  *   <li>{@code async-inline}: goes async and completes before the dispatch returns;
- *   <li>{@code async-timeout}: goes async with a 50 ms timeout and never completes;
+ *   <li>{@code async-timeout}: goes async with a 250 ms timeout and never completes (Jetty 12.1.12 was
+ *       seen to lose about 1 in 500 async timeouts of 50 ms under load, with or without Sluice);
  *   <li>{@code restart}: goes async, dispatches, goes async again and parks the second context
  *       in {@link #parked} until the test completes it;
  *   <li>{@code block}: signals {@link #entered}, waits for {@link #gate}, then writes 1 MiB (to a
  *       client that may be gone);
  *   <li>{@code async-block}: goes async with a 200 ms timeout, signals {@link #entered}, never completes;
  *   <li>{@code flush}: writes 64 KiB and flushes (commits) before returning;
- *   <li>{@code empty}: 204, no body.
+ *   <li>{@code empty}: 204, no body;
+ *   <li>{@code dispatch-type}: records when it ran in {@link #entries} and answers the dispatcher
+ *       type it runs in ({@code REQUEST}, {@code ASYNC}).
  * </ul>
  */
 public class ScenarioServlet extends HttpServlet {
@@ -43,6 +49,10 @@ public class ScenarioServlet extends HttpServlet {
     public final transient CountDownLatch gate = new CountDownLatch(1);
     /** The context parked by {@code restart} in its second async cycle. */
     public final transient AtomicReference<AsyncContext> parked = new AtomicReference<>();
+    /** When {@code dispatch-type} requests reached the application, {@link Clock#system()} nanos. */
+    public final transient Queue<Long> entries = new ConcurrentLinkedQueue<>();
+    /** Opens when {@link #parked} is set. */
+    public final transient CountDownLatch parkedReady = new CountDownLatch(1);
 
     /** Creates the servlet (the test webapp's container does, too). */
     public ScenarioServlet() {
@@ -66,7 +76,7 @@ public class ScenarioServlet extends HttpServlet {
                 write(res, "inline");
                 ctx.complete();
             }
-            case "async-timeout" -> req.startAsync().setTimeout(50);
+            case "async-timeout" -> req.startAsync().setTimeout(250);
             case "restart" -> restart(req);
             case "block" -> block(res);
             case "async-block" -> {
@@ -74,6 +84,10 @@ public class ScenarioServlet extends HttpServlet {
                 entered.release();
             }
             case "empty" -> res.setStatus(HttpServletResponse.SC_NO_CONTENT);
+            case "dispatch-type" -> {
+                entries.add(Clock.system().nanos());
+                write(res, req.getDispatcherType().name());
+            }
             case "flush" -> {
                 res.setContentType("text/plain");
                 res.getOutputStream().write(new byte[64 * 1024]);
@@ -86,6 +100,7 @@ public class ScenarioServlet extends HttpServlet {
     private void restart(HttpServletRequest req) {
         if (req.getDispatcherType() == DispatcherType.ASYNC) {
             parked.set(req.startAsync()); // a second cycle: the filter's listener must follow it here
+            parkedReady.countDown();
         } else {
             req.startAsync().dispatch();
         }

@@ -25,4 +25,11 @@ class TomcatTest {
             super(Container.TOMCAT);
         }
     }
+
+    @Nested
+    class Shaped extends ShapingContract {
+        Shaped() {
+            super(Container.TOMCAT);
+        }
+    }
 }
