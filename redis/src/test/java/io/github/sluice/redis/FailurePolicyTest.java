@@ -67,7 +67,7 @@ class FailurePolicyTest {
                 long before = load.authoritative.get();
                 Load.await("decisions from Redis again", 5_000, () -> load.authoritative.get() >= before + 100);
 
-                load.close();
+                load.stop();
                 System.out.printf("%s: %d calls, %d degraded, slowest %.1f ms, recovered %.0f ms after"
                         + " redis-server answered%n", policy, load.calls.get(), load.degraded.get(),
                         load.maxLatencyNanos.get() / 1e6, recovery / 1e6);

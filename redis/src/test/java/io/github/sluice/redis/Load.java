@@ -99,11 +99,20 @@ final class Load implements AutoCloseable {
         return REAL.nanos() - start;
     }
 
-    @Override
-    public void close() throws InterruptedException {
+    /** Stops the threads and waits for them, so that the counters are final. */
+    void stop() {
         running.set(false);
-        for (Thread t : threads) {
-            t.join(5000);
+        try {
+            for (Thread t : threads) {
+                t.join(5000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
+    }
+
+    @Override
+    public void close() {
+        stop();
     }
 }

@@ -21,14 +21,17 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The quick start of docs/redis.md, as written there (only the URI differs). */
+/**
+ * The quick starts of docs/redis.md and README.md, run as written there (the URI comes from the
+ * test's server); {@link DocsSnippetsTest} fails if the documents and this code drift apart.
+ */
 @ExtendWith(RedisServerExtension.class)
 class QuickStartTest {
 
     @Test
     void quickStart_storeAlone(RedisServer redis) {
         String url = redis.uri();
-        // --- docs/redis.md: "The store alone" ---
+        // docs: store alone (begin)
         try (RedisStore store = RedisStore.builder()
                 .uri(url)                                       // e.g. "redis://127.0.0.1:6379"
                 .failurePolicy(FailurePolicy.localFallback(4))  // 4 instances share the limits
@@ -40,17 +43,23 @@ class QuickStartTest {
             } else {
                 // refuse; retry after decision.retryAfterNanos()
             }
-            // --- end ---
-            assertTrue(decision.allowed());
-            assertEquals(19, decision.remaining());
-            assertFalse(decision.degraded());
+        }
+        // docs: store alone (end)
+
+        // Then the snippet took one permit in Redis, as another instance sees
+        try (RedisStore other = RedisStore.builder().uri(url).build()) {
+            MutableDecision peek = new MutableDecision();
+            other.keySpace("per-ip", TokenBucket.of(100, Duration.ofMinutes(1), 20))
+                    .acquire("203.0.113.7", 0, peek);
+            assertFalse(peek.degraded());
+            assertEquals(19, peek.remaining());
         }
     }
 
     @Test
     void quickStart_withTheEnforcer_marksDegradedResponses(RedisServer redis) throws Exception {
         String url = redis.uri();
-        // --- docs/redis.md: "With the enforcer" ---
+        // docs: with the enforcer (begin)
         RedisStore store = RedisStore.builder()
                 .uri(url)
                 .failurePolicy(FailurePolicy.failClosed(503))
@@ -62,7 +71,7 @@ class QuickStartTest {
                 .build();
         // ... enforcer.enforce(request) in the adapter; at shutdown:
         // enforcer.close(); store.close();
-        // --- end ---
+        // docs: with the enforcer (end)
         try (store; enforcer) {
             Verdict ok = enforcer.enforce(FakeRequest.get("/"));
             RecordingResponse okResponse = new RecordingResponse();

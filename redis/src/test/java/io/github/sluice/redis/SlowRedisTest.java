@@ -74,7 +74,7 @@ class SlowRedisTest {
                 long recovery = REAL.nanos() - pausedAt - 1_000_000_000L;
                 long before = load.authoritative.get();
                 Load.await("decisions from Redis again", 5_000, () -> load.authoritative.get() > before + 50);
-                load.close();
+                load.stop();
 
                 // Then no call waited past the timeout and Redis was used again within a second
                 System.out.printf("CLIENT PAUSE: %d calls, %d degraded, slowest %.1f ms, recovered"

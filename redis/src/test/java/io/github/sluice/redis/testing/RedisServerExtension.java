@@ -26,16 +26,27 @@ public final class RedisServerExtension
     public void beforeAll(ExtensionContext context) throws Exception {
         String exe = RedisServer.find();
         if (exe == null) {
-            String msg = "redis-server is not installed (apt-get install redis-server); the Redis"
-                    + " store's tests need a real server";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                throw new IllegalStateException(msg + " and CI=true forbids skipping them");
-            }
-            Assumptions.assumeTrue(false, msg + "; skipped (set CI=true to make this a failure)");
+            missingServer(System.getenv("CI"));
         }
         RedisServer server = new RedisServer(exe);
         server.start();
         context.getStore(NS).put(RedisServer.class, server);
+    }
+
+    /**
+     * What a missing redis-server means: a failure on CI, a skip elsewhere.
+     *
+     * @param ci the value of the environment variable {@code CI}, or {@code null}
+     * @throws IllegalStateException when {@code ci} is {@code true}
+     * @throws org.opentest4j.TestAbortedException otherwise (the tests are skipped)
+     */
+    static void missingServer(String ci) {
+        String msg = "redis-server is not installed (apt-get install redis-server); the Redis"
+                + " store's tests need a real server";
+        if ("true".equalsIgnoreCase(ci)) {
+            throw new IllegalStateException(msg + " and CI=true forbids skipping them");
+        }
+        Assumptions.assumeTrue(false, msg + "; skipped (set CI=true to make this a failure)");
     }
 
     @Override
