@@ -73,11 +73,19 @@ class QuickStartTest {
         // enforcer.close(); store.close();
         // docs: with the enforcer (end)
         try (store; enforcer) {
-            Verdict ok = enforcer.enforce(FakeRequest.get("/"));
+            // (An overloaded machine may miss the 50 ms timeout: poll for Redis's answer.)
+            Verdict[] first = new Verdict[1];
+            Load.await("a verdict from Redis", 5_000, () -> {
+                first[0] = enforcer.enforce(FakeRequest.get("/"));
+                return !first[0].degraded(0);
+            });
+            Verdict ok = first[0];
             RecordingResponse okResponse = new RecordingResponse();
             ok.writeHeaders(okResponse);
             assertTrue(ok.admitted());
-            assertEquals("\"per-ip\";r=19;t=1", okResponse.headers.get("RateLimit"));
+            // 19 left, or a few less if polled calls that timed out still ran in Redis
+            String rateLimit = okResponse.headers.get("RateLimit");
+            assertTrue(rateLimit.matches("\"per-ip\";r=1[0-9];t=1"), rateLimit);
             assertNull(okResponse.headers.get("Sluice-Degraded"));
 
             // When Redis goes away, the failure policy answers and the response says so
