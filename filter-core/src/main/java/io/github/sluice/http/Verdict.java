@@ -279,7 +279,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public boolean dryRun(int i) {
-        return i >= enforced && Objects.checkIndex(i, size()) >= 0;
+        return Objects.checkIndex(i, size()) >= enforced;
     }
 
     /**
