@@ -11,9 +11,13 @@ public final class ConfigException extends IllegalArgumentException {
 
     private static final long serialVersionUID = 1L;
 
+    /** Where the text came from. */
     private final String source;
+    /** The 1-based line, or 0. */
     private final int line;
+    /** The parameter in error. */
     private final String parameter;
+    /** The offending value, or {@code null} if missing. */
     private final String value;
 
     /**
