@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs the JMH suite (single key allowed/denied, many keys, enforcer path, Redis) with -prof gc at
+# 1 and 2 threads, measures the retained heap per key, and prints the comparison tables.
+#
+# usage: benchmarks/run.sh [quick|full] [benchmark regex]
+#   quick (default): 1 fork, 3 x 1 s warm-up, 3 x 1 s measurement; under 10 minutes on 2 cores
+#   full:            2 forks, 3 x 2 s warm-up, 5 x 2 s measurement; about 40 minutes on 2 cores
+#   regex: restricts the JMH benchmarks, e.g. 'SingleKeyAllowed' (default: all)
+#   environment: NOBUILD=1 reuses benchmarks/target/benchmarks.jar; THREADS="1 2" thread counts;
+#                JMH_OPTS="..." replaces the mode's fork/iteration options (smoke tests)
+# The Redis benchmarks start their own redis-server on a free loopback port (skipped, with a
+# note, if redis-server is not on the PATH). Not part of mvn verify.
+# Output: benchmarks/target/jmh-<mode>-t<threads>.json, heap-per-key.txt, summary-<mode>.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MODE=${1:-quick}
+REGEX=${2:-'io.github.sluice.bench.(micro|redis)'}
+THREADS=${THREADS:-"1 2"}
+case "$MODE" in
+  quick) OPTS=(-f 1 -wi 3 -w 1s -i 3 -r 1s) ;;
+  full)  OPTS=(-f 2 -wi 3 -w 2s -i 5 -r 2s) ;;
+  *) echo "mode must be quick or full but was $MODE" >&2; exit 2 ;;
+esac
+[ -n "${JMH_OPTS:-}" ] && read -r -a OPTS <<<"$JMH_OPTS"
+JAR=benchmarks/target/benchmarks.jar
+T=benchmarks/target
+[ "${NOBUILD:-0}" = 1 ] && [ -f "$JAR" ] || benchmarks/build.sh
+EXCLUDE=()
+if ! command -v redis-server >/dev/null; then
+  echo "note: redis-server not found, Redis benchmarks skipped" >&2
+  EXCLUDE=(-e RedisStores)
+fi
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
+  "$(java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$T/machine-$MODE.txt"
+FILES=()
+for t in $THREADS; do
+  out="$T/jmh-$MODE-t$t.json"
+  java -jar "$JAR" "$REGEX" "${EXCLUDE[@]}" "${OPTS[@]}" -t "$t" -prof gc -rf json -rff "$out"
+  FILES+=("$out")
+done
+
+HEAP=
+if [[ "ManyKeys" =~ $REGEX ]] || [[ "$REGEX" == *micro* ]] || [[ "$REGEX" == *ManyKeys* ]]; then
+  HEAP="$T/heap-per-key.txt"
+  : > "$HEAP"
+  for s in sluice caffeine bucket4j; do
+    java -Xms3g -Xmx3g -cp "$JAR" io.github.sluice.bench.micro.HeapPerKey "$s" | tee -a "$HEAP"
+  done
+fi
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$T/machine-$MODE.txt"
+java -cp "$JAR" io.github.sluice.bench.report.Summary "${FILES[@]}" $HEAP | tee "$T/summary-$MODE.md"

@@ -1,0 +1,111 @@
+package io.github.sluice.bench.micro;
+
+import io.github.sluice.core.MutableDecision;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * One key, every request refused: Sluice's algorithms against the peers and the floor. Limits
+ * are {@link Configs#SHUT} and every limiter is drained first, so every request is refused
+ * (checked after each iteration).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class SingleKeyDenied {
+
+    private SingleKeyLimiters l;
+
+    /** Builds the limiters and drains them. */
+    @Setup(Level.Trial)
+    public void setUp() {
+        l = new SingleKeyLimiters(Configs.SHUT);
+        l.drain();
+    }
+
+    /** Fails the run if any limiter has admitted a request. */
+    @TearDown(Level.Iteration)
+    public void stillAllowed() {
+        l.check(false);
+    }
+
+    /** A per-thread decision holder, reused as the filter reuses one per request. */
+    @State(Scope.Thread)
+    public static class Holder {
+        /** The reused holder. */
+        public final MutableDecision out = new MutableDecision();
+    }
+
+    /** @return whether the floor's CAS won */
+    @Benchmark
+    public boolean floor() {
+        return l.floor.tick();
+    }
+
+    /** @return admitted (never) */
+    @Benchmark
+    public boolean sluiceTokenBucket() {
+        return l.tokenBucket.tryAcquire();
+    }
+
+    /**
+     * The token bucket with the full decision (limit, remaining, reset) written to a reused holder.
+     *
+     * @param h the holder
+     * @return admitted (never)
+     */
+    @Benchmark
+    public boolean sluiceTokenBucketDecision(Holder h) {
+        return l.tokenBucket.acquire(1, h.out);
+    }
+
+    /** @return admitted (never) */
+    @Benchmark
+    public boolean sluiceGcra() {
+        return l.gcra.tryAcquire();
+    }
+
+    /** @return admitted (never) */
+    @Benchmark
+    public boolean sluiceFixedWindow() {
+        return l.fixedWindow.tryAcquire();
+    }
+
+    /** @return admitted (never) */
+    @Benchmark
+    public boolean sluiceSlidingWindow() {
+        return l.slidingWindow.tryAcquire();
+    }
+
+    /** @return admitted (never) */
+    @Benchmark
+    public boolean bucket4jLockFree() {
+        return l.bucket4jLockFree.tryConsume(1);
+    }
+
+    /** @return admitted (never) */
+    @Benchmark
+    public boolean bucket4jSynchronized() {
+        return l.bucket4jSynchronized.tryConsume(1);
+    }
+
+    /** @return admitted (never) */
+    @Benchmark
+    public boolean guava() {
+        return l.guava.tryAcquire();
+    }
+
+    /** @return admitted (never) */
+    @Benchmark
+    public boolean resilience4j() {
+        return l.resilience4j.acquirePermission();
+    }
+}

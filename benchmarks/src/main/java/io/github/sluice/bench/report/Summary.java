@@ -1,0 +1,187 @@
+package io.github.sluice.bench.report;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Prints the comparison tables (Markdown) from JMH JSON result files, with every ratio taken
+ * between results of the same files (the same run) and its error propagated from both scores'
+ * confidence intervals (relative errors added in quadrature).
+ *
+ * <p>Usage: {@code java -cp benchmarks.jar io.github.sluice.bench.report.Summary result.json...
+ * [heap.txt]}; a {@code .txt} argument holds {@code heap-per-key <name> <bytes>} lines.
+ */
+public final class Summary {
+
+    /** Single-key peers, compared with each Sluice algorithm. */
+    private static final Set<String> SINGLE_KEY_PEERS =
+            Set.of("bucket4jLockFree", "bucket4jSynchronized", "guava", "resilience4j");
+    /** Many-key peers. */
+    private static final Set<String> MANY_KEY_PEERS = Set.of("caffeineLimiters", "bucket4jCaffeine");
+
+    private final List<Result> results;
+    private final StringBuilder out = new StringBuilder();
+
+    private Summary(List<Result> results) {
+        this.results = results;
+    }
+
+    /**
+     * @param args JMH JSON files and optionally heap-per-key text files
+     * @throws IOException if a file cannot be read
+     */
+    public static void main(String[] args) throws IOException {
+        List<Result> results = new ArrayList<>();
+        List<String> heap = new ArrayList<>();
+        for (String a : args) {
+            String text = Files.readString(Path.of(a));
+            if (a.endsWith(".txt")) {
+                text.lines().filter(l -> l.startsWith("heap-per-key ")).forEach(heap::add);
+            } else if (!text.isBlank()) {
+                results.addAll(Result.from(Json.parse(text)));
+            }
+        }
+        Summary s = new Summary(results);
+        s.singleKey("SingleKeyAllowed", "Single key, allowed path");
+        s.singleKey("SingleKeyDenied", "Single key, denied path");
+        s.deniedVsAllowed();
+        s.versusPeers("ManyKeys", "Many keys (1,000,000 IPv4 keys, Zipf 1.0)", MANY_KEY_PEERS, "sluiceRegistry");
+        s.heap(heap);
+        s.enforcer();
+        s.redis();
+        System.out.print(s.out);
+    }
+
+    private void singleKey(String group, String title) {
+        for (int threads : threads(group)) {
+            List<Result> rows = rows(group, threads);
+            Optional<Result> floor = find(rows, "floor");
+            Optional<Result> best = rows.stream().filter(r -> SINGLE_KEY_PEERS.contains(r.method()))
+                    .max(Comparator.comparingDouble(Result::score));
+            line("%n### %s, %d thread%s%n%n", title, threads, threads == 1 ? "" : "s");
+            line("| benchmark | ops/us | B/op | cost vs floor (x) | throughput vs best peer (x) |%n");
+            line("|---|---:|---:|---:|---:|%n");
+            for (Result r : rows) {
+                line("| %s | %s | %s | %s | %s |%n", r.method(), score(r), bytes(r),
+                        floor.map(f -> ratio(f, r)).orElse("-"),
+                        best.map(b -> ratio(r, b)).orElse("-"));
+            }
+            best.ifPresent(b -> line("%nBest peer: %s.%n", b.method()));
+        }
+    }
+
+    private void deniedVsAllowed() {
+        Set<Integer> ts = threads("SingleKeyDenied");
+        if (ts.isEmpty()) {
+            return;
+        }
+        line("%n### Denied path throughput / allowed path throughput (same run)%n%n");
+        line("| benchmark | threads | denied / allowed (x) |%n|---|---:|---:|%n");
+        for (int t : ts) {
+            for (Result d : rows("SingleKeyDenied", t)) {
+                find(rows("SingleKeyAllowed", t), d.method())
+                        .ifPresent(a -> line("| %s | %d | %s |%n", d.method(), t, ratio(d, a)));
+            }
+        }
+    }
+
+    private void versusPeers(String group, String title, Set<String> peers, String subject) {
+        for (int threads : threads(group)) {
+            List<Result> rows = rows(group, threads);
+            Optional<Result> best = rows.stream().filter(r -> peers.contains(r.method()))
+                    .max(Comparator.comparingDouble(Result::score));
+            line("%n### %s, %d thread%s%n%n", title, threads, threads == 1 ? "" : "s");
+            line("| benchmark | ops/us | B/op | throughput vs best alternative (x) |%n|---|---:|---:|---:|%n");
+            for (Result r : rows) {
+                line("| %s | %s | %s | %s |%n", r.method(), score(r), bytes(r),
+                        best.map(b -> ratio(r, b)).orElse("-"));
+            }
+        }
+    }
+
+    private void heap(List<String> lines) {
+        if (lines.isEmpty()) {
+            return;
+        }
+        line("%n### Retained heap per key (1,000,000 IPv4 keys, key string included)%n%n");
+        line("| structure | bytes/key |%n|---|---:|%n");
+        for (String l : lines) {
+            String[] p = l.trim().split("\\s+");
+            line("| %s | %s |%n", p[1], p[2]);
+        }
+    }
+
+    private void enforcer() {
+        for (int threads : threads("EnforcerPath")) {
+            line("%n### Enforcer path (one request, IPv4 peer, one policy, headers), %d thread%s%n%n",
+                    threads, threads == 1 ? "" : "s");
+            line("| benchmark | ops/us | ns/op | B/op |%n|---|---:|---:|---:|%n");
+            for (Result r : rows("EnforcerPath", threads)) {
+                line("| %s | %s | %.0f | %s |%n", r.method(), score(r), 1000 / r.score(), bytes(r));
+            }
+        }
+    }
+
+    private void redis() {
+        for (int threads : threads("RedisStores")) {
+            List<Result> rows = rows("RedisStores", threads);
+            line("%n### Redis, Sluice RedisStore vs Bucket4j Lettuce proxy manager, %d thread%s%n%n",
+                    threads, threads == 1 ? "" : "s");
+            line("| benchmark | ops/ms | B/op | Sluice / Bucket4j (x) |%n|---|---:|---:|---:|%n");
+            for (Result r : rows) {
+                String peer = r.method().replaceFirst("^sluice", "bucket4j");
+                String rat = r.method().startsWith("sluice")
+                        ? find(rows, peer).map(p -> ratio(r, p)).orElse("-") : "";
+                line("| %s | %s | %s | %s |%n", r.method(), score(r), bytes(r), rat);
+            }
+        }
+    }
+
+    private Set<Integer> threads(String group) {
+        Set<Integer> t = new TreeSet<>();
+        results.stream().filter(r -> r.group().equals(group)).forEach(r -> t.add(r.threads()));
+        return t;
+    }
+
+    private List<Result> rows(String group, int threads) {
+        Map<String, Result> m = new LinkedHashMap<>();
+        results.stream().filter(r -> r.group().equals(group) && r.threads() == threads)
+                .sorted(Comparator.comparing(Result::method)).forEach(r -> m.put(r.method(), r));
+        return new ArrayList<>(m.values());
+    }
+
+    private static Optional<Result> find(List<Result> rows, String method) {
+        return rows.stream().filter(r -> r.method().equals(method)).findFirst();
+    }
+
+    /** {@code a.score / b.score} with the propagated error. */
+    private static String ratio(Result a, Result b) {
+        double r = a.score() / b.score();
+        double e = r * Math.hypot(a.relativeError(), b.relativeError());
+        return String.format(Locale.ROOT, "%.2f ± %.2f", r, e);
+    }
+
+    private static String score(Result r) {
+        return Double.isNaN(r.error())
+                ? String.format(Locale.ROOT, "%.3f", r.score())
+                : String.format(Locale.ROOT, "%.3f ± %.3f", r.score(), r.error());
+    }
+
+    private static String bytes(Result r) {
+        return Double.isNaN(r.bytesPerOp()) ? "-" : String.format(Locale.ROOT, "%.1f", r.bytesPerOp());
+    }
+
+    private void line(String format, Object... args) {
+        out.append(String.format(Locale.ROOT, format, args));
+    }
+}
