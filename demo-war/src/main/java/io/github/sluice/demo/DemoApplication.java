@@ -1,16 +1,41 @@
 package io.github.sluice.demo;
 
+import io.github.sluice.jaxrs.SluiceFeature;
+import io.github.sluice.servlet.SluiceFilter;
+import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.core.Application;
+import jakarta.ws.rs.core.Context;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * The JAX-RS application under {@code /api/*} (mapped in {@code web.xml}, served by Jersey's
- * servlet bundled in the WAR).
+ * The JAX-RS application under {@code /api/*}, served by Jersey's servlet bundled in the WAR.
+ *
+ * <p>The {@link SluiceFeature} reads its policies from the Jersey servlet's init-params in
+ * {@code web.xml} ({@code sluice.policies}, {@code sluice.trusted-proxies}); the resources pick
+ * their policy by name with {@code @RateLimited}. When {@link DemoStoreListener} has put a Redis
+ * store in the servlet context, it is handed to the feature as the {@value SluiceFeature#STORE}
+ * property, so the JAX-RS policies live there too.
  */
 public class DemoApplication extends Application {
 
+    private final Map<String, Object> properties;
+
+    /**
+     * @param servletContext the webapp's context, injected by Jersey
+     */
+    public DemoApplication(@Context ServletContext servletContext) {
+        Object store = servletContext.getAttribute(SluiceFilter.STORE_ATTRIBUTE);
+        this.properties = store == null ? Map.of() : Map.of(SluiceFeature.STORE, store);
+    }
+
     @Override
     public Set<Class<?>> getClasses() {
-        return Set.of(HelloResource.class, SlowResource.class);
+        return Set.of(HelloResource.class, SlowResource.class, ClientAddressFilter.class, SluiceFeature.class);
+    }
+
+    @Override
+    public Map<String, Object> getProperties() {
+        return properties;
     }
 }

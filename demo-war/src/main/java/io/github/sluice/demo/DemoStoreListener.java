@@ -4,61 +4,62 @@ import io.github.sluice.redis.FailurePolicy;
 import io.github.sluice.redis.RedisStore;
 import io.github.sluice.servlet.SluiceFilter;
 import io.github.sluice.store.Store;
-import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
-import java.time.Duration;
 
 /**
  * Chooses where the demo's limits live. Without {@value #ENV} (the default) nothing is set and
  * the servlet filter and the JAX-RS feature each keep their policies in memory. With
- * {@value #ENV}{@code =redis://host:port}, a {@link RedisStore} is built before any filter or
- * servlet starts and put in the servlet context under {@value #STORE_ATTRIBUTE}, where the
- * servlet filter finds it and the JAX-RS application passes it to the feature: every policy is
- * then shared by every instance of the demo that uses the same Redis.
+ * {@value #ENV}{@code =redis://host:port} (or the context init-param {@value #PARAM}), a {@link RedisStore} is built before any filter or
+ * servlet starts and put in the servlet context under {@link SluiceFilter#STORE_ATTRIBUTE}, where
+ * the servlet filter finds it and the JAX-RS application passes it to the feature: every policy
+ * is then shared by every instance of the demo that uses the same Redis.
  *
  * <p>A malformed URL fails the deployment. An unreachable Redis does not: the store starts
- * degraded and keeps the limits locally (a local fallback with the full limit, since the demo
- * runs as one instance) until Redis answers.
+ * degraded and keeps the limits locally (a local fallback with the full limits, the demo being
+ * one instance) until Redis answers; responses decided that way carry {@code Sluice-Degraded}.
+ * The README's Redis quick start is the marked part of {@link #contextInitialized}.
  */
 public final class DemoStoreListener implements ServletContextListener {
 
     /** The environment variable that names the Redis server. */
     public static final String ENV = "SLUICE_REDIS_URL";
-    /** The servlet context attribute the Sluice servlet filter reads its store from. */
-    public static final String STORE_ATTRIBUTE = SluiceFilter.STORE_ATTRIBUTE;
-
-    /** Longer than the store's default (50 ms): the demo shares its machine with a build. */
-    private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
+    /**
+     * The context init-param that names the Redis server for one deployment (a container's
+     * context configuration, or an embedding server); it takes precedence over {@value #ENV}.
+     */
+    public static final String PARAM = "sluice.redis.url";
 
     @Override
     public void contextInitialized(ServletContextEvent event) {
-        String url = System.getenv(ENV);
+        String param = event.getServletContext().getInitParameter(PARAM);
+        String name = param != null && !param.isBlank() ? PARAM : ENV;
+        String url = name.equals(PARAM) ? param : System.getenv(ENV);
         if (url == null || url.isBlank()) {
             return;
         }
-        ServletContext context = event.getServletContext();
-        Store store;
+        url = url.strip();
         try {
-            store = RedisStore.builder()
-                    .uri(url.strip())
-                    .name("sluice-demo")
-                    .commandTimeout(COMMAND_TIMEOUT)
-                    .failurePolicy(FailurePolicy.localFallback(1))
+            // README: Redis (begin)
+            RedisStore store = RedisStore.builder()
+                    .uri(url)                                       // e.g. "redis://127.0.0.1:6379"
+                    .failurePolicy(FailurePolicy.localFallback(1))  // Redis down: the full limits, locally
                     .build();
+            event.getServletContext().setAttribute(SluiceFilter.STORE_ATTRIBUTE, store);
+            // README: Redis (end)
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException(ENV + " must be a Redis URL such as redis://127.0.0.1:6379 but was '"
+            throw new IllegalArgumentException(name + " must be a Redis URL such as redis://127.0.0.1:6379 but was '"
                     + redact(url) + "': " + e.getMessage(), e);
         }
-        context.setAttribute(STORE_ATTRIBUTE, store);
-        context.log("Sluice demo: every policy is kept in Redis at " + redact(url));
+        event.getServletContext().log("Sluice demo: every policy is kept in Redis at " + redact(url));
     }
 
     @Override
     public void contextDestroyed(ServletContextEvent event) {
-        Object store = event.getServletContext().getAttribute(STORE_ATTRIBUTE);
+        // Filters and servlets are destroyed before listeners are told, so nothing uses it now.
+        Object store = event.getServletContext().getAttribute(SluiceFilter.STORE_ATTRIBUTE);
         if (store instanceof Store s) {
-            event.getServletContext().removeAttribute(STORE_ATTRIBUTE);
+            event.getServletContext().removeAttribute(SluiceFilter.STORE_ATTRIBUTE);
             s.close();
         }
     }

@@ -90,6 +90,45 @@ abstract class DemoContract {
     }
 
     @Test
+    void apiHello_perKey_fiveAllowedPerApiKeyThenDenied() throws Exception {
+        Burst burst = Burst.fast(c -> http.get("api/hello", "X-Api-Key", "demo-key-" + c,
+                "X-Forwarded-For", "192.0.2.1"), this::nextClient);
+
+        assertLimited(burst, "per-key", "Hello from a JAX-RS resource behind the Sluice feature.\n");
+    }
+
+    @Test
+    void apiHello_withoutApiKey_isLimitedPerClientAddress() throws Exception {
+        Burst burst = Burst.fast(c -> http.get("api/hello", "X-Forwarded-For", address(c)), this::nextClient);
+
+        assertLimited(burst, "per-key", "Hello from a JAX-RS resource behind the Sluice feature.\n");
+    }
+
+    @Test
+    void apiHello_keysAreIndependent_anotherKeyOrAddressStillPasses() throws Exception {
+        // Given an API key and an address that used up their quota
+        int key = nextClient();
+        int ip = nextClient();
+        for (int i = 0; i < Burst.SIZE; i++) {
+            http.get("api/hello", "X-Api-Key", "demo-key-" + key);
+            http.get("api/hello", "X-Forwarded-For", address(ip));
+        }
+        assertEquals(429, http.get("api/hello", "X-Api-Key", "demo-key-" + key).statusCode());
+        assertEquals(429, http.get("api/hello", "X-Forwarded-For", address(ip)).statusCode());
+
+        // When the exhausted address sends a fresh key, or another address sends none
+        HttpResponse<String> freshKey = http.get("api/hello", "X-Api-Key", "demo-key-" + nextClient(),
+                "X-Forwarded-For", address(ip));
+        HttpResponse<String> freshAddress = http.get("api/hello", "X-Forwarded-For", address(nextClient()));
+
+        // Then each is a client of its own with a whole quota
+        for (HttpResponse<String> r : List.of(freshKey, freshAddress)) {
+            assertEquals(200, r.statusCode());
+            assertEquals("\"per-key\";r=4;t=10", Http.header(r, "RateLimit"));
+        }
+    }
+
+    @Test
     void forwardedFor_fromLoopback_selectsTheKey_andTheLeftmostEntryCannotChangeIt() throws Exception {
         // Given a client behind the (trusted) loopback proxy that used up its quota
         String client = nextAddress();

@@ -3,19 +3,10 @@ package io.github.sluice.demo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -25,109 +16,50 @@ import org.junit.jupiter.api.Test;
  */
 class RunnerIT {
 
-    private static final Pattern RUNNING = Pattern.compile("Sluice demo running on http://localhost:(\\d+)/");
-    private static final long STARTUP_SECONDS = 120;
-
     @Test
     void runner_startsOnPortFromEnvironment_printsCurlHints_andStopsCleanlyOnInterrupt() throws Exception {
         // Given the runner started with PORT=0 (a free port)
-        Process process = runner("0");
-        try {
-            Lines out = new Lines(process);
-
+        try (RunnerProcess runner = RunnerProcess.start(Map.of("PORT", "0"))) {
             // When it has started
-            int port = Integer.parseInt(out.await(RUNNING).group(1));
+            URI base = runner.awaitRunning();
+            int port = base.getPort();
 
-            // Then it serves the WAR there and has told where to point curl
-            Http http = new Http(URI.create("http://127.0.0.1:" + port + "/"));
-            HttpResponse<String> health = http.get("health");
-            assertEquals(200, health.statusCode());
-            assertTrue(out.seen().stream().anyMatch(l -> l.contains("curl -i http://localhost:" + port + "/servlet/hello")),
-                    () -> "no curl hint in " + out.seen());
+            // Then it serves the WAR there, limits, and has told where to point curl
+            Http http = new Http(base);
+            assertEquals(200, http.get("health").statusCode());
+            HttpResponse<String> hello = http.get("servlet/hello");
+            assertEquals(200, hello.statusCode());
+            assertEquals("\"per-ip\";r=4;t=10", Http.header(hello, "RateLimit"));
+            assertTrue(runner.seen().stream().anyMatch(l -> l.contains("curl -i http://localhost:" + port + "/servlet/hello")),
+                    () -> "no curl hint in " + runner.seen());
+            assertTrue(runner.seen().stream().anyMatch(l -> l.contains("Limits are kept in memory")),
+                    () -> "no word on the store in " + runner.seen());
 
             // And when it is interrupted as Ctrl-C does, it stops the server and exits
-            interrupt(process);
-            out.await(Pattern.compile("Sluice demo stopped\\."));
-            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the runner must exit after Ctrl-C");
-        } finally {
-            process.destroyForcibly();
+            runner.interrupt();
+            runner.await(Pattern.compile("Sluice demo stopped\\."));
+            assertTrue(runner.process().waitFor(30, TimeUnit.SECONDS), "the runner must exit after Ctrl-C");
         }
     }
 
     @Test
     void runner_badPort_failsWithMessageNamingTheVariableAndValue() throws Exception {
-        Process process = runner("eighty");
-        try {
-            String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-
-            assertTrue(process.waitFor(60, TimeUnit.SECONDS));
-            assertEquals(2, process.exitValue());
+        try (RunnerProcess runner = RunnerProcess.start(Map.of("PORT", "eighty"))) {
+            assertTrue(runner.process().waitFor(60, TimeUnit.SECONDS));
+            assertEquals(2, runner.process().exitValue());
+            String err = runner.stderr();
             assertTrue(err.contains("PORT must be a number between 0 and 65535 but was 'eighty'"), err);
-        } finally {
-            process.destroyForcibly();
         }
     }
 
-    private static Process runner(String port) throws IOException {
-        Path war = Path.of(System.getProperty("sluice.demo.war", "target/sluice-demo.war")).toAbsolutePath();
-        Path jar = war.resolveSibling("sluice-demo-runner.jar");
-        assertTrue(Files.isRegularFile(jar), "the runner jar must be built before the integration tests: " + jar);
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-jar", jar.toString());
-        pb.environment().put("PORT", port);
-        pb.environment().remove("SLUICE_REDIS_URL");
-        pb.redirectInput(ProcessBuilder.Redirect.PIPE);
-        return pb.start();
-    }
-
-    /** Sends SIGINT, what Ctrl-C in a terminal sends; where there is no kill(1), a plain stop. */
-    private static void interrupt(Process process) throws Exception {
-        if (System.getProperty("os.name").toLowerCase().contains("win")) {
-            process.destroy();
-            return;
-        }
-        Process kill = new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
-        assertEquals(0, kill.waitFor());
-    }
-
-    /** The process's standard output, read line by line on a thread of its own. */
-    private static final class Lines {
-        private final BlockingQueue<String> queue = new LinkedBlockingQueue<>();
-        private final List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-        Lines(Process process) {
-            Thread reader = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(
-                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String line; (line = r.readLine()) != null; ) {
-                        seen.add(line);
-                        queue.add(line);
-                    }
-                } catch (IOException e) {
-                    queue.add("<stdout closed: " + e + ">");
-                }
-            }, "runner-stdout");
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        /** Waits for a line that contains a match, or fails after {@link #STARTUP_SECONDS}. */
-        Matcher await(Pattern pattern) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STARTUP_SECONDS);
-            while (true) {
-                String line = queue.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (line == null) {
-                    throw new AssertionError("no line matching " + pattern + " in " + seen);
-                }
-                Matcher m = pattern.matcher(line);
-                if (m.find()) {
-                    return m;
-                }
-            }
-        }
-
-        List<String> seen() {
-            return seen;
+    @Test
+    void runner_malformedRedisUrl_failsAtStartupNamingTheVariable() throws Exception {
+        try (RunnerProcess runner = RunnerProcess.start(Map.of("PORT", "0", "SLUICE_REDIS_URL", "not a url"))) {
+            assertTrue(runner.process().waitFor(120, TimeUnit.SECONDS));
+            assertEquals(1, runner.process().exitValue());
+            String err = runner.stderr();
+            assertTrue(err.contains("SLUICE_REDIS_URL must be a Redis URL such as redis://127.0.0.1:6379 but was 'not a url'"),
+                    err);
         }
     }
 }

@@ -6,7 +6,10 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The one command of the README: {@code java -jar demo-war/target/sluice-demo-runner.jar}.
@@ -52,13 +55,13 @@ public final class DemoRunner {
         DemoServer server;
         try {
             server = DemoServer.start(war, host, port);
-        } catch (BindException e) {
-            System.err.println("sluice-demo: cannot listen on " + host + ":" + port + " (" + e.getMessage()
-                    + "); set PORT to another port, e.g. PORT=8081");
-            System.exit(1);
-            return;
         } catch (Exception e) {
-            System.err.println("sluice-demo: the demo failed to start: " + rootMessage(e));
+            if (causedBy(e, BindException.class)) {
+                System.err.println("sluice-demo: cannot listen on " + host + ":" + port + " (" + rootMessage(e)
+                        + "); set PORT to another port, e.g. PORT=8081");
+            } else {
+                System.err.println("sluice-demo: the demo failed to start: " + rootMessage(e));
+            }
             System.exit(1);
             return;
         }
@@ -140,12 +143,26 @@ public final class DemoRunner {
         return scheme >= 0 && at > scheme ? url.substring(0, scheme + 3) + "***@" + url.substring(at + 1) : url;
     }
 
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
         }
-        String m = t.getMessage();
-        return t == e ? String.valueOf(m) : e.getMessage() + " (cause: " + t.getClass().getSimpleName() + ": " + m + ")";
+        return false;
+    }
+
+    /** Every message of the cause chain, once each: the useful one may sit at any depth. */
+    static String rootMessage(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && !m.isBlank() && b.indexOf(m) < 0) {
+                b.append(b.length() == 0 ? "" : "; caused by: ").append(m);
+            }
+        }
+        return b.length() == 0 ? e.getClass().getName() : b.toString();
     }
 }

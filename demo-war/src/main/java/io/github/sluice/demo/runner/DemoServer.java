@@ -3,6 +3,7 @@ package io.github.sluice.demo.runner;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Objects;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
 import org.eclipse.jetty.server.Server;
@@ -41,7 +42,26 @@ public final class DemoServer implements AutoCloseable {
      *     or servlet threw): the server is stopped before this is thrown
      */
     public static DemoServer start(Path war, String host, int port) throws Exception {
+        return start(war, host, port, Map.of());
+    }
+
+    /**
+     * Deploys the WAR with context init-params added to those of its {@code web.xml}, as a
+     * container's per-deployment configuration would (e.g. {@code sluice.redis.url}), and starts
+     * listening.
+     *
+     * @param war the WAR file (or an exploded webapp directory)
+     * @param host the address to bind
+     * @param port the port, or 0 for a free one
+     * @param initParams context init-params
+     * @return the started server
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code war} does not exist or the port is out of range
+     * @throws Exception if Jetty fails to bind or the webapp fails to start
+     */
+    public static DemoServer start(Path war, String host, int port, Map<String, String> initParams) throws Exception {
         Objects.requireNonNull(war, "war");
+        Objects.requireNonNull(initParams, "initParams");
         Objects.requireNonNull(host, "host");
         if (!Files.exists(war)) {
             throw new IllegalArgumentException("war must exist but '" + war + "' does not");
@@ -58,6 +78,7 @@ public final class DemoServer implements AutoCloseable {
         WebAppContext webapp = new WebAppContext();
         webapp.setContextPath("/");
         webapp.setWar(war.toAbsolutePath().toString());
+        initParams.forEach(webapp::setInitParameter);
         // A webapp that fails to start must fail the server, not leave it serving 503s.
         webapp.setThrowUnavailableOnStartupException(true);
         server.setHandler(webapp);
