@@ -98,6 +98,12 @@ public final class Connector implements AutoCloseable {
 
     /** @return the URI without its password, for messages */
     public String describe() {
+        if (uri.getSentinelMasterId() != null) {
+            return "sentinel master " + uri.getSentinelMasterId();
+        }
+        if (uri.getHost() == null) {
+            return String.valueOf(uri.getSocket());
+        }
         return uri.getHost() + ':' + uri.getPort();
     }
 
