@@ -160,9 +160,11 @@ public final class Bindings {
         return new Binding(s, interval, slack, maxDelay, s.limit(), maxCost) {
             @Override
             public Algorithm<?> scaled(int instances) {
+                // The slack is a burst: shared like a limit. The longest delay is per request.
                 return ShapingLeakyBucket.builder()
                         .rate(1, Duration.ofNanos(stretch(s.intervalNanos(), instances)))
-                        .slack(s.slack()).maxDelay(Duration.ofNanos(s.maxDelayNanos())).build();
+                        .slack(s.slack() / instances)
+                        .maxDelay(Duration.ofNanos(s.maxDelayNanos())).build();
             }
         };
     }
