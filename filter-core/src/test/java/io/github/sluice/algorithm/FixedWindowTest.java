@@ -12,6 +12,7 @@ import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.testing.Expect;
 import io.github.sluice.testing.FixedWindowModel;
 import io.github.sluice.testing.Invariants;
 import io.github.sluice.testing.ModelCheck;
@@ -194,14 +195,14 @@ class FixedWindowTest {
 
     @Test
     void builder_badConfiguration_failsNamingTheParameterAndValue() {
-        GcraTest.assertMessage("limit must be >= 1 but was 0", () -> FixedWindow.builder().limit(0));
-        GcraTest.assertMessage("window must be > 0 but was PT0S",
+        Expect.illegalArgument("limit must be >= 1 but was 0", () -> FixedWindow.builder().limit(0));
+        Expect.illegalArgument("window must be > 0 but was PT0S",
                 () -> FixedWindow.builder().window(Duration.ZERO));
-        GcraTest.assertMessage("window must be > 0 but was PT-1S",
+        Expect.illegalArgument("window must be > 0 but was PT-1S",
                 () -> FixedWindow.builder().window(Duration.ofSeconds(-1)));
-        GcraTest.assertMessage("window must be at most PT640511H56M49.213693952S but was PT876000H",
+        Expect.illegalArgument("window must be at most PT640511H56M49.213693952S but was PT876000H",
                 () -> FixedWindow.builder().window(Duration.ofDays(36500)));
-        GcraTest.assertMessage("limit must be at most 1023 for a window of PT0.000001S but was 1024"
+        Expect.illegalArgument("limit must be at most 1023 for a window of PT0.000001S but was 1024"
                         + " (one word per key holds the count and 146 years of windows)",
                 () -> FixedWindow.of(1024, Duration.ofNanos(1000)));
         assertThrows(IllegalStateException.class, () -> FixedWindow.builder().limit(1).build());

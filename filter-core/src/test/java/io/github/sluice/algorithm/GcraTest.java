@@ -9,16 +9,17 @@ import io.github.sluice.core.Cell;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.testing.Expect;
 import io.github.sluice.testing.GcraModel;
 import io.github.sluice.testing.Invariants;
 import io.github.sluice.testing.ModelCheck;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 class GcraTest {
 
@@ -160,11 +161,11 @@ class GcraTest {
 
     @Test
     void builder_badConfiguration_failsNamingTheParameterAndValue() {
-        assertMessage("permits must be >= 1 but was 0",
+        Expect.illegalArgument("permits must be >= 1 but was 0",
                 () -> Gcra.builder().rate(0, Duration.ofSeconds(1)));
-        assertMessage("period must be > 0 but was PT0S",
+        Expect.illegalArgument("period must be > 0 but was PT0S",
                 () -> Gcra.builder().rate(1, Duration.ZERO));
-        assertMessage("burst must be between 0 and 9223372036854775806 but was -1",
+        Expect.illegalArgument("burst must be between 0 and 9223372036854775806 but was -1",
                 () -> Gcra.builder().burst(-1));
         IllegalArgumentException overflow = assertThrows(IllegalArgumentException.class,
                 () -> Gcra.of(1, Duration.ofDays(365), 1_000_000));
@@ -181,10 +182,5 @@ class GcraTest {
                 Gcra.of(10, Duration.ofSeconds(1), 5).hashCode());
         assertFalse(Gcra.of(10, Duration.ofSeconds(1), 5).equals(Gcra.of(10, Duration.ofSeconds(1), 4)));
         assertEquals("gcra", Gcra.of(10, Duration.ofSeconds(1), 5).kind());
-    }
-
-    static void assertMessage(String expected, org.junit.jupiter.api.function.Executable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
-        assertEquals(expected, e.getMessage());
     }
 }

@@ -10,6 +10,7 @@ import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.testing.Expect;
 import io.github.sluice.testing.Invariants;
 import io.github.sluice.testing.ModelCheck;
 import io.github.sluice.testing.SlidingWindowModel;
@@ -130,16 +131,16 @@ class SlidingWindowTest {
 
     @Test
     void builder_badConfiguration_failsNamingTheParameterAndValue() {
-        GcraTest.assertMessage("slots must be between 1 and 1024 but was 0",
+        Expect.illegalArgument("slots must be between 1 and 1024 but was 0",
                 () -> SlidingWindow.builder().slots(0));
-        GcraTest.assertMessage("slots must be between 1 and 1024 but was 1025",
+        Expect.illegalArgument("slots must be between 1 and 1024 but was 1025",
                 () -> SlidingWindow.builder().slots(1025));
-        GcraTest.assertMessage("window must be > 0 but was PT0S",
+        Expect.illegalArgument("window must be > 0 but was PT0S",
                 () -> SlidingWindow.builder().window(Duration.ZERO));
-        GcraTest.assertMessage("limit must be >= 1 but was -5", () -> SlidingWindow.builder().limit(-5));
-        GcraTest.assertMessage("window must be at least 10 ns (one per slot) but was PT0.000000009S",
+        Expect.illegalArgument("limit must be >= 1 but was -5", () -> SlidingWindow.builder().limit(-5));
+        Expect.illegalArgument("window must be at least 10 ns (one per slot) but was PT0.000000009S",
                 () -> SlidingWindow.of(1, Duration.ofNanos(9), 10));
-        GcraTest.assertMessage("limit must be at most 127 for a slot of PT0.0000001S but was 128"
+        Expect.illegalArgument("limit must be at most 127 for a slot of PT0.0000001S but was 128"
                         + " (one word per key holds the count and 146 years of slots)",
                 () -> SlidingWindow.of(128, Duration.ofNanos(1000), 10));
         assertThrows(IllegalStateException.class, () -> SlidingWindow.builder().limit(1).build());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.Limiter;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.testing.Expect;
 import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.Invariants;
 import io.github.sluice.testing.ModelCheck;
@@ -88,20 +89,20 @@ class TokenBucketTest {
 
     @Test
     void builder_badConfiguration_failsNamingTheParameterAndValue() {
-        GcraTest.assertMessage("rate must be a finite number > 0 but was NaN",
+        Expect.illegalArgument("rate must be a finite number > 0 but was NaN",
                 () -> TokenBucket.builder().rate(Double.NaN));
-        GcraTest.assertMessage("rate must be a finite number > 0 but was Infinity",
+        Expect.illegalArgument("rate must be a finite number > 0 but was Infinity",
                 () -> TokenBucket.builder().rate(Double.POSITIVE_INFINITY));
-        GcraTest.assertMessage("rate must be a finite number > 0 but was 0.0",
+        Expect.illegalArgument("rate must be a finite number > 0 but was 0.0",
                 () -> TokenBucket.builder().rate(0.0));
-        GcraTest.assertMessage("rate must be a finite number > 0 but was -1.0",
+        Expect.illegalArgument("rate must be a finite number > 0 but was -1.0",
                 () -> TokenBucket.builder().rate(-1.0));
-        GcraTest.assertMessage("permits must be >= 1 but was 0",
+        Expect.illegalArgument("permits must be >= 1 but was 0",
                 () -> TokenBucket.builder().rate(0, Duration.ofSeconds(1)));
-        GcraTest.assertMessage("burst must be >= 1 but was 0", () -> TokenBucket.builder().burst(0));
-        GcraTest.assertMessage("rate must be at most 1 permit per nanosecond but was 2 per PT0.000000001S",
+        Expect.illegalArgument("burst must be >= 1 but was 0", () -> TokenBucket.builder().burst(0));
+        Expect.illegalArgument("rate must be at most 1 permit per nanosecond but was 2 per PT0.000000001S",
                 () -> TokenBucket.builder().rate(2, Duration.ofNanos(1)));
-        GcraTest.assertMessage("burst * interval would overflow: 1000000000000 * 3600000000000"
+        Expect.illegalArgument("burst * interval would overflow: 1000000000000 * 3600000000000"
                         + " exceeds 2305843009213693952 ns",
                 () -> TokenBucket.of(1, Duration.ofHours(1), 1_000_000_000_000L));
     }

@@ -3,6 +3,7 @@ package io.github.sluice.testing;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,10 +74,17 @@ public final class Invariants {
         for (ModelCheck.Event e : events) {
             perSlot.merge(Math.floorDiv(e.time(), slot), e.cost(), Long::sum);
         }
-        for (long s : perSlot.keySet()) {
-            long total = perSlot.subMap(s - slots + 1, true, s, true).values().stream()
-                    .mapToLong(Long::longValue).sum();
-            assertTrue(total <= limit, () -> "window ending with slot " + s + " admitted " + total);
+        // A running sum over the slots of the window that ends with each counted slot.
+        ArrayDeque<Map.Entry<Long, Long>> window = new ArrayDeque<>();
+        long total = 0;
+        for (Map.Entry<Long, Long> e : perSlot.entrySet()) {
+            window.addLast(e);
+            total += e.getValue();
+            while (window.peekFirst().getKey() <= e.getKey() - slots) {
+                total -= window.removeFirst().getValue();
+            }
+            long t = total;
+            assertTrue(t <= limit, () -> "window ending with slot " + e.getKey() + " admitted " + t);
         }
     }
 

@@ -2,7 +2,8 @@ package io.github.sluice.testing;
 
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.Outcome;
-import java.util.TreeMap;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Seed 000's sliding window for one key: a count per epoch-aligned slot; the window is the current
@@ -13,7 +14,7 @@ public final class SlidingWindowModel implements Model {
     private final long limit;
     private final long slot;
     private final int slots;
-    private final TreeMap<Long, Long> counts = new TreeMap<>();
+    private final Map<Long, Long> counts = new HashMap<>();
 
     /**
      * @param limit permits per window
