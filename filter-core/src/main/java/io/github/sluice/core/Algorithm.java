@@ -83,6 +83,29 @@ public abstract class Algorithm<S extends Cell> {
     public abstract int acquire(S cell, long now, long cost, MutableDecision out);
 
     /**
+     * Decides one request like {@link #acquire}, except that an algorithm with a bounded wait (a
+     * concurrency limit with a {@code maxWait}) may block, up to its wait, until permits are
+     * released by other requests. Stores call this method; the default simply calls
+     * {@link #acquire}.
+     *
+     * <p>An implementation that blocks must not lose wake-ups, must not spin, must return
+     * {@link #RETIRED} if the cell is retired while it waits, and must give up (deny) with the
+     * thread's interrupt flag set if interrupted.
+     *
+     * @param cell the key's state
+     * @param now the clock reading at the start of the request, nanoseconds; the wait ends at
+     *     {@code now} plus the algorithm's wait, also when the caller retries after
+     *     {@link #RETIRED}
+     * @param clock the clock, read again while waiting
+     * @param cost permits requested, {@code >= 0}
+     * @param out where to write the decision, or {@code null}
+     * @return {@link #ADMITTED}, {@link #DENIED} or {@link #RETIRED}
+     */
+    public int acquireOrWait(S cell, long now, Clock clock, long cost, MutableDecision out) {
+        return acquire(cell, now, cost, out);
+    }
+
+    /**
      * Gives {@code cost} permits back: for a concurrency limit, the end of a request; for a rate
      * limit, a refund of permits taken by a request that was refused by another policy. A refund
      * never raises the state above fresh. Does nothing on a retired cell.

@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,28 +21,41 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li><b>Lookups</b> of an existing key are a {@link ConcurrentHashMap#get} and take no lock;
  *       only a miss allocates (the cell and the map node).
  *   <li><b>Idle eviction is lossless</b>: a cell equal to a fresh one (a full bucket, a passed
- *       window, no permits held) is retired atomically and dropped; the next request for its key
- *       creates a fresh cell, so no decision changes. It runs incrementally: each miss examines a
- *       couple of entries of its shard, and {@link #sweep(int)} lets a scheduler sweep more.
- *   <li><b>Hard bound</b>: each policy holds at most {@link Builder#maxKeys(int) maxKeys} keys
- *       (spread evenly over the shards). When a new key arrives at a full shard, the registry
- *       first looks for fresh cells to drop; failing that it drops the least recently used of a
- *       sample of {@value #SAMPLE} entries (approximate LRU, like Redis). That key's history is
+ *       window, no permits held) is retired atomically (a compare-and-set from the very state
+ *       found fresh, so no acquisition can slip in between) and dropped; the next request for its
+ *       key creates a fresh cell, so no decision changes. It runs incrementally: each miss below
+ *       the bound examines {@value #SWEEP_ON_MISS} entries of its shard at a cursor that goes
+ *       round the shard, and {@link #sweep(int)} lets a scheduler sweep more. A request that
+ *       finds its cell retired looks the key up again.
+ *   <li><b>Hard bound</b>: each policy holds at most {@link Builder#maxKeys(int) maxKeys} keys,
+ *       spread evenly over the shards (a shard holds at most {@code maxKeys / shards}; a policy
+ *       never uses more shards than the largest power of two not above {@code maxKeys}). When a
+ *       new key arrives at a full shard, the registry examines the next {@value #SAMPLE} entries
+ *       at the shard's cursor and drops a fresh one if there is one (lossless), otherwise the
+ *       least recently used of them (approximate LRU, like Redis; last use is known to about a
+ *       second). The sample stops early at an entry no more recent than the previous victim, so
+ *       a flood of new keys costs one or two entries per new key. A dropped key's history is
  *       forgotten: its next request starts from a fresh state, which may admit up to one more
- *       quota for it. Concurrency cells that hold permits are never dropped; if a shard is full of
- *       them the new key is <em>denied</em> (the gate never opens silently).
+ *       quota for it; the {@link EvictionListener} is told ({@code lossless = false}). Every new
+ *       key is admitted by its own algorithm, however many distinct keys arrive.
+ *   <li><b>Concurrency limits</b>: a key that holds permits, or has requests waiting for one, is
+ *       never dropped, so a release always finds the permits it gives back. If a shard is full
+ *       of such keys, a new key is <em>denied</em> (retry after one second): the gate never
+ *       opens silently. An algorithm with a bounded wait ({@code Concurrency.maxWait}) makes
+ *       {@link KeySpace#acquire} wait for a release (see
+ *       {@link Algorithm#acquireOrWait(Cell, long, Clock, long, MutableDecision)}).
+ *   <li><b>Memory</b>: per key, the map node, the key and the cell (about 100 bytes plus the key
+ *       for one-word algorithms; see each algorithm for its cell).
  * </ul>
  *
  * <p>Thread-safe.
  */
 public final class ShardedRegistry implements Store {
 
-    /** Entries examined when choosing a victim at the hard bound. */
-    static final int SAMPLE = 8;
+    /** Entries examined when choosing a victim at the hard bound (Redis samples 5 too). */
+    static final int SAMPLE = 5;
     /** Entries examined for idle eviction on each miss. */
     private static final int SWEEP_ON_MISS = 2;
-    /** Entries examined for fresh cells before falling back to LRU at the bound. */
-    private static final int SWEEP_AT_BOUND = 16;
     /** Retry-after reported when a key cannot get a cell because its shard is full. */
     private static final long FULL_RETRY_NANOS = 1_000_000_000L;
 
@@ -173,7 +187,7 @@ public final class ShardedRegistry implements Store {
                         return false;
                     }
                 }
-                int result = algorithm.acquire(cell, now, cost, out);
+                int result = algorithm.acquireOrWait(cell, now, clock, cost, out);
                 if (result != Algorithm.RETIRED) {
                     cell.touch(now);
                     return result == Algorithm.ADMITTED;
@@ -216,6 +230,8 @@ public final class ShardedRegistry implements Store {
         /** Guards {@link #cursor}; a thread that cannot take it skips incremental sweeping. */
         final AtomicBoolean sweeping = new AtomicBoolean();
         Iterator<Map.Entry<String, S>> cursor;
+        /** The last-access stamp of the last entry dropped at the bound. Plain field: a hint. */
+        int victimStamp;
 
         Shard(String policy, Algorithm<S> algorithm, int bound, EvictionListener listener) {
             this.policy = policy;
@@ -226,11 +242,16 @@ public final class ShardedRegistry implements Store {
 
         /** Inserts a fresh cell for {@code key}; returns the winner, or null if no room. */
         S insert(String key, long now) {
+            if (count.get() < bound) {
+                // Incremental idle eviction. At the bound, makeRoom's sample does it instead.
+                // Before our cell exists: a new cell is fresh, and sweeping after the insert could
+                // retire it before its first acquisition (and again on every retry).
+                sweep(now, SWEEP_ON_MISS);
+            }
             while (count.incrementAndGet() > bound) {
                 count.decrementAndGet();
                 if (!makeRoom(now)) {
-                    S raced = map.get(key);
-                    return raced;
+                    return map.get(key);
                 }
             }
             // Sweep before inserting: a sweep after it would find the new cell fresh (it is),
@@ -276,31 +297,11 @@ public final class ShardedRegistry implements Store {
 
         /** Frees one entry at the bound: a fresh one if possible, else the LRU of a sample. */
         boolean makeRoom(long now) {
-            if (sweep(now, SWEEP_AT_BOUND) > 0) {
-                return true;
-            }
             for (int attempt = 0; attempt < 4; attempt++) {
-                Map.Entry<String, S> victim = null;
-                Iterator<Map.Entry<String, S>> it = map.entrySet().iterator();
-                int skip = java.util.concurrent.ThreadLocalRandom.current().nextInt(SAMPLE * 4);
-                for (int i = 0; i < skip && it.hasNext(); i++) {
-                    it.next();
-                }
-                for (int i = 0; i < SAMPLE && it.hasNext(); i++) {
-                    Map.Entry<String, S> e = it.next();
-                    S cell = e.getValue();
-                    if (algorithm.concurrency() && !algorithm.isFresh(cell, now)) {
-                        continue;
-                    }
-                    if (victim == null || cell.touched() - victim.getValue().touched() < 0) {
-                        victim = e;
-                    }
-                }
+                Map.Entry<String, S> victim = sampleVictim(now);
                 if (victim == null) {
-                    if (map.isEmpty() || algorithm.concurrency()) {
-                        return !map.isEmpty() && count.get() < bound;
-                    }
-                    continue;
+                    // Only keys holding permits (never dropped), or a shard emptied meanwhile.
+                    return count.get() < bound;
                 }
                 S cell = victim.getValue();
                 boolean fresh = algorithm.retireIfFresh(cell, now);
@@ -310,6 +311,63 @@ public final class ShardedRegistry implements Store {
                 }
             }
             return count.get() < bound;
+        }
+
+        /**
+         * A victim among the next {@value #SAMPLE} entries: a fresh one if any, else the least
+         * recently used, skipping concurrency keys that hold permits; null if none qualifies. The sample is taken at the shard's sweeping
+         * cursor, which goes round the map like a clock hand: always sampling from the start of
+         * the map would empty its first bins and make every later iteration crawl over them.
+         */
+        private Map.Entry<String, S> sampleVictim(long now) {
+            if (!sweeping.compareAndSet(false, true)) {
+                // Another thread holds the cursor: sample near a random point of our own.
+                Iterator<Map.Entry<String, S>> it = map.entrySet().iterator();
+                int skip = ThreadLocalRandom.current().nextInt(SAMPLE * 4);
+                for (int i = 0; i < skip && it.hasNext(); i++) {
+                    it.next();
+                }
+                return leastRecentlyUsed(it.hasNext() ? it : map.entrySet().iterator(), now);
+            }
+            try {
+                if (cursor == null || !cursor.hasNext()) {
+                    cursor = map.entrySet().iterator();
+                }
+                return leastRecentlyUsed(cursor, now);
+            } finally {
+                sweeping.set(false);
+            }
+        }
+
+        /**
+         * The first fresh entry of the sample (a lossless drop), else its least recently used. The
+         * sample stops early at an entry no more recent than the previous victim: it is as good a
+         * choice, and a flood of new keys then costs one or two entries per eviction, not
+         * {@value #SAMPLE}.
+         */
+        private Map.Entry<String, S> leastRecentlyUsed(Iterator<Map.Entry<String, S>> it, long now) {
+            Map.Entry<String, S> victim = null;
+            int floor = victimStamp;
+            for (int i = 0; i < SAMPLE && it.hasNext(); i++) {
+                Map.Entry<String, S> e = it.next();
+                S cell = e.getValue();
+                if (algorithm.isFresh(cell, now)) {
+                    return e;
+                }
+                if (algorithm.concurrency()) {
+                    continue;
+                }
+                if (victim == null || cell.touched() - victim.getValue().touched() < 0) {
+                    victim = e;
+                    if (cell.touched() - floor <= 0) {
+                        break;
+                    }
+                }
+            }
+            if (victim != null) {
+                victimStamp = victim.getValue().touched();
+            }
+            return victim;
         }
 
         private void drop(String key, S cell, boolean lossless) {

@@ -1,0 +1,237 @@
+package io.github.sluice.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.algorithm.Concurrency;
+import io.github.sluice.algorithm.ConcurrencyLimiter;
+import io.github.sluice.algorithm.FixedWindow;
+import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.SlidingWindow;
+import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.algorithm.TokenBucketLimiter;
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Limiter;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.testing.FakeClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Many threads released together on one key under a frozen clock: exactly the limit is admitted,
+ * never more, for every algorithm, directly and through the registry.
+ */
+class ConcurrentAdmissionTest {
+
+    private static final int THREADS = 8;
+    private static final int ATTEMPTS = 600;
+    private static final int LIMIT = 1000;
+
+    private final FakeClock clock = new FakeClock();
+
+    static Stream<Arguments> algorithms() {
+        return Stream.of(
+                Arguments.of(TokenBucket.of(1, Duration.ofHours(1), LIMIT)),
+                Arguments.of(Gcra.of(1, Duration.ofHours(1), LIMIT - 1)),
+                Arguments.of(FixedWindow.of(LIMIT, Duration.ofHours(1))),
+                Arguments.of(FixedWindow.builder().limit(LIMIT).window(Duration.ofHours(1))
+                        .alignment(FixedWindow.Alignment.FIRST_REQUEST).build()),
+                Arguments.of(SlidingWindow.of(LIMIT, Duration.ofHours(1), 10)),
+                Arguments.of(Concurrency.of(LIMIT)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("algorithms")
+    void manyThreads_oneKeyDirectly_admitExactlyTheLimit(Algorithm<?> algorithm) throws Exception {
+        // Given a standalone limiter of 1000 and 8 threads released together, 4800 attempts
+        Limiter<?> limiter = Limiter.of(algorithm, clock);
+
+        // When they all try at the same frozen instant
+        int admitted = race(() -> limiter.tryAcquire(1));
+
+        // Then exactly the limit is admitted
+        assertEquals(LIMIT, admitted);
+    }
+
+    @ParameterizedTest
+    @MethodSource("algorithms")
+    void manyThreads_oneKeyThroughTheRegistry_admitExactlyTheLimit(Algorithm<?> algorithm)
+            throws Exception {
+        KeySpace space = ShardedRegistry.builder().clock(clock).build().keySpace("p", algorithm);
+        ThreadLocal<MutableDecision> out = ThreadLocal.withInitial(MutableDecision::new);
+
+        int admitted = race(() -> space.acquire("key", 1, out.get()));
+
+        assertEquals(LIMIT, admitted);
+    }
+
+    @Test
+    void manyThreads_tokenBucketLimiter_admitExactlyTheBurst() throws Exception {
+        TokenBucketLimiter limiter = TokenBucketLimiter.builder().rate(1, Duration.ofHours(1))
+                .burst(LIMIT).clock(clock).build();
+
+        assertEquals(LIMIT, race(limiter::allow));
+    }
+
+    @Test
+    void manyThreads_tokenBucketLimiter_runtimeChangesNeitherCreateNorLoseTokens() throws Exception {
+        // Given a full bucket of 1000 and a thread that keeps changing the rate and raising the
+        // burst while the others take tokens, at a frozen instant (so no token is earned)
+        TokenBucketLimiter limiter = TokenBucketLimiter.builder().rate(1, Duration.ofHours(1))
+                .burst(LIMIT).clock(clock).build();
+        AtomicBoolean done = new AtomicBoolean();
+        ExecutorService changer = Executors.newSingleThreadExecutor();
+        Future<?> changes = changer.submit(() -> {
+            long burst = LIMIT;
+            for (int i = 0; !done.get(); i++) {
+                limiter.setRate(i % 2 == 0 ? 7 : 1, Duration.ofHours(1));
+                limiter.setBurst(++burst);
+            }
+        });
+
+        int admitted = race(limiter::allow);
+        done.set(true);
+        changes.get(30, TimeUnit.SECONDS);
+        changer.shutdown();
+
+        // Then exactly the tokens that were there are taken: a change is atomic with acquisitions
+        assertEquals(LIMIT, admitted);
+    }
+
+    @Test
+    void manyThreads_concurrencyLimiter_grantExactlyTheMax() throws Exception {
+        ConcurrencyLimiter limiter = ConcurrencyLimiter.of(LIMIT);
+
+        assertEquals(LIMIT, race(() -> limiter.tryAcquire().granted()));
+        assertEquals(LIMIT, limiter.inFlight());
+    }
+
+    /** Runs {@value #ATTEMPTS} attempts on each of {@value #THREADS} threads started together. */
+    private static int race(BooleanSupplier attempt) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(THREADS);
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                results.add(pool.submit(() -> {
+                    start.await();
+                    int admitted = 0;
+                    for (int i = 0; i < ATTEMPTS; i++) {
+                        if (attempt.getAsBoolean()) {
+                            admitted++;
+                        }
+                    }
+                    return admitted;
+                }));
+            }
+            int total = 0;
+            for (Future<Integer> f : results) {
+                total += f.get(60, TimeUnit.SECONDS);
+            }
+            return total;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    static Stream<Arguments> refundable() {
+        return Stream.of(
+                Arguments.of(TokenBucket.of(1, Duration.ofHours(1), 3)),
+                Arguments.of(Gcra.of(1, Duration.ofHours(1), 2)),
+                Arguments.of(FixedWindow.of(3, Duration.ofHours(1))),
+                Arguments.of(FixedWindow.builder().limit(3).window(Duration.ofHours(1))
+                        .alignment(FixedWindow.Alignment.FIRST_REQUEST).build()),
+                Arguments.of(SlidingWindow.of(3, Duration.ofHours(1), 10)),
+                Arguments.of(Concurrency.of(3)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("refundable")
+    void retireRace_acquiringWhileAnotherThreadSweeps_neverLosesAnAdmission(Algorithm<?> algorithm)
+            throws Exception {
+        // Given 64 keys of limit 3, threads that take permits and give them back later (so that
+        // keys keep turning fresh), and a thread that drops fresh keys all the time
+        int keys = 64;
+        ShardedRegistry registry = ShardedRegistry.builder().clock(clock).shards(4).build();
+        KeySpace space = registry.keySpace("p", algorithm);
+        AtomicIntegerArray held = new AtomicIntegerArray(keys);
+        AtomicBoolean overAdmitted = new AtomicBoolean();
+        AtomicBoolean done = new AtomicBoolean();
+        ExecutorService sweeper = Executors.newSingleThreadExecutor();
+        Future<Integer> swept = sweeper.submit(() -> {
+            int n = 0;
+            while (!done.get()) {
+                n += registry.sweep(8);
+            }
+            return n;
+        });
+
+        // When they race for 20,000 operations each
+        CyclicBarrier start = new CyclicBarrier(THREADS);
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            long seed = t;
+            workers.add(pool.submit((Callable<Void>) () -> {
+                Random random = new Random(seed);
+                MutableDecision out = new MutableDecision();
+                List<Integer> mine = new ArrayList<>();
+                start.await();
+                for (int i = 0; i < 20_000; i++) {
+                    if (mine.isEmpty() || random.nextBoolean()) {
+                        int k = random.nextInt(keys);
+                        if (space.acquire("k" + k, 1, out)) {
+                            // Counted after admission and before release: never above the truth.
+                            if (held.incrementAndGet(k) > 3) {
+                                overAdmitted.set(true);
+                            }
+                            mine.add(k);
+                        }
+                    } else {
+                        int k = mine.remove(random.nextInt(mine.size()));
+                        held.decrementAndGet(k);
+                        space.release("k" + k, 1);
+                    }
+                }
+                for (int k : mine) {
+                    held.decrementAndGet(k);
+                    space.release("k" + k, 1);
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : workers) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        done.set(true);
+        int dropped = swept.get(30, TimeUnit.SECONDS);
+        pool.shutdown();
+        sweeper.shutdown();
+
+        // Then no key ever had more than its limit in use, every key is whole again once all was
+        // given back (no admission lost to a key dropped while in use), and keys were dropped
+        assertTrue(!overAdmitted.get(), "a key admitted more than its limit");
+        MutableDecision out = new MutableDecision();
+        for (int k = 0; k < keys; k++) {
+            space.acquire("k" + k, 0, out);
+            assertEquals(3, out.remaining(), "key " + k);
+        }
+        assertTrue(dropped > 100, "the sweeper dropped only " + dropped + " keys");
+    }
+}

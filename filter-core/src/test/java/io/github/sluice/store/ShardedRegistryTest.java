@@ -1,0 +1,182 @@
+package io.github.sluice.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.algorithm.Concurrency;
+import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.core.Decision;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.testing.Expect;
+import io.github.sluice.testing.FakeClock;
+import io.github.sluice.testing.Model;
+import io.github.sluice.testing.Workload;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ShardedRegistryTest {
+
+    private static final long S = 1_000_000_000L;
+
+    private final FakeClock clock = new FakeClock();
+    private final MutableDecision out = new MutableDecision();
+    private final List<String> dropped = new CopyOnWriteArrayList<>();
+
+    private ShardedRegistry registry(int maxKeys) {
+        return ShardedRegistry.builder().clock(clock).shards(1).maxKeys(maxKeys)
+                .listener((policy, key, lossless) -> dropped.add(key + (lossless ? "" : "!")))
+                .build();
+    }
+
+    static List<Policies> policies() {
+        return Policies.all();
+    }
+
+    @ParameterizedTest
+    @MethodSource("policies")
+    void idleEviction_randomWorkload_decidesExactlyAsIfNothingWasEvicted(Policies policy) {
+        // Given a registry that drops every fresh key after every operation, and a model per key
+        AtomicInteger lossless = new AtomicInteger();
+        AtomicInteger lossy = new AtomicInteger();
+        ShardedRegistry registry = ShardedRegistry.builder().clock(clock).shards(1).maxKeys(1000)
+                .listener((p, key, wasFresh) -> (wasFresh ? lossless : lossy).incrementAndGet())
+                .build();
+        KeySpace space = registry.keySpace("p", policy.algorithm());
+        String[] keys = {"a", "b", "c", "d", "e"};
+        Model[] models = new Model[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            models[i] = policy.model().get();
+        }
+        Workload workload = new Workload(7, policy.unitNanos(), policy.algorithm().limit(), 0.3);
+        Random random = workload.random();
+
+        // When 100,000 random requests and releases go to random keys at random times
+        for (int i = 0; i < 100_000; i++) {
+            workload.next(clock.nanos());
+            clock.advanceNanos(workload.step());
+            int k = random.nextInt(keys.length);
+            long cost = Math.min(workload.cost(), 3 * policy.algorithm().limit());
+            if (workload.op() == Workload.Op.RELEASE) {
+                space.release(keys[k], cost);
+                models[k].release(clock.nanos(), cost);
+            } else {
+                Decision expected = models[k].acquire(clock.nanos(), cost);
+                assertEquals(expected.allowed(), space.acquire(keys[k], cost, out));
+                assertEquals(expected, out.toDecision(), "operation " + i + " on " + keys[k]);
+            }
+            registry.sweep(keys.length);
+        }
+
+        // Then every decision was the model's, though keys were dropped many times, never lossily
+        assertTrue(lossless.get() > 1000, "dropped " + lossless.get());
+        assertEquals(0, lossy.get());
+    }
+
+    @Test
+    void atTheBound_theLeastRecentlyUsedKeyIsForgotten_andTheNewKeyAdmitted() {
+        // Given a policy bounded at 3 keys, used one second apart (so their stamps differ)
+        ShardedRegistry registry = registry(3);
+        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofHours(1), 1));
+        for (String key : List.of("a", "b", "c")) {
+            assertTrue(space.acquire(key, 1, out));
+            clock.advanceNanos(2 * S);
+        }
+        assertTrue(space.acquire("a", 0, out), "a peek refreshes a's stamp");
+        clock.advanceNanos(2 * S);
+
+        // When a fourth key arrives
+        assertTrue(space.acquire("d", 1, out));
+
+        // Then the least recently used key, b, was dropped with its history (lossy)
+        assertEquals(List.of("b!"), dropped);
+        assertEquals(3, space.size());
+        assertTrue(space.acquire("b", 1, out), "b starts afresh: up to one more quota");
+        assertFalse(space.acquire("a", 1, out), "a kept its history");
+    }
+
+    @Test
+    void atTheBound_concurrencyKeysHoldingPermitsAreNeverDropped_newKeysAreDenied() {
+        ShardedRegistry registry = registry(2);
+        KeySpace space = registry.keySpace("p", Concurrency.of(1));
+        assertTrue(space.acquire("a", 1, out));
+        assertTrue(space.acquire("b", 1, out));
+
+        assertFalse(space.acquire("c", 1, out));
+
+        assertEquals(List.of(), dropped);
+        assertFalse(out.allowed());
+        assertEquals(S, out.retryAfterNanos());
+        // When a request ends, its key is fresh and makes room without loss
+        space.release("a", 1);
+        assertTrue(space.acquire("c", 1, out));
+        assertEquals(List.of("a"), dropped);
+        assertFalse(space.acquire("b", 1, out), "b still holds its permit");
+    }
+
+    @Test
+    void sweep_dropsOnlyFreshKeys() {
+        ShardedRegistry registry = registry(100);
+        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 2));
+        space.acquire("busy", 2, out);
+        space.acquire("idle", 1, out);
+        clock.advanceNanos(S);
+
+        int n = registry.sweep(10);
+
+        assertEquals(1, n);
+        assertEquals(List.of("idle"), dropped);
+        assertEquals(1, space.size());
+    }
+
+    @Test
+    void keySpace_sameNameDifferentAlgorithm_isRefused() {
+        ShardedRegistry registry = registry(100);
+        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 2));
+
+        assertEquals(space, registry.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 2)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> registry.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 3)));
+        assertTrue(e.getMessage().startsWith("policy 'p' is already bound to"), e.getMessage());
+    }
+
+    @Test
+    void builder_badConfiguration_failsNamingTheParameterAndValue() {
+        Expect.illegalArgument(
+                "shards must be a power of two between 1 and 65536 but was 3",
+                () -> ShardedRegistry.builder().shards(3));
+        Expect.illegalArgument("maxKeys must be >= 1 but was 0",
+                () -> ShardedRegistry.builder().maxKeys(0));
+        Expect.illegalArgument(
+                "entriesPerShard must be >= 1 but was 0", () -> registry(1).sweep(0));
+    }
+
+    @Test
+    void maxKeys_spreadOverShards_neverExceeded() {
+        ShardedRegistry registry = ShardedRegistry.builder().clock(clock).shards(64).maxKeys(1000).build();
+        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofHours(1), 1));
+        AtomicInteger admitted = new AtomicInteger();
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            keys.add("k" + i);
+        }
+
+        keys.forEach(k -> {
+            if (space.acquire(k, 1, out)) {
+                admitted.incrementAndGet();
+            }
+            assertTrue(space.size() <= 1000);
+        });
+
+        assertEquals(20_000, admitted.get());
+        assertTrue(space.size() > 900, "size " + space.size());
+    }
+}
