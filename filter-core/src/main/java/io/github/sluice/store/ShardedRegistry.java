@@ -254,9 +254,6 @@ public final class ShardedRegistry implements Store {
                     return map.get(key);
                 }
             }
-            // Sweep before inserting: a sweep after it would find the new cell fresh (it is),
-            // retire it, and the caller would retry forever on the key's first request.
-            sweep(now, SWEEP_ON_MISS);
             S fresh = algorithm.newCell(now);
             S prev = map.putIfAbsent(key, fresh);
             if (prev != null) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
@@ -80,10 +81,10 @@ class GcraTest {
         MutableDecision out = new MutableDecision();
 
         assertEquals(1, gcra.limit());
-        assertEquals(gcra.ADMITTED, gcra.acquire(cell, START, 1, out));
-        assertEquals(gcra.DENIED, gcra.acquire(cell, START + 99 * MS, 1, out));
+        assertEquals(Algorithm.ADMITTED, gcra.acquire(cell, START, 1, out));
+        assertEquals(Algorithm.DENIED, gcra.acquire(cell, START + 99 * MS, 1, out));
         assertEquals(MS, out.retryAfterNanos());
-        assertEquals(gcra.ADMITTED, gcra.acquire(cell, START + 100 * MS, 1, out));
+        assertEquals(Algorithm.ADMITTED, gcra.acquire(cell, START + 100 * MS, 1, out));
     }
 
     @Test
@@ -93,8 +94,8 @@ class GcraTest {
         gcra.acquire(cell, START, 2, null);
         long before = cell.word();
 
-        assertEquals(gcra.DENIED, gcra.acquire(cell, START, 1, null));
-        assertEquals(gcra.DENIED, gcra.acquire(cell, START, 3, null));
+        assertEquals(Algorithm.DENIED, gcra.acquire(cell, START, 1, null));
+        assertEquals(Algorithm.DENIED, gcra.acquire(cell, START, 3, null));
         assertEquals(before, cell.word());
     }
 
@@ -108,7 +109,7 @@ class GcraTest {
         assertFalse(gcra.retireIfFresh(cell, START + 2 * S - 1));
         assertTrue(gcra.isFresh(cell, START + 2 * S));
         assertTrue(gcra.retireIfFresh(cell, START + 2 * S));
-        assertEquals(gcra.RETIRED, gcra.acquire(cell, START + 2 * S, 1, null));
+        assertEquals(Algorithm.RETIRED, gcra.acquire(cell, START + 2 * S, 1, null));
     }
 
     @Test
