@@ -32,7 +32,8 @@ import java.util.Objects;
  * it read before its try. Nothing is spent when nobody waits: the monitor is never touched then.
  * Waiters are not served in order (a non-fair semaphore). The wait is measured on the store's
  * {@link Clock}; the thread sleeps in real time for at most the remaining wait and re-reads the
- * clock when it wakes.
+ * clock when it wakes. The core {@link io.github.sluice.core.Limiter} never waits; a standalone
+ * limiter that waits is {@link ConcurrencyLimiter#tryAcquire(Duration)}.
  *
  * <h2>State</h2>
  * One word per key, the permits in flight; a release never takes it below zero, so releasing more
