@@ -13,23 +13,24 @@ import jakarta.ws.rs.ext.WriterInterceptor;
 import jakarta.ws.rs.ext.WriterInterceptorContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.function.Function;
 
 /**
  * One stage of enforcement: decides the request, refuses it or lets it through, reports the
- * headers and gives the concurrency permits back when the response is done.
+ * headers, and gives the concurrency permits back when the response is done.
  *
- * <p>Where the permits are released, and why it is exactly once on every path (the verdict's
- * {@link Verdict#release()} is idempotent):
+ * <p>Where the permits are released, and why exactly once on every path (besides
+ * {@link Verdict#release()} being idempotent):
  * <ul>
  *   <li>the response filter sees every response the runtime produces: a resource's return value,
- *       an {@code AsyncResponse} resumed, cancelled or timed out, an exception mapped by the
- *       application's {@code ExceptionMapper} and, since JAX-RS 3.1 mandates a default
- *       {@code ExceptionMapper<Throwable>}, every other exception too, including one thrown by a
- *       later filter. It releases at once when there is no body to write, or for {@code HEAD};
- *   <li>otherwise the writer interceptor, outermost, releases in a {@code finally} after the body
- *       is written, so that a {@code StreamingOutput} holds its permit while it streams and a
- *       client that disconnects mid-body (the write fails) releases it too.
+ *       an {@code AsyncResponse} resumed, cancelled or timed out, an abort by a later filter, an
+ *       exception mapped by the application and, since JAX-RS 3.1 mandates a default
+ *       {@code ExceptionMapper<Throwable>}, every other exception. It finds the verdict in
+ *       {@link InFlight}, not in request properties, and releases at once when no body follows
+ *       (no entity, or {@code HEAD});
+ *   <li>otherwise it hands the verdict to the writer interceptor of the same thread, which runs
+ *       outermost and releases in a {@code finally} once the body is written, so that a
+ *       {@code StreamingOutput} holds its permit while it streams and a client that hangs up
+ *       mid-body (the write fails) releases it as well.
  * </ul>
  * The response filter runs last among response filters (priority {@link Integer#MIN_VALUE}), so
  * no later filter can remove the body after it chose the writer interceptor.
@@ -38,44 +39,43 @@ import java.util.function.Function;
  */
 class LimitStage implements ContainerRequestFilter, ContainerResponseFilter, WriterInterceptor {
 
-    /** Request property holding the verdict of the global (path-matched) stage. */
-    static final String GLOBAL = "io.github.sluice.jaxrs.verdict.global";
-    /** Request property holding the verdict of the {@code @RateLimited} stage. */
-    static final String RESOURCE = "io.github.sluice.jaxrs.verdict.resource";
+    /** Verdicts on their way from a response filter to the writer interceptor of the same thread. */
+    private static final ThreadLocal<Verdict> GLOBAL_BODY = new ThreadLocal<>();
+    private static final ThreadLocal<Verdict> RESOURCE_BODY = new ThreadLocal<>();
 
     private final Enforcer enforcer;
     private final PolicySet selection;
     private final boolean global;
-    private final String property;
-    private final Function<ContainerRequestContext, String> peer;
-    private final Pause pause;
+    private final InFlight inFlight;
+    private final StageSettings settings;
+    private final ThreadLocal<Verdict> body;
 
     /**
      * @param selection the policies of a {@code @RateLimited} method, or {@code null} for the
      *     path-matched policies
      */
-    LimitStage(Enforcer enforcer, PolicySet selection, Function<ContainerRequestContext, String> peer, Pause pause) {
+    LimitStage(Enforcer enforcer, PolicySet selection, InFlight inFlight, StageSettings settings) {
         this.enforcer = enforcer;
         this.selection = selection;
         this.global = selection == null;
-        this.property = global ? GLOBAL : RESOURCE;
-        this.peer = peer;
-        this.pause = pause;
+        this.inFlight = inFlight;
+        this.settings = settings;
+        this.body = global ? GLOBAL_BODY : RESOURCE_BODY;
     }
 
     @Override
     public void filter(ContainerRequestContext request) {
-        JaxRsRequest view = new JaxRsRequest(request, peer);
-        Verdict verdict = selection == null ? enforcer.enforce(view) : enforcer.enforce(view, selection);
+        JaxRsRequest view = new JaxRsRequest(request, settings.peerAddress());
+        Verdict verdict = global ? enforcer.enforce(view) : enforcer.enforce(view, selection);
         if (verdict.size() == 0) {
             return; // no policy applied: nothing held, nothing to report
         }
-        request.setProperty(property, verdict);
+        // Recorded first: whatever happens next, the response filter finds it and releases.
+        inFlight.put(request, global, verdict);
         if (verdict.denied()) {
             request.abortWith(denial(verdict));
         } else if (verdict.shaped()) {
-            // The property is set first: if the wait fails, the response filter still releases.
-            pause.await(verdict.delayNanos());
+            settings.pause().await(verdict.delayNanos());
         }
     }
 
@@ -91,34 +91,53 @@ class LimitStage implements ContainerRequestFilter, ContainerResponseFilter, Wri
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        if (!(request.getProperty(property) instanceof Verdict verdict)) {
+        InFlight.Entry entry = inFlight.get(request);
+        if (entry == null) {
             return;
         }
+        boolean reported = !global || !entry.resourceDecided();
+        Verdict verdict = inFlight.take(request, entry, global);
+        if (verdict == null) {
+            return; // a second response pass for this request (e.g. after a failed write)
+        }
         // A denial carries its headers already; with both stages, the resource's verdict is reported.
-        if (verdict.admitted() && (!global || request.getProperty(RESOURCE) == null)) {
+        if (verdict.admitted() && reported) {
             verdict.writeHeaders(response.getHeaders()::add);
+        }
+        if (verdict.released()) {
+            return; // holds nothing
         }
         if (!response.hasEntity() || HttpMethod.HEAD.equals(request.getMethod())) {
             verdict.release();
+            return;
         }
+        Verdict stale = body.get();
+        if (stale != null) {
+            stale.release(); // a body whose writer never ran: released late rather than never
+        }
+        body.set(verdict);
     }
 
     @Override
     public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
+        Verdict verdict = body.get();
+        if (verdict == null) {
+            context.proceed();
+            return;
+        }
+        body.remove();
         try {
             context.proceed();
         } finally {
-            if (context.getProperty(property) instanceof Verdict verdict) {
-                verdict.release();
-            }
+            verdict.release();
         }
     }
 
     /** The path-matched stage, which runs before the runtime matches a resource. */
     @jakarta.ws.rs.container.PreMatching
     static final class PreMatching extends LimitStage {
-        PreMatching(Enforcer enforcer, Function<ContainerRequestContext, String> peer, Pause pause) {
-            super(enforcer, null, peer, pause);
+        PreMatching(Enforcer enforcer, InFlight inFlight, StageSettings settings) {
+            super(enforcer, null, inFlight, settings);
         }
     }
 }

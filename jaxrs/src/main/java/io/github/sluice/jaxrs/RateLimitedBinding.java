@@ -16,10 +16,12 @@ import java.util.List;
 final class RateLimitedBinding implements DynamicFeature {
 
     private final Enforcer enforcer;
+    private final InFlight inFlight;
     private final StageSettings settings;
 
-    RateLimitedBinding(Enforcer enforcer, StageSettings settings) {
+    RateLimitedBinding(Enforcer enforcer, InFlight inFlight, StageSettings settings) {
         this.enforcer = enforcer;
+        this.inFlight = inFlight;
         this.settings = settings;
     }
 
@@ -41,8 +43,7 @@ final class RateLimitedBinding implements DynamicFeature {
             throw new IllegalArgumentException("@RateLimited on " + (type == null ? "" : type.getName() + ".")
                     + (method == null ? "?" : method.getName()) + ": " + e.getMessage(), e);
         }
-        LimitStage stage = new LimitStage(enforcer, selection, settings.peerAddress(), settings.pause());
-        context.register(stage, settings.priorities());
+        context.register(new LimitStage(enforcer, selection, inFlight, settings), settings.priorities());
     }
 
     @Override

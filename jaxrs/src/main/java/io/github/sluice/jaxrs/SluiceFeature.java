@@ -73,9 +73,13 @@ public final class SluiceFeature implements Feature {
         return peer == null ? null : peer.toString();
     };
 
+    /** Jersey's switch that sends unmapped exceptions to the container without running response filters. */
+    private static final String JERSEY_STATUS_OVER_SEND_ERROR = "jersey.config.server.response.setStatusOverSendError";
+
     private final Enforcer enforcer;
     private final StageSettings settings;
     private final boolean defaultPeer;
+    private final InFlight inFlight = new InFlight();
 
     /** Creates a feature configured from the application's configuration properties. */
     public SluiceFeature() {
@@ -121,11 +125,21 @@ public final class SluiceFeature implements Feature {
                         + "otherwise every client shares the key ''unknown''", p.name());
             }
         }
-        if (byPath) {
-            context.register(new LimitStage.PreMatching(e, settings.peerAddress(), settings.pause()), settings.priorities());
+        if (Boolean.parseBoolean(String.valueOf(context.getConfiguration().getProperty(JERSEY_STATUS_OVER_SEND_ERROR)))) {
+            LOG.log(Level.WARNING, JERSEY_STATUS_OVER_SEND_ERROR + " is true: Jersey then hands exceptions nobody maps to the "
+                    + "container without running response filters, and their concurrency permits would never be "
+                    + "released; map every exception (an ExceptionMapper<Throwable>) or leave the property unset");
         }
-        context.register(new RateLimitedBinding(e, settings));
+        if (byPath) {
+            context.register(new LimitStage.PreMatching(e, inFlight, settings), settings.priorities());
+        }
+        context.register(new RateLimitedBinding(e, inFlight, settings));
         return true;
+    }
+
+    /** @return the requests decided and not yet responded to (for tests) */
+    int inFlight() {
+        return inFlight.size();
     }
 
     @Override

@@ -30,7 +30,8 @@ final class JerseyServer implements AutoCloseable {
     private JerseyServer(Server server, URI base) {
         this.server = server;
         this.base = base;
-        this.client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).build();
     }
 
     /** Deploys {@code app} at the root. */
