@@ -102,7 +102,11 @@ final class JerseyServer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        server.stop();
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException("Jetty did not stop", e);
+        }
     }
 }

@@ -1,0 +1,93 @@
+package io.github.sluice.jaxrs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.github.sluice.config.SluiceConfig;
+import io.github.sluice.http.EnforcementListener;
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.testing.FakeClock;
+import jakarta.annotation.Priority;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.PreMatching;
+import jakarta.ws.rs.core.Context;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code key=ip}: JAX-RS does not tell the client's address, so it comes from the request
+ * property {@link SluiceFeature#PEER_ADDRESS} (the recipe of docs/jaxrs.md) or from a function.
+ */
+class ClientAddressTest {
+
+    private static final String POLICY = "per-ip = fixed-window 2/1m key=ip match=/hello";
+
+    @Path("/hello")
+    public static class Hello {
+        @GET
+        public String get() {
+            return "hello";
+        }
+    }
+
+    /** The docs' recipe: copy the servlet request's remote address into the request property. */
+    @PreMatching
+    @Priority(Priorities.AUTHENTICATION)
+    public static class ServletClientAddress implements ContainerRequestFilter {
+        @Context
+        private HttpServletRequest servletRequest;
+
+        @Override
+        public void filter(ContainerRequestContext request) {
+            request.setProperty(SluiceFeature.PEER_ADDRESS, servletRequest.getRemoteAddr());
+        }
+    }
+
+    private static Enforcer enforcer() {
+        return SluiceConfig.builder().policies(POLICY).listener(EnforcementListener.NONE).build()
+                .newEnforcer(ShardedRegistry.builder().clock(new FakeClock()).build());
+    }
+
+    @Test
+    void peerAddressProperty_fromTheServletRequest_keysByAddress() throws Exception {
+        Enforcer enforcer = enforcer();
+        ResourceConfig app = new ResourceConfig(Hello.class, ServletClientAddress.class).register(new SluiceFeature(enforcer));
+        try (JerseyServer server = JerseyServer.start(app)) {
+            // The test client connects from 127.0.0.1: its third call is refused
+            assertEquals(200, server.get("/hello").statusCode());
+            assertEquals(200, server.get("/hello").statusCode());
+            assertEquals(429, server.get("/hello").statusCode());
+            // And the key the store holds is that address
+            assertEquals(0, Permits.remaining(enforcer, "per-ip", "127.0.0.1"));
+        }
+    }
+
+    @Test
+    void peerAddressFunction_keysByItsAnswer() throws Exception {
+        // Given a lookup that reads the address from a header (as a trusted front end might set it)
+        SluiceFeature feature = SluiceFeature.builder().enforcer(enforcer())
+                .peerAddress(request -> request.getHeaderString("X-Test-Peer")).build();
+        try (JerseyServer server = JerseyServer.start(new ResourceConfig(Hello.class).register(feature))) {
+            // Then each address has its own quota
+            assertEquals(200, server.get("/hello", "X-Test-Peer", "192.0.2.1").statusCode());
+            assertEquals(200, server.get("/hello", "X-Test-Peer", "192.0.2.1").statusCode());
+            assertEquals(429, server.get("/hello", "X-Test-Peer", "192.0.2.1").statusCode());
+            assertEquals(200, server.get("/hello", "X-Test-Peer", "2001:db8::7").statusCode());
+        }
+    }
+
+    @Test
+    void noAddress_everyClientSharesTheKeyUnknown() throws Exception {
+        // Without the property or a function, the address is unknown: one quota for all (never none)
+        try (JerseyServer server = JerseyServer.start(new ResourceConfig(Hello.class).register(new SluiceFeature(enforcer())))) {
+            assertEquals(200, server.get("/hello", "X-Test-Peer", "192.0.2.1").statusCode());
+            assertEquals(200, server.get("/hello", "X-Test-Peer", "192.0.2.2").statusCode());
+            assertEquals(429, server.get("/hello", "X-Test-Peer", "192.0.2.3").statusCode());
+        }
+    }
+}
