@@ -31,7 +31,13 @@ public class DemoApplication extends Application {
 
     @Override
     public Set<Class<?>> getClasses() {
-        return Set.of(HelloResource.class, SlowResource.class, ClientAddressFilter.class, SluiceFeature.class);
+        return Set.of(HelloResource.class, SlowResource.class, ClientAddressFilter.class);
+    }
+
+    /** The feature, told where the client's address comes from; its policies come from the properties. */
+    @Override
+    public Set<Object> getSingletons() {
+        return Set.of(SluiceFeature.builder().peerAddress(ClientAddressFilter::peer).build());
     }
 
     @Override

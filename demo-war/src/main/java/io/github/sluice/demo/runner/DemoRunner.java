@@ -128,9 +128,9 @@ public final class DemoRunner {
                   GET %1$sapi/slow?ms=N   policy inflight:  2 requests in flight at once, all clients (JAX-RS)
                   GET %1$shealth          unlimited
 
-                Try:
+                Try, from another terminal:
                   curl -i %1$sservlet/hello
-                  for i in 1 2 3 4 5 6; do curl -s -o /dev/null -D - %1$sapi/hello | grep -Ei '^(HTTP|RateLimit|Retry-After)'; done
+                  for i in 1 2 3 4 5 6; do curl -si %1$sservlet/hello | grep -iE '^(HTTP/|RateLimit|Retry-After)|^\\{'; done
 
                 Press Ctrl-C to stop.
                 """.formatted(b, store);
