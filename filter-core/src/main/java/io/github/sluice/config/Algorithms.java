@@ -1,5 +1,6 @@
 package io.github.sluice.config;
 
+import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
@@ -31,6 +32,7 @@ final class Algorithms {
         TABLE.put("fixed-window", Algorithms::fixedWindow);
         TABLE.put("sliding-window", Algorithms::slidingWindow);
         TABLE.put("leaky-bucket", Algorithms::leakyBucket);
+        TABLE.put("concurrency", Algorithms::concurrency);
         TABLE.put("shaping", Algorithms::shaping);
         TABLE.put("sliding-log", Algorithms::slidingLog);
         TABLE.put("warm-up", Algorithms::warmUp);
@@ -168,5 +170,19 @@ final class Algorithms {
             ctx.call("cold-factor", cold, () -> b.coldFactor(f));
         }
         return ctx.call("rate", rate.text(), b::build);
+    }
+
+    /** {@code concurrency 50 [max-wait=DURATION]}: permits held per key while requests are in flight. */
+    private static Algorithm<?> concurrency(Args a) {
+        Line ctx = a.ctx;
+        Concurrency.Builder b = Concurrency.builder();
+        long max = a.count("max-in-flight");
+        ctx.call("max-in-flight", Long.toString(max), () -> b.maxInFlight(max));
+        String wait = a.option("max-wait");
+        if (wait != null) {
+            Duration d = a.duration("max-wait", wait);
+            ctx.call("max-wait", wait, () -> b.maxWait(d));
+        }
+        return ctx.call("max-in-flight", Long.toString(max), b::build);
     }
 }

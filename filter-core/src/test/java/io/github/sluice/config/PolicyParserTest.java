@@ -3,6 +3,7 @@ package io.github.sluice.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
@@ -33,6 +34,9 @@ class PolicyParserTest {
                         .algorithm(FixedWindow.builder().limit(5).window(Duration.ofMinutes(1)).build())
                         .key(KeyResolvers.ip()).match(Match.of(List.of("POST"), "/login")).build(),
                 Policy.parse("login = fixed-window 5/1m key=ip match=POST:/login"));
+        assertEquals(Policy.builder("inflight").algorithm(Concurrency.builder().maxInFlight(50).build())
+                        .key(KeyResolvers.global()).status(503).build(),
+                Policy.parse("inflight  = concurrency 50 key=global status=503"));
     }
 
     @Test
@@ -72,6 +76,10 @@ class PolicyParserTest {
         assertEquals(ShapingLeakyBucket.builder().rate(50, Duration.ofSeconds(1)).slack(0)
                         .maxDelay(Duration.ofMillis(250)).build(),
                 Policy.parse("a = shaping 50/1s slack=0 max-delay=250ms key=ip").algorithm());
+        assertEquals(Concurrency.builder().maxInFlight(50).build(),
+                Policy.parse("a = concurrency 50 key=global status=503").algorithm());
+        assertEquals(Concurrency.builder().maxInFlight(50).maxWait(Duration.ofMillis(200)).build(),
+                Policy.parse("a = concurrency 50 max-wait=200ms key=global").algorithm());
         assertEquals(SlidingLog.builder().limit(100).window(Duration.ofMinutes(1)).build(),
                 Policy.parse("a = sliding-log 100/1m key=ip").algorithm());
         assertEquals(WarmUp.builder().rate(10, Duration.ofSeconds(1)).warmUp(Duration.ofSeconds(30)).build(),
@@ -114,8 +122,8 @@ class PolicyParserTest {
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
         "per-ip token-bucket 1/1m key=ip => policy line 1: policy='per-ip token-bucket 1/1m key=ip': a policy line must have the form 'name = algorithm ...'",
         "Per-IP = token-bucket 1/1m key=ip => policy line 1: name='Per-IP': policy name must match [a-z0-9-]{1,64} but was 'Per-IP'",
-        "a = => policy line 1 (policy 'a'): algorithm (missing): an algorithm must follow '=' (one of [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, shaping, sliding-log, warm-up])",
-        "a = bucket 1/1m key=ip => policy line 1 (policy 'a'): algorithm='bucket': unknown algorithm; known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, shaping, sliding-log, warm-up]",
+        "a = => policy line 1 (policy 'a'): algorithm (missing): an algorithm must follow '=' (one of [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up])",
+        "a = bucket 1/1m key=ip => policy line 1 (policy 'a'): algorithm='bucket': unknown algorithm; known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up]",
         "a = token-bucket key=ip => policy line 1 (policy 'a'): rate (missing): token-bucket needs rate as permits/period (e.g. 100/1m) right after its name",
         "a = token-bucket 100 key=ip => policy line 1 (policy 'a'): rate='100': rate must be written permits/period, e.g. 100/1m",
         "a = token-bucket x/1m key=ip => policy line 1 (policy 'a'): rate='x/1m': rate must be written permits/period with whole permits, e.g. 100/1m",
@@ -155,6 +163,10 @@ class PolicyParserTest {
         "a = shaping 5/1s slack=-1 key=ip => policy line 1 (policy 'a'): slack='-1': slack must be >= 0 but was -1",
         "a = shaping 5/1s max-delay=1 key=ip => policy line 1 (policy 'a'): max-delay='1': a duration must end with one of the units ms, s, m, h, d, e.g. 500ms, 30s, 1m, 2h, 1d",
         "a = shaping 5/1s max-delay=-1s key=ip => policy line 1 (policy 'a'): max-delay='-1s': a duration must be a whole number followed by ms, s, m, h or d, e.g. 500ms, 30s, 1m, 2h, 1d",
+        "a = concurrency key=global => policy line 1 (policy 'a'): max-in-flight (missing): concurrency needs max-in-flight as a whole number right after its name",
+        "a = concurrency 0 key=global => policy line 1 (policy 'a'): max-in-flight='0': maxInFlight must be between 1 and 9223372036854775806 but was 0",
+        "a = concurrency 5/1s key=global => policy line 1 (policy 'a'): max-in-flight='5/1s': max-in-flight must be a whole number",
+        "a = concurrency 5 max-wait=soon key=global => policy line 1 (policy 'a'): max-wait='soon': a duration must be a whole number followed by ms, s, m, h or d, e.g. 500ms, 30s, 1m, 2h, 1d",
         "a = sliding-log 10001/1h key=ip => policy line 1 (policy 'a'): limit='10001/1h': limit must be at most 10000 for a sliding log (it keeps one 8-byte timestamp per permit and key) but was 10001; use a sliding-window or a token-bucket instead",
         "a = sliding-log 5 key=ip => policy line 1 (policy 'a'): limit='5': limit must be written permits/period, e.g. 100/1m",
         "a = warm-up 10/1s key=ip => policy line 1 (policy 'a'): warm-up (missing): warm-up needs warm-up=DURATION, the time to reach the stable rate, e.g. warm-up=30s",
