@@ -1,5 +1,6 @@
 package io.github.sluice.redis;
 
+import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.redis.internal.Binding;
 import io.github.sluice.redis.internal.LeaseBook;
@@ -11,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One request's acquisition on one or more policies of a {@link RedisStore}, all or nothing.
@@ -30,6 +32,8 @@ import java.util.concurrent.TimeoutException;
 final class Acquisition {
 
     private static final int REPLY = 5;
+    private static final long POLL_MIN_NANOS = 1_000_000L;
+    private static final long POLL_MAX_MILLIS = 20;
 
     private Acquisition() {
     }
@@ -40,9 +44,50 @@ final class Acquisition {
         }
     }
 
-    /** @return {@code -1} if all were admitted, otherwise the index of the first denial */
+    /**
+     * Acquires; when the denying policy allows a bounded wait (a concurrency limit with a
+     * {@code maxWait}), asks again until it admits or the wait is over. The permits are released
+     * by other instances, which cannot signal this one, so the wait polls: after 1 ms, then
+     * doubling up to {@value #POLL_MAX_MILLIS} ms between calls.
+     *
+     * @return {@code -1} if all were admitted, otherwise the index of the first denial
+     */
     static int run(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs, MutableDecision[] out,
             int n) {
+        int denied = once(e, ks, keys, costs, out, n);
+        long wait = denied < 0 ? 0 : waitFor(ks[denied], out[denied]);
+        if (wait == 0) {
+            return denied;
+        }
+        long deadline = e.realClock.nanos() + wait;
+        long pause = POLL_MIN_NANOS;
+        while (true) {
+            long left = deadline - e.realClock.nanos();
+            if (left <= 0) {
+                return denied;
+            }
+            LockSupport.parkNanos(Math.min(pause, left));
+            if (Thread.currentThread().isInterrupted()) {
+                return denied;
+            }
+            denied = once(e, ks, keys, costs, out, n);
+            if (denied < 0 || waitFor(ks[denied], out[denied]) == 0) {
+                return denied;
+            }
+            pause = Math.min(2 * pause, POLL_MAX_MILLIS * 1_000_000L);
+        }
+    }
+
+    /** @return how long this denial may be waited out: never a degraded or a hopeless one */
+    private static long waitFor(RedisKeySpace space, MutableDecision denial) {
+        if (denial.degraded() || denial.retryAfterNanos() == Decision.NEVER) {
+            return 0;
+        }
+        return space.binding.maxWaitNanos();
+    }
+
+    private static int once(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs,
+            MutableDecision[] out, int n) {
         for (int i = 0; i < n; i++) {
             Objects.requireNonNull(keys[i], "key");
             Objects.requireNonNull(out[i], "out");

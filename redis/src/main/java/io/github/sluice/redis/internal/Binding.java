@@ -63,6 +63,14 @@ public abstract class Binding {
         return false;
     }
 
+    /**
+     * @return how long a denied request may wait for a permit (a concurrency limit's bounded
+     *     wait), nanoseconds; {@code 0} for no wait
+     */
+    public long maxWaitNanos() {
+        return 0;
+    }
+
     /** @return {@code true} if a denial may be cached until its retry-after */
     public boolean cacheDenials() {
         return !concurrency();
