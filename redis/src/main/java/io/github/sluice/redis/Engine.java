@@ -48,7 +48,7 @@ final class Engine implements CircuitBreaker.Transitions {
     final FailurePolicy failure;
     final ShardedRegistry fallback;
     final int denialCacheSize;
-    final long leaseNanos;
+    final long leaseMicros;
     final EnforcementListener listener;
     private final String instanceId;
     private final AtomicLong leaseSeq = new AtomicLong();
@@ -66,7 +66,7 @@ final class Engine implements CircuitBreaker.Transitions {
         this.fallback = b.failurePolicy.mode() == FailurePolicy.Mode.LOCAL_FALLBACK
                 ? ShardedRegistry.builder().clock(localClock).build() : null;
         this.denialCacheSize = b.denialCacheSize;
-        this.leaseNanos = b.leaseTimeout.toNanos();
+        this.leaseMicros = b.leaseTimeout.toNanos() / 1000;
         this.listener = b.listener;
         this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
     }

@@ -118,7 +118,7 @@ public final class RedisStore implements Store {
         if (existing != null && existing.binding.algorithm().equals(algorithm)) {
             return existing;
         }
-        Binding binding = Bindings.of(algorithm);
+        Binding binding = Bindings.of(algorithm, engine.leaseMicros);
         synchronized (this) {
             existing = spaces.get(name);
             if (existing != null && existing.binding.algorithm().equals(algorithm)) {

@@ -34,8 +34,10 @@ final class Differential implements AutoCloseable {
     private int maxCost = 3;
 
     Differential(RedisServer redis, long toleranceNanos) {
+        // Leases outlive the fake clock's steps: the in-memory concurrency limit has no leases.
         this.store = RedisStore.builder().uri(redis.uri()).clientClock(clock)
-                .commandTimeout(Duration.ofSeconds(5)).denialCacheSize(0).build();
+                .commandTimeout(Duration.ofSeconds(5)).denialCacheSize(0)
+                .leaseTimeout(Duration.ofDays(1)).build();
         this.toleranceNanos = toleranceNanos;
     }
 

@@ -1,5 +1,6 @@
 package io.github.sluice.redis;
 
+import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
@@ -105,5 +106,14 @@ class DifferentialTest {
         exact.run(ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(1)).slack(0)
                 .maxDelay(Duration.ZERO).build(), 4);
         exact.maxCost(6).run(ShapingLeakyBucket.builder().rate(100, Duration.ofMinutes(1)).build(), 5);
+    }
+
+    @Test
+    void concurrency_matchesMemory() {
+        for (long seed = 1; seed <= 3; seed++) {
+            exact.run(Concurrency.of(4), seed);
+        }
+        exact.maxCost(6).run(Concurrency.of(10), 4);
+        exact.run(Concurrency.of(1), 5);
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
@@ -106,8 +107,12 @@ class KeyLayoutTest {
         }
     }
 
+    static Stream<Algorithm<?>> allAlgorithms() {
+        return Stream.concat(algorithms(), Stream.of(Concurrency.of(5)));
+    }
+
     @ParameterizedTest
-    @MethodSource("algorithms")
+    @MethodSource("allAlgorithms")
     void keyOfAnotherType_isTreatedAsFresh(Algorithm<?> algorithm, RedisServer redis) {
         try (RedisStore store = store(redis).build()) {
             // Given the policy's key holds something else (say, another algorithm's state)

@@ -3,6 +3,7 @@ package io.github.sluice.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
@@ -40,7 +41,8 @@ class LocalFallbackTest {
                 LeakyBucket.builder().capacity(40).leakRate(1, Duration.ofSeconds(1)).build(),
                 SlidingLog.builder().limit(40).window(Duration.ofMinutes(1)).build(),
                 ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(1)).slack(20)
-                        .maxDelay(Duration.ofSeconds(19)).build());
+                        .maxDelay(Duration.ofSeconds(19)).build(),
+                Concurrency.of(40));
     }
 
     @ParameterizedTest

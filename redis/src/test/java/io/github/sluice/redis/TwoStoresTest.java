@@ -3,6 +3,7 @@ package io.github.sluice.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
@@ -48,7 +49,8 @@ class TwoStoresTest {
                 LeakyBucket.builder().capacity(150).leakRate(1, Duration.ofSeconds(1)).build(),
                 SlidingLog.builder().limit(150).window(Duration.ofMinutes(1)).build(),
                 ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(1)).slack(100)
-                        .maxDelay(Duration.ofSeconds(49)).build());
+                        .maxDelay(Duration.ofSeconds(49)).build(),
+                Concurrency.of(150));
     }
 
     @ParameterizedTest

@@ -1,5 +1,6 @@
 package io.github.sluice.redis.internal;
 
+import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
@@ -22,11 +23,15 @@ public final class Bindings {
 
     /**
      * @param algorithm the policy's algorithm
+     * @param leaseMicros how long a concurrency permit lives without renewal, microseconds
      * @return its binding
      * @throws IllegalArgumentException if the Redis store does not support the algorithm, or a
      *     parameter is too large for exact integer arithmetic in Lua
      */
-    public static Binding of(Algorithm<?> algorithm) {
+    public static Binding of(Algorithm<?> algorithm, long leaseMicros) {
+        if (algorithm instanceof Concurrency c) {
+            return concurrency(c, leaseMicros);
+        }
         if (algorithm instanceof TokenBucket tb) {
             return tokenBucket(tb);
         }
@@ -165,6 +170,35 @@ public final class Bindings {
                         .rate(1, Duration.ofNanos(stretch(s.intervalNanos(), instances)))
                         .slack(s.slack() / instances)
                         .maxDelay(Duration.ofNanos(s.maxDelayNanos())).build();
+            }
+        };
+    }
+
+    private static Binding concurrency(Concurrency c, long leaseMicros) {
+        Micros.checked("concurrency maxInFlight", c.maxInFlight());
+        long retry = Concurrency.RETRY_AFTER_MILLIS * 1000;
+        return new Binding(c, c.maxInFlight(), leaseMicros, 0, 0, retry) {
+            @Override
+            public boolean needsRequestId() {
+                return true;
+            }
+
+            @Override
+            public long maxWaitNanos() {
+                return c.maxWaitNanos();
+            }
+
+            @Override
+            public void fill(String[] argv, int offset, long cost, String leaseId, long first) {
+                super.fill(argv, offset, cost, leaseId, first);
+                argv[offset + 4] = leaseId == null ? "-" : leaseId;
+                argv[offset + 5] = Long.toString(first);
+            }
+
+            @Override
+            public Algorithm<?> scaled(int instances) {
+                return Concurrency.builder().maxInFlight(share(c.maxInFlight(), instances))
+                        .maxWait(Duration.ofNanos(c.maxWaitNanos())).build();
             }
         };
     }

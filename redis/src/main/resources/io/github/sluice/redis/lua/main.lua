@@ -4,6 +4,7 @@
 --        After the first denial the remaining policies are peeked (cost 0). Reply: five integers
 --        per policy: admitted (1/0), remaining, reset (us), retry-after (us, -1 = never), delay.
 --   'r'  release (refund, or the end of a concurrent request). Reply: an empty array.
+--   'n'  renew the leases the arguments name (concurrency). Reply: an empty array.
 -- Per policy, ARGV holds STRIDE values from 3 + (i - 1) * STRIDE: the algorithm's kind, the
 -- cost, then up to five parameters (numbers, or strings such as a lease id).
 local STRIDE = 7
@@ -60,11 +61,15 @@ if op == 'a' then
     end
   end
   return out
-elseif op == 'r' then
+elseif op == 'r' or op == 'n' then
   for i = 1, n do
     local alg, cost, p = policy(i)
     if cost > 0 then
-      alg.release(KEYS[i], now, cost, p)
+      if op == 'r' then
+        alg.release(KEYS[i], now, cost, p)
+      elseif alg.renew then
+        alg.renew(KEYS[i], now, cost, p)
+      end
     end
   end
   return {}
