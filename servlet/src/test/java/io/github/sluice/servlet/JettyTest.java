@@ -32,4 +32,11 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class PermitRelease extends PermitReleaseContract {
+        PermitRelease() {
+            super(Container.JETTY);
+        }
+    }
 }

@@ -32,4 +32,11 @@ class TomcatTest {
             super(Container.TOMCAT);
         }
     }
+
+    @Nested
+    class PermitRelease extends PermitReleaseContract {
+        PermitRelease() {
+            super(Container.TOMCAT);
+        }
+    }
 }
