@@ -128,4 +128,20 @@ class SlowRedisTest {
             assertFalse(out.degraded());
         }
     }
+
+    @Test
+    void close_laterRequests_followTheFailurePolicyWithoutThrowing(RedisServer redis) {
+        RedisStore store = store(redis, new RecordingListener()).build();
+        KeySpace space = store.keySpace("closed", TokenBucket.of(10, Duration.ofSeconds(1), 10));
+
+        store.close();
+        store.close();
+        MutableDecision out = new MutableDecision();
+        boolean admitted = space.acquire("k", 1, out);
+        space.release("k", 1);
+
+        assertFalse(admitted);
+        assertTrue(out.degraded());
+        assertEquals(503, out.denialStatus());
+    }
 }
