@@ -15,6 +15,9 @@ import java.util.Map;
  */
 final class FeatureProperties {
 
+    /** Jersey's switch that sends exceptions nobody maps to the container without running response filters. */
+    static final String JERSEY_STATUS_OVER_SEND_ERROR = "jersey.config.server.response.setStatusOverSendError";
+
     private FeatureProperties() {
     }
 
@@ -36,6 +39,19 @@ final class FeatureProperties {
         }, names);
         Object store = configuration.getProperty(SluiceFeature.STORE);
         return store == null ? config.newEnforcer() : config.newEnforcer(instance(store, Store.class, SluiceFeature.STORE));
+    }
+
+    /**
+     * Warns when the runtime is configured to skip the response filters for exceptions nobody
+     * maps: the concurrency permits of those requests would never be released.
+     */
+    static void warnIfResponseFiltersCanBeSkipped(Configuration configuration) {
+        if (Boolean.parseBoolean(String.valueOf(configuration.getProperty(JERSEY_STATUS_OVER_SEND_ERROR)))) {
+            System.getLogger(SluiceFeature.class.getName()).log(System.Logger.Level.WARNING,
+                    JERSEY_STATUS_OVER_SEND_ERROR + " is true: Jersey then hands exceptions nobody maps to the container "
+                    + "without running response filters, and the concurrency permits of those requests are never "
+                    + "released; map every exception (an ExceptionMapper<Throwable>) or leave the property unset");
+        }
     }
 
     private static <T> T instance(Object value, Class<T> type, String property) {

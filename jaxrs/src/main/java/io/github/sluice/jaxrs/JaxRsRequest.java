@@ -8,7 +8,6 @@ import java.security.Principal;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * The {@link RequestView} of a JAX-RS request: one small object per decided request, read only on
@@ -17,9 +16,9 @@ import java.util.function.Function;
 final class JaxRsRequest implements RequestView {
 
     private final ContainerRequestContext request;
-    private final Function<ContainerRequestContext, String> peer;
+    private final PeerAddress peer;
 
-    JaxRsRequest(ContainerRequestContext request, Function<ContainerRequestContext, String> peer) {
+    JaxRsRequest(ContainerRequestContext request, PeerAddress peer) {
         this.request = request;
         this.peer = peer;
     }
@@ -64,7 +63,7 @@ final class JaxRsRequest implements RequestView {
 
     @Override
     public String peerAddress() {
-        return peer.apply(request);
+        return peer.of(request);
     }
 
     @Override

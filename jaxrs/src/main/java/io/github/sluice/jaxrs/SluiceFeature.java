@@ -10,7 +10,6 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
-import java.lang.System.Logger.Level;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -67,18 +66,13 @@ public final class SluiceFeature implements Feature {
      */
     public static final int PRIORITY = Priorities.AUTHENTICATION + 100;
 
-    private static final System.Logger LOG = System.getLogger(SluiceFeature.class.getName());
     private static final Function<ContainerRequestContext, String> PEER_FROM_PROPERTY = request -> {
         Object peer = request.getProperty(PEER_ADDRESS);
         return peer == null ? null : peer.toString();
     };
 
-    /** Jersey's switch that sends unmapped exceptions to the container without running response filters. */
-    private static final String JERSEY_STATUS_OVER_SEND_ERROR = "jersey.config.server.response.setStatusOverSendError";
-
     private final Enforcer enforcer;
     private final StageSettings settings;
-    private final boolean defaultPeer;
     private final InFlight inFlight = new InFlight();
 
     /** Creates a feature configured from the application's configuration properties. */
@@ -98,8 +92,7 @@ public final class SluiceFeature implements Feature {
 
     private SluiceFeature(Builder b) {
         this.enforcer = b.enforcer;
-        this.settings = new StageSettings(b.peerAddress, b.pause, b.priority);
-        this.defaultPeer = b.peerAddress == PEER_FROM_PROPERTY;
+        this.settings = new StageSettings(new PeerAddress(b.peerAddress), b.pause, b.priority);
     }
 
     /** @return a builder for a feature with options */
@@ -116,19 +109,10 @@ public final class SluiceFeature implements Feature {
     @Override
     public boolean configure(FeatureContext context) {
         Enforcer e = enforcer != null ? enforcer : FeatureProperties.enforcer(context.getConfiguration());
+        FeatureProperties.warnIfResponseFiltersCanBeSkipped(context.getConfiguration());
         boolean byPath = false;
         for (Policy p : e.policies()) {
             byPath |= !p.match().equals(Match.NONE);
-            if (defaultPeer && ("|" + p.key() + "|").contains("|ip|")) {
-                LOG.log(Level.WARNING, "policy ''{0}'' keys clients by address, but JAX-RS does not tell the address: "
-                        + "set the request property " + PEER_ADDRESS + " or SluiceFeature.builder().peerAddress(...), "
-                        + "otherwise every client shares the key ''unknown''", p.name());
-            }
-        }
-        if (Boolean.parseBoolean(String.valueOf(context.getConfiguration().getProperty(JERSEY_STATUS_OVER_SEND_ERROR)))) {
-            LOG.log(Level.WARNING, JERSEY_STATUS_OVER_SEND_ERROR + " is true: Jersey then hands exceptions nobody maps to the "
-                    + "container without running response filters, and their concurrency permits would never be "
-                    + "released; map every exception (an ExceptionMapper<Throwable>) or leave the property unset");
         }
         if (byPath) {
             context.register(new LimitStage.PreMatching(e, inFlight, settings), settings.priorities());

@@ -1,11 +1,9 @@
 package io.github.sluice.jaxrs;
 
-import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.ext.WriterInterceptor;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * What every {@link LimitStage} of one feature shares besides the enforcer.
@@ -14,7 +12,7 @@ import java.util.function.Function;
  * @param pause how shaped requests wait
  * @param priority the request filters' priority
  */
-record StageSettings(Function<ContainerRequestContext, String> peerAddress, Pause pause, int priority) {
+record StageSettings(PeerAddress peerAddress, Pause pause, int priority) {
 
     /**
      * The priority of each contract: the request filter where configured; the response filter

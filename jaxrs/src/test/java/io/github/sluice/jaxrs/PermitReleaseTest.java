@@ -167,19 +167,19 @@ class PermitReleaseTest {
     void clientDisconnectsWhileSuspended_permitHeldUntilTheApplicationResumes() throws Exception {
         // Given a suspended request whose client hangs up
         ReleasePaths.PARKED.clear();
+        AsyncResponse parked;
         try (Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.getOutputStream().write("GET /paths/park HTTP/1.1\r\nHost: test\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
-            AsyncResponse parked = ReleasePaths.PARKED.poll(10, TimeUnit.SECONDS);
+            parked = ReleasePaths.PARKED.poll(10, TimeUnit.SECONDS);
             assertTrue(parked != null, "the request reached the application");
-            socket.close();
+        } // the client hangs up
 
-            // Then the request is still in flight for the application, which holds it: permits stay taken
-            Permits.awaitHeld(enforcer, "global-inflight", "global", 1);
+        // Then the request is still in flight for the application, which holds it: permits stay taken
+        Permits.awaitHeld(enforcer, "global-inflight", "global", 1);
 
-            // When the application resumes it (as its timeout would)
-            parked.resume("too late");
-        }
+        // When the application resumes it (as its timeout would)
+        parked.resume("too late");
 
         // Then the permits come back
         Permits.awaitHeld(enforcer, "global-inflight", "global", 0);

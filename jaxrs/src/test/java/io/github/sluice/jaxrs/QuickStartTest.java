@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.Enforcer;
+import io.github.sluice.jaxrs.readme.Reports;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -69,7 +70,7 @@ class QuickStartTest {
     void readmeSnippets_areTheCodeOfThisTest() throws IOException {
         assertEquals(normalised(marked(TESTS.resolve("QuickStartTest.java"), "register")),
                 normalised(block("new SluiceFeature")));
-        assertEquals(normalised(marked(TESTS.resolve("Reports.java"), "resource")),
+        assertEquals(normalised(marked(TESTS.resolve("readme").resolve("Reports.java"), "resource")),
                 normalised(block("@RateLimited")));
     }
 

@@ -8,9 +8,15 @@ import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
+import jakarta.annotation.Priority;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.core.SecurityContext;
 import java.net.http.HttpResponse;
+import java.security.Principal;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,6 +26,44 @@ import org.junit.jupiter.api.Test;
 class RateLimitedTest {
 
     private static JerseyServer server;
+
+    /**
+     * A stand-in for an application's authentication filter: the user named by {@code X-User}
+     * becomes the request's principal. It runs at {@link Priorities#AUTHENTICATION}, before Sluice.
+     */
+    @Priority(Priorities.AUTHENTICATION)
+    public static final class TestUsers implements ContainerRequestFilter {
+
+        @Override
+        public void filter(ContainerRequestContext request) {
+            String user = request.getHeaderString("X-User");
+            if (user == null) {
+                return;
+            }
+            Principal principal = () -> user;
+            request.setSecurityContext(new SecurityContext() {
+                @Override
+                public Principal getUserPrincipal() {
+                    return principal;
+                }
+
+                @Override
+                public boolean isUserInRole(String role) {
+                    return false;
+                }
+
+                @Override
+                public boolean isSecure() {
+                    return false;
+                }
+
+                @Override
+                public String getAuthenticationScheme() {
+                    return "test";
+                }
+            });
+        }
+    }
 
     @Path("/reports")
     public static class Reports {

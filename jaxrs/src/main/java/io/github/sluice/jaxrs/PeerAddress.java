@@ -1,0 +1,35 @@
+package io.github.sluice.jaxrs;
+
+import jakarta.ws.rs.container.ContainerRequestContext;
+import java.lang.System.Logger.Level;
+import java.util.function.Function;
+
+/**
+ * Finds the TCP peer's address of a request for {@code key=ip} and allow-lists, and says so once
+ * when it cannot: JAX-RS has no portable way to know it, and without it every client shares the
+ * key {@code unknown}. Thread-safe.
+ */
+final class PeerAddress {
+
+    private static final System.Logger LOG = System.getLogger(SluiceFeature.class.getName());
+
+    private final Function<ContainerRequestContext, String> lookup;
+    private volatile boolean warned;
+
+    PeerAddress(Function<ContainerRequestContext, String> lookup) {
+        this.lookup = lookup;
+    }
+
+    /** @return the address, or {@code null} if unknown */
+    String of(ContainerRequestContext request) {
+        String address = lookup.apply(request);
+        if (address == null && !warned) {
+            warned = true; // a benign race may log twice; never on every request
+            LOG.log(Level.WARNING, "a policy keys clients by address, but the address of a request to ''{0}'' is unknown: "
+                    + "set the request property " + SluiceFeature.PEER_ADDRESS + " in an earlier filter, or give "
+                    + "SluiceFeature.builder().peerAddress(...); until then every client shares the key ''unknown'' "
+                    + "(see docs/jaxrs.md)", request.getUriInfo().getPath());
+        }
+        return address;
+    }
+}
