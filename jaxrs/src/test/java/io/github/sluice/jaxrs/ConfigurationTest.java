@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /** Where the feature finds its policies: init-params, a properties file, properties holding a store or an enforcer. */
 class ConfigurationTest {
 
-    private static final String POLICY = "per-key = fixed-window 2/1m key=header:X-Api-Key match=/api/*";
+    private static final String POLICY = "per-key = token-bucket 2/1h key=header:X-Api-Key match=/api/*";
 
     @Path("/api")
     public static class Api {
@@ -39,6 +39,21 @@ class ConfigurationTest {
         @Override
         public Set<Class<?>> getClasses() {
             return Set.of(Api.class, SluiceFeature.class);
+        }
+    }
+
+    /** The portable registration: the feature as a class, the enforcer as an application property. */
+    public static class PortableApp extends Application {
+        static volatile Enforcer enforcer;
+
+        @Override
+        public Set<Class<?>> getClasses() {
+            return Set.of(Api.class, SluiceFeature.class);
+        }
+
+        @Override
+        public Map<String, Object> getProperties() {
+            return Map.of(SluiceFeature.ENFORCER, enforcer);
         }
     }
 
@@ -72,6 +87,19 @@ class ConfigurationTest {
             // The file's policy applies, with the file's header style (draft-06 triple)
             assertEquals("2", r.headers().firstValue("RateLimit-Limit").orElseThrow());
             assertEquals("1", r.headers().firstValue("RateLimit-Remaining").orElseThrow());
+        }
+    }
+
+    @Test
+    void applicationProperties_enforcer_isUsedByTheFeatureClass() throws Exception {
+        // Given an Application that lists the feature class and hands it an enforcer as a property
+        Enforcer enforcer = SluiceConfig.builder().policies(POLICY).listener(EnforcementListener.NONE).build()
+                .newEnforcer(ShardedRegistry.builder().clock(new FakeClock()).build());
+        PortableApp.enforcer = enforcer;
+        try (JerseyServer server = JerseyServer.start(PortableApp.class, Map.of())) {
+            // Then that enforcer decides
+            assertEquals(200, server.get("/api", "X-Api-Key", "p").statusCode());
+            assertEquals(1, Permits.remaining(enforcer, "per-key", "p"));
         }
     }
 

@@ -31,7 +31,7 @@ class QuickStartTest {
         Enforcer enforcer = SluiceConfig.builder()
                 .policies("""
                         per-client = token-bucket 100/1m key=header:X-Api-Key match=/api/*
-                        exports    = fixed-window 10/1h key=header:X-Api-Key match=none
+                        exports    = token-bucket 10/1h key=header:X-Api-Key match=none
                         """)
                 .build()
                 .newEnforcer();
