@@ -1,14 +1,18 @@
 package io.github.sluice.servlet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.key.KeyResolvers;
+import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,7 +27,7 @@ abstract class WebXmlContract extends ContainerContract {
 
     @Test
     void webXml_inlinePolicies_limitAndAnnotate_inTheListenersStore() throws Exception {
-        // Given the webapp whose "sluice" filter is the README's: 100 per minute per address
+        // Given the webapp whose "sluice" filter is the README's: 100 per minute per address, 50 in flight
         RunningServer server = startWebapp(Container.TEST_WEBAPP);
 
         // When 101 requests arrive at once (the store's clock is frozen)
@@ -35,8 +39,9 @@ abstract class WebXmlContract extends ContainerContract {
 
         // Then the quota passes with headers and the next one is refused with a problem document
         assertEquals(200, first.statusCode());
-        assertEquals("\"per-ip\";q=100;w=60", first.headers().firstValue("RateLimit-Policy").orElseThrow());
-        assertEquals("\"per-ip\";r=99;t=1", first.headers().firstValue("RateLimit").orElseThrow());
+        assertEquals("\"per-ip\";q=100;w=60, \"inflight\";q=50;qu=\"concurrent-requests\"",
+                first.headers().firstValue("RateLimit-Policy").orElseThrow());
+        assertEquals("\"inflight\";r=49, \"per-ip\";r=99;t=1", first.headers().firstValue("RateLimit").orElseThrow());
         assertEquals(429, denied.statusCode());
         assertEquals("1", denied.headers().firstValue("Retry-After").orElseThrow());
         assertTrue(denied.body().contains("\"violated-policies\":[\"per-ip\"]"), denied.body());
@@ -46,6 +51,13 @@ abstract class WebXmlContract extends ContainerContract {
         store.keySpace("per-ip", TokenBucket.builder().rate(100, Duration.ofMinutes(1)).burst(100).build())
                 .acquire("127.0.0.1", 0, peek);
         assertEquals(0, peek.remaining());
+        // ...where every concurrency permit has come back
+        KeySpace inflight = store.keySpace("inflight", Concurrency.builder().maxInFlight(50).build());
+        long deadline = Clock.system().nanos() + TimeUnit.SECONDS.toNanos(10);
+        do {
+            inflight.acquire(KeyResolvers.GLOBAL, 0, peek);
+        } while (peek.remaining() != 50 && Clock.system().nanos() < deadline);
+        assertEquals(50, peek.remaining());
     }
 
     @Test
@@ -57,10 +69,12 @@ abstract class WebXmlContract extends ContainerContract {
         HttpResponse<String> first = Http.get(server.uri("/file/ok"), "X-Api-Key", "k1");
         HttpResponse<String> second = Http.get(server.uri("/file/ok"), "X-Api-Key", "k1");
 
-        // Then the file's policy, header style and body apply, and the other filter's do not
+        // Then the file's policy, header style and body apply; of the other filter, only the
+        // policy without a match (inflight) applies to /file/*
         assertEquals(200, first.statusCode());
         assertEquals("1", first.headers().firstValue("X-RateLimit-Limit").orElseThrow());
-        assertFalse(first.headers().firstValue("RateLimit-Policy").isPresent());
+        assertEquals("\"inflight\";q=50;qu=\"concurrent-requests\"",
+                first.headers().firstValue("RateLimit-Policy").orElseThrow());
         assertEquals(429, second.statusCode());
         assertEquals("Too many requests for this API key.", second.body());
     }
