@@ -51,7 +51,9 @@ final class TomcatServers {
 
     private static Tomcat newTomcat() throws Exception {
         Tomcat tomcat = new Tomcat();
-        tomcat.setBaseDir(Files.createTempDirectory("sluice-tomcat").toString());
+        // Under target/, so that whatever Tomcat leaves behind goes with "mvn clean".
+        Path work = Files.createDirectories(Path.of("target", "tomcat").toAbsolutePath());
+        tomcat.setBaseDir(Files.createTempDirectory(work, "base").toString());
         Connector connector = new Connector();
         connector.setPort(0);
         connector.setProperty("address", "127.0.0.1");
