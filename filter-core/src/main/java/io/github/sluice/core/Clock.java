@@ -24,7 +24,7 @@ public interface Clock {
     long nanos();
 
     /**
-     * Returns the system clock: {@code System.nanoTime()} anchored to the wall clock once, at class
+     * Returns the system clock: the JVM's monotonic nanosecond timer anchored to the wall clock once, at class
      * initialisation.
      *
      * @return the shared system clock, never {@code null}
