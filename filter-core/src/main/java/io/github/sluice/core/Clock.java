@@ -24,8 +24,8 @@ public interface Clock {
     long nanos();
 
     /**
-     * Returns the system clock: the JVM's monotonic nanosecond timer anchored to the wall clock once, at class
-     * initialisation.
+     * Returns the system clock: the JVM's monotonic nanosecond timer, anchored to the wall clock
+     * once, at class initialisation.
      *
      * @return the shared system clock, never {@code null}
      */
