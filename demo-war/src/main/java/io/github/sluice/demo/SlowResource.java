@@ -1,5 +1,6 @@
 package io.github.sluice.demo;
 
+import io.github.sluice.jaxrs.RateLimited;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
  * resumes.
  */
 @Path("slow")
+@RateLimited("inflight")
 public class SlowResource {
 
     /** The longest wait the demo accepts, in milliseconds. */

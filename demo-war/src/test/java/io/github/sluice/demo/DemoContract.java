@@ -9,7 +9,10 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -55,7 +58,7 @@ abstract class DemoContract {
         http = new Http(deploy(war));
         // The first request of each endpoint initialises the application (Jersey, class loading):
         // make them here, from a client no test uses, so that the tests' bursts are timed warm.
-        for (String path : List.of("health", "servlet/hello", "api/hello")) {
+        for (String path : List.of("health", "servlet/hello", "api/hello", "api/slow?ms=0")) {
             http.get(path, "X-Forwarded-For", "192.0.2.254");
         }
     }
@@ -153,6 +156,54 @@ abstract class DemoContract {
         HttpResponse<String> other = http.get("servlet/hello", "X-Forwarded-For", client + ", " + nextAddress());
         assertEquals(200, other.statusCode());
         assertEquals("\"per-ip\";r=4;t=10", Http.header(other, "RateLimit"));
+    }
+
+    @Test
+    void apiSlow_fourConcurrent_exactlyTwoRefused_andPermitsComeBack() throws Exception {
+        // Given the global limit of 2 requests in flight, when 4 slow requests arrive together
+        List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            inFlight.add(http.getAsync("api/slow?ms=" + SLOW_MS, "X-Forwarded-For", nextAddress()));
+        }
+        List<HttpResponse<String>> done = new ArrayList<>();
+        for (CompletableFuture<HttpResponse<String>> f : inFlight) {
+            done.add(f.get(Http.TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+        }
+
+        // Then two are answered after the delay and two are refused at once
+        List<HttpResponse<String>> ok = done.stream().filter(r -> r.statusCode() == 200).toList();
+        List<HttpResponse<String>> refused = done.stream().filter(r -> r.statusCode() != 200).toList();
+        assertEquals(2, ok.size(), () -> "statuses " + done.stream().map(HttpResponse::statusCode).toList());
+        assertEquals(2, refused.size());
+        for (HttpResponse<String> r : ok) {
+            assertEquals("Answered after " + SLOW_MS + " ms.\n", r.body());
+            assertEquals("\"inflight\";q=2;qu=\"concurrent-requests\"", Http.header(r, "RateLimit-Policy"));
+        }
+        for (HttpResponse<String> r : refused) {
+            assertInflightRefusal(r);
+        }
+
+        // And once they have completed, both permits are free again
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<String> again = http.get("api/slow?ms=0");
+            assertEquals(200, again.statusCode());
+            assertEquals("\"inflight\";r=1", Http.header(again, "RateLimit"));
+        }
+    }
+
+    /** Long enough that the four requests overlap even on a busy machine. */
+    private static final long SLOW_MS = 2_000;
+
+    private static void assertInflightRefusal(HttpResponse<String> r) {
+        assertAll(
+                () -> assertEquals(503, r.statusCode()),
+                () -> assertEquals("1", Http.header(r, "Retry-After")),
+                () -> assertEquals("\"inflight\";q=2;qu=\"concurrent-requests\"", Http.header(r, "RateLimit-Policy")),
+                () -> assertEquals("\"inflight\";r=0", Http.header(r, "RateLimit")),
+                () -> assertEquals("application/problem+json", Http.header(r, "Content-Type")),
+                () -> assertEquals("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"
+                        + "\"detail\":\"Too many concurrent requests for policy 'inflight'; retry after 1 seconds.\","
+                        + "\"violated-policies\":[\"inflight\"]}", r.body()));
     }
 
     @Test
