@@ -43,6 +43,13 @@ import java.util.concurrent.locks.StampedLock;
  * the old settings fails its conversion and decides again under the new ones. {@link #allow}
  * allocates nothing; {@link #reserve} allocates its {@link Reservation}.
  *
+ * <p>This is not strictly lock-free: an admission holds the write lock for the few instructions
+ * that write the state, and a reader that overlaps a writer spins, then yields, until the writer
+ * is done (a writer descheduled while holding the lock delays the others). Reservations,
+ * cancellations, runtime changes and the accessors ({@link #tokens()}, {@link #burst()},
+ * {@link #intervalNanos()}) block on the lock. The registry algorithm {@link TokenBucket} is the
+ * lock-free one (a compare-and-set on one word).
+ *
  * <p>Thread-safe.
  */
 public final class TokenBucketLimiter {

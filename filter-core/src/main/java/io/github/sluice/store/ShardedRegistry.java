@@ -77,6 +77,14 @@ public final class ShardedRegistry implements Store {
         return new Builder();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>This store refuses a rebinding: a name stays bound to the first algorithm given for it,
+     * because its cells are shaped by that algorithm. A changed policy needs a new name.
+     *
+     * @throws IllegalArgumentException if the name is already bound to a different algorithm
+     */
     @Override
     public KeySpace keySpace(String name, Algorithm<?> algorithm) {
         Objects.requireNonNull(name, "name");

@@ -15,11 +15,21 @@ public interface Store extends AutoCloseable {
      * Returns the key space of one policy, creating it on first use. Calling again with the same
      * name and an equal algorithm returns an equivalent key space sharing the same state.
      *
+     * <p>Calling again with the same name and a <em>different</em> algorithm has one of two
+     * behaviours, and each implementation must document which it has: it is refused with
+     * {@link IllegalArgumentException} (the in-memory {@link ShardedRegistry} does this, since its
+     * cells are shaped by their algorithm), or it is accepted as a policy change (say, on a
+     * configuration reload): the new algorithm replaces the old one for that name, and whatever the
+     * store cached for the old binding must no longer decide requests (the Redis store does this and
+     * forgets its cached denials).
+     *
      * @param name the policy's name ({@code [a-z0-9-]+})
      * @param algorithm the policy's algorithm
      * @return the key space, never {@code null}
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if the name is already bound to a different algorithm
+     * @throws IllegalArgumentException if the name or the algorithm is not acceptable to this
+     *     store, or the name is already bound to a different algorithm and this store refuses
+     *     rebinding
      */
     KeySpace keySpace(String name, Algorithm<?> algorithm);
 
