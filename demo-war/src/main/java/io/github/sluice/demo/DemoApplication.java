@@ -34,8 +34,13 @@ public class DemoApplication extends Application {
         return Set.of(HelloResource.class, SlowResource.class, ClientAddressFilter.class);
     }
 
-    /** The feature, told where the client's address comes from; its policies come from the properties. */
+    /**
+     * The feature, told where the client's address comes from; its policies come from the
+     * properties. JAX-RS 3.1 deprecates this method in favour of CDI, but it remains the portable
+     * way to register a configured instance in a runtime without CDI, such as this WAR's Jersey.
+     */
     @Override
+    @SuppressWarnings("deprecation")
     public Set<Object> getSingletons() {
         return Set.of(SluiceFeature.builder().peerAddress(ClientAddressFilter::peer).build());
     }

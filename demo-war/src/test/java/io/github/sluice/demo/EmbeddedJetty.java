@@ -1,5 +1,6 @@
 package io.github.sluice.demo;
 
+import java.io.IOException;
 import java.lang.reflect.Method;
 import java.net.URI;
 import java.net.URL;
@@ -62,9 +63,11 @@ final class EmbeddedJetty implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         try {
             server.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("the demo failed to stop: " + e, e);
         } finally {
             loader.close();
         }

@@ -73,8 +73,20 @@ class RedisIT {
 
     @AfterAll
     void stop() throws Exception {
-        try (AutoCloseable r = redis; AutoCloseable x = a; AutoCloseable y = b) {
-            // closed in reverse order: the demos first, then Redis
+        try {
+            if (b != null) {
+                b.close();
+            }
+        } finally {
+            try {
+                if (a != null) {
+                    a.close();
+                }
+            } finally {
+                if (redis != null) {
+                    redis.close();
+                }
+            }
         }
     }
 

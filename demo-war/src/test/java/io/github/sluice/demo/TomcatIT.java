@@ -9,6 +9,7 @@ import java.util.stream.Stream;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.connector.Connector;
+import org.apache.catalina.servlets.DefaultServlet;
 import org.apache.catalina.startup.Tomcat;
 
 /**
@@ -22,7 +23,9 @@ class TomcatIT extends DemoContract {
 
     @Override
     URI deploy(Path war) throws Exception {
-        base = Files.createTempDirectory("sluice-demo-tomcat");
+        // Under target/, so that a failed run leaves nothing in /tmp and `mvn clean` removes it.
+        Files.createDirectories(Path.of("target"));
+        base = Files.createTempDirectory(Path.of("target"), "tomcat-it-").toAbsolutePath();
         Files.createDirectories(base.resolve("webapps"));
         tomcat = new Tomcat();
         tomcat.setBaseDir(base.toString());
@@ -36,8 +39,8 @@ class TomcatIT extends DemoContract {
         tomcat.setAddDefaultWebXmlToWebapp(false);
         Context context = tomcat.addWebapp("", war.toAbsolutePath().toString());
         Tomcat.addDefaultMimeTypeMappings(context);
-        Tomcat.addServlet(context, "default", "org.apache.catalina.servlets.DefaultServlet").setLoadOnStartup(1);
-        context.addServletMappingDecoded("/", "default");
+        context.addServletContainerInitializer((classes, servletContext) ->
+                servletContext.addServlet("default", DefaultServlet.class).addMapping("/"), null);
         tomcat.start();
         if (context.getState() != LifecycleState.STARTED) {
             throw new IllegalStateException("the demo webapp failed to start in Tomcat: " + context.getState());

@@ -75,7 +75,7 @@ public final class DemoRunner {
         try {
             server.close();
             out.println("Sluice demo stopped.");
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
             System.err.println("sluice-demo: error while stopping: " + rootMessage(e));
         }
     }

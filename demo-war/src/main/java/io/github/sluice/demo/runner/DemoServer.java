@@ -118,10 +118,17 @@ public final class DemoServer implements AutoCloseable {
      * Stops the server gracefully: the webapp is destroyed (its listeners close the Redis store),
      * requests in flight get a few seconds to finish.
      *
-     * @throws Exception if Jetty fails to stop
+     * @throws IllegalStateException if Jetty fails to stop
      */
     @Override
-    public void close() throws Exception {
-        server.stop();
+    public void close() {
+        try {
+            server.stop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping Jetty", e);
+        } catch (Exception e) {
+            throw new IllegalStateException("Jetty failed to stop: " + e.getMessage(), e);
+        }
     }
 }
