@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * One key, every request admitted: Sluice's algorithms against the peers and the floor. Limits
@@ -30,10 +31,14 @@ public class SingleKeyAllowed {
         l = new SingleKeyLimiters(Configs.OPEN);
     }
 
-    /** Fails the run if any limiter has started to deny. */
+    /**
+     * Fails the run if the limiter under test has started to deny.
+     *
+     * @param params names the benchmark
+     */
     @TearDown(Level.Iteration)
-    public void stillAllowed() {
-        l.check(true);
+    public void stillAllowed(BenchmarkParams params) {
+        l.check(SingleKeyLimiters.method(params.getBenchmark()), true);
     }
 
     /** A per-thread decision holder, reused as the filter reuses one per request. */

@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * One key, every request refused: Sluice's algorithms against the peers and the floor. Limits
@@ -24,17 +25,25 @@ public class SingleKeyDenied {
 
     private SingleKeyLimiters l;
 
-    /** Builds the limiters and drains them. */
+    /**
+     * Builds the limiters and drains the one under test.
+     *
+     * @param params names the benchmark
+     */
     @Setup(Level.Trial)
-    public void setUp() {
+    public void setUp(BenchmarkParams params) {
         l = new SingleKeyLimiters(Configs.SHUT);
-        l.drain();
+        l.drain(SingleKeyLimiters.method(params.getBenchmark()));
     }
 
-    /** Fails the run if any limiter has admitted a request. */
+    /**
+     * Fails the run if the limiter under test has admitted a request.
+     *
+     * @param params names the benchmark
+     */
     @TearDown(Level.Iteration)
-    public void stillAllowed() {
-        l.check(false);
+    public void stillDenied(BenchmarkParams params) {
+        l.check(SingleKeyLimiters.method(params.getBenchmark()), false);
     }
 
     /** A per-thread decision holder, reused as the filter reuses one per request. */
