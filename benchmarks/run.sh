@@ -3,7 +3,7 @@
 # 1 and 2 threads, measures the retained heap per key, and prints the comparison tables.
 #
 # usage: benchmarks/run.sh [quick|full] [benchmark regex]
-#   quick (default): 1 fork, 3 x 1 s warm-up, 3 x 1 s measurement; under 10 minutes on 2 cores
+#   quick (default): 1 fork, 2 x 1 s warm-up, 3 x 1 s measurement; under 10 minutes on 2 cores
 #   full:            2 forks, 3 x 2 s warm-up, 5 x 2 s measurement; about 40 minutes on 2 cores
 #   regex: restricts the JMH benchmarks, e.g. 'SingleKeyAllowed' (default: all)
 #   environment: NOBUILD=1 reuses benchmarks/target/benchmarks.jar; THREADS="1 2" thread counts;
@@ -17,7 +17,7 @@ MODE=${1:-quick}
 REGEX=${2:-'io.github.sluice.bench.(micro|redis)'}
 THREADS=${THREADS:-"1 2"}
 case "$MODE" in
-  quick) OPTS=(-f 1 -wi 3 -w 1s -i 3 -r 1s) ;;
+  quick) OPTS=(-f 1 -wi 2 -w 1s -i 3 -r 1s) ;;
   full)  OPTS=(-f 2 -wi 3 -w 2s -i 5 -r 2s) ;;
   *) echo "mode must be quick or full but was $MODE" >&2; exit 2 ;;
 esac
