@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.DoublePredicate;
 
 /**
  * Prints the comparison tables (Markdown) from JMH JSON result files, with every ratio taken
@@ -59,6 +60,7 @@ public final class Summary {
         s.heap(heap);
         s.enforcer();
         s.redis();
+        s.targets(heap);
         System.out.print(s.out);
     }
 
@@ -145,6 +147,69 @@ public final class Summary {
                 line("| %s | %s | %s | %s |%n", r.method(), score(r), bytes(r), rat);
             }
         }
+    }
+
+    /**
+     * Checks the targets of issue 9 against this run, per Sluice algorithm. The verdict is on the
+     * point estimate; the measured column carries the error.
+     */
+    private void targets(List<String> heap) {
+        line("%n### Targets (this run)%n%n| target | benchmark | measured | verdict |%n|---|---|---:|---|%n");
+        List<Result> a1 = rows("SingleKeyAllowed", 1);
+        Optional<Result> floor1 = find(a1, "floor");
+        Optional<Result> peer1 = bestPeer(a1);
+        for (Result r : sluiceRows(a1)) {
+            floor1.ifPresent(f -> verdict("allowed, 1 thread: cost <= 1.3x floor", r, f, r, v -> v <= 1.3));
+            peer1.ifPresent(b -> verdict("allowed, 1 thread: >= 1.5x best peer (" + b.method() + ")", r,
+                    r, b, v -> v >= 1.5));
+            line("| allowed, 1 thread: ~0 B/op | %s | %s B/op | %s |%n", r.method(), bytes(r),
+                    Double.isNaN(r.bytesPerOp()) ? "n/a" : r.bytesPerOp() < 1 ? "met" : "missed");
+        }
+        for (int t : threads("SingleKeyDenied")) {
+            List<Result> allowed = rows("SingleKeyAllowed", t);
+            for (Result d : sluiceRows(rows("SingleKeyDenied", t))) {
+                find(allowed, d.method()).ifPresent(a -> verdict("denied no slower than allowed, " + t
+                        + " thread(s)", d, d, a, v -> v >= 1.0));
+            }
+        }
+        List<Result> a2 = rows("SingleKeyAllowed", 2);
+        Optional<Result> peer2 = bestPeer(a2);
+        for (Result r : sluiceRows(a2)) {
+            peer2.ifPresent(b -> verdict("2 threads, one key: >= 1.5x best peer (" + b.method() + ")", r,
+                    r, b, v -> v >= 1.5));
+        }
+        for (int t : threads("ManyKeys")) {
+            List<Result> m = rows("ManyKeys", t);
+            Optional<Result> alt = m.stream().filter(r -> MANY_KEY_PEERS.contains(r.method()))
+                    .max(Comparator.comparingDouble(Result::score));
+            find(m, "sluiceRegistry").ifPresent(r -> alt.ifPresent(b -> verdict(
+                    "1M keys, " + t + " thread(s): >= 2x best Caffeine-based (" + b.method() + ")", r,
+                    r, b, v -> v >= 2)));
+        }
+        for (String l : heap) {
+            String[] p = l.trim().split("\\s+");
+            if (p[1].equals("sluice")) {
+                double bytes = Double.parseDouble(p[2]);
+                line("| <= 128 B retained per IPv4 key | registry | %.1f B | %s |%n", bytes,
+                        bytes <= 128 ? "met" : "missed");
+            }
+        }
+    }
+
+    private static Optional<Result> bestPeer(List<Result> rows) {
+        return rows.stream().filter(r -> SINGLE_KEY_PEERS.contains(r.method()))
+                .max(Comparator.comparingDouble(Result::score));
+    }
+
+    private static List<Result> sluiceRows(List<Result> rows) {
+        return rows.stream().filter(r -> r.method().startsWith("sluice")).toList();
+    }
+
+    /** One target row: {@code a.score / b.score}, with its error, tested by {@code met}. */
+    private void verdict(String target, Result row, Result a, Result b, DoublePredicate met) {
+        double v = a.score() / b.score();
+        line("| %s | %s | %s | %s |%n", target, row.method(), ratio(a, b),
+                Double.isNaN(v) ? "n/a" : met.test(v) ? "met" : "missed");
     }
 
     private Set<Integer> threads(String group) {
