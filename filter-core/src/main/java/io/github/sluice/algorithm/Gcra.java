@@ -159,28 +159,17 @@ public final class Gcra extends Algorithm<Cell> {
         if (cost <= 0) {
             return;
         }
-        long refund = Math.min(cost, limit) * emission;
-        while (true) {
-            long tat = cell.word();
-            if (tat == Cell.RETIRED || tat <= now) {
-                return;
-            }
-            if (cell.casWord(tat, Math.max(now, tat - refund))) {
-                return;
-            }
-        }
+        TimeWord.refund(cell, now, Math.min(cost, limit) * emission);
     }
 
     @Override
     public boolean isFresh(Cell cell, long now) {
-        long tat = cell.word();
-        return tat != Cell.RETIRED && tat <= now;
+        return TimeWord.isFresh(cell, now);
     }
 
     @Override
     public boolean retireIfFresh(Cell cell, long now) {
-        long tat = cell.word();
-        return tat != Cell.RETIRED && tat <= now && cell.retire(tat);
+        return TimeWord.retireIfFresh(cell, now);
     }
 
     @Override

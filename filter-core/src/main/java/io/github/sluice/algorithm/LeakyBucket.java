@@ -132,29 +132,18 @@ public final class LeakyBucket extends Algorithm<Cell> {
         if (cost <= 0) {
             return;
         }
-        long refund = Math.min(cost, capacity) * interval;
-        while (true) {
-            long emptyAt = cell.word();
-            if (emptyAt == Cell.RETIRED || emptyAt <= now) {
-                return;
-            }
-            if (cell.casWord(emptyAt, Math.max(emptyAt - refund, now))) {
-                return;
-            }
-        }
+        TimeWord.refund(cell, now, Math.min(cost, capacity) * interval);
     }
 
     /** A bucket is fresh once it has drained: its {@code emptyAt} is not in the future. */
     @Override
     public boolean isFresh(Cell cell, long now) {
-        long emptyAt = cell.word();
-        return emptyAt != Cell.RETIRED && emptyAt <= now;
+        return TimeWord.isFresh(cell, now);
     }
 
     @Override
     public boolean retireIfFresh(Cell cell, long now) {
-        long emptyAt = cell.word();
-        return emptyAt != Cell.RETIRED && emptyAt <= now && cell.retire(emptyAt);
+        return TimeWord.retireIfFresh(cell, now);
     }
 
     @Override

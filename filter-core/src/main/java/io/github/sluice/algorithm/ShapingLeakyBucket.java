@@ -190,29 +190,17 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
         if (cost <= 0) {
             return;
         }
-        long floor = now - slackNanos;
-        long refund = Math.min(cost, Checks.MAX_NANOS / interval) * interval;
-        while (true) {
-            long next = cell.word();
-            if (next == Cell.RETIRED || next <= floor) {
-                return;
-            }
-            if (cell.casWord(next, Math.max(next - refund, floor))) {
-                return;
-            }
-        }
+        TimeWord.refund(cell, now - slackNanos, Math.min(cost, Checks.MAX_NANOS / interval) * interval);
     }
 
     @Override
     public boolean isFresh(Cell cell, long now) {
-        long next = cell.word();
-        return next != Cell.RETIRED && next <= now - slackNanos;
+        return TimeWord.isFresh(cell, now - slackNanos);
     }
 
     @Override
     public boolean retireIfFresh(Cell cell, long now) {
-        long next = cell.word();
-        return next != Cell.RETIRED && next <= now - slackNanos && cell.retire(next);
+        return TimeWord.retireIfFresh(cell, now - slackNanos);
     }
 
     @Override

@@ -131,30 +131,17 @@ public final class TokenBucket extends Algorithm<Cell> {
         if (cost <= 0) {
             return;
         }
-        long fullBase = now - capacity;
-        long refund = Math.min(cost, burst) * interval;
-        while (true) {
-            long base = cell.word();
-            if (base == Cell.RETIRED || base <= fullBase) {
-                return;
-            }
-            long next = Math.max(base - refund, fullBase);
-            if (cell.casWord(base, next)) {
-                return;
-            }
-        }
+        TimeWord.refund(cell, now - capacity, Math.min(cost, burst) * interval);
     }
 
     @Override
     public boolean isFresh(Cell cell, long now) {
-        long base = cell.word();
-        return base != Cell.RETIRED && base <= now - capacity;
+        return TimeWord.isFresh(cell, now - capacity);
     }
 
     @Override
     public boolean retireIfFresh(Cell cell, long now) {
-        long base = cell.word();
-        return base != Cell.RETIRED && base <= now - capacity && cell.retire(base);
+        return TimeWord.retireIfFresh(cell, now - capacity);
     }
 
     @Override
