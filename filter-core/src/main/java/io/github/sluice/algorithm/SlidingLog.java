@@ -265,10 +265,21 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
         }
     }
 
+    /** Spins briefly, then yields, so a descheduled writer on a busy machine gets the core. */
+    private static int backOff(int spins) {
+        if (spins < 64) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+        return spins + 1;
+    }
+
     /**
      * Un-logs up to {@code cost} of the newest permits that are still in the window (a refund of
-     * permits taken by a request another policy refused). Permits that left the window, or whose
-     * slots are still being written, are not refunded.
+     * permits taken by a request another policy refused). Permits that left the window are not
+     * refunded. If the newest slots are still being written by another thread, the refund waits
+     * for that write (spinning, then yielding) instead of skipping them, which would leak permits.
      */
     @Override
     public void release(SlidingLogCell cell, long now, long cost) {
@@ -276,6 +287,7 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
             return;
         }
         long boundary = now - window;
+        int spins = 0;
         while (true) {
             long word = cell.word();
             if (word == Cell.RETIRED) {
@@ -283,12 +295,24 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
             }
             int m = 0;
             int max = (int) Math.min(cost, limit);
+            boolean pending = false;
             while (m < max) {
                 long v = cell.slot(index(word, m + 1));
-                if ((int) (v & 1) != parity(word, m + 1) || v >> 1 <= boundary) {
+                if ((int) (v & 1) != parity(word, m + 1)) {
+                    pending = true;
+                    break;
+                }
+                if (v >> 1 <= boundary) {
                     break;
                 }
                 m++;
+            }
+            if (pending) {
+                // The newest slots were claimed (or un-logged) by a thread that has not written them
+                // yet: a few instructions away. Refunding around them would leak permits, so wait for
+                // the write. Only a refund waits; decisions never do.
+                spins = backOff(spins);
+                continue;
             }
             if (m == 0) {
                 return;
