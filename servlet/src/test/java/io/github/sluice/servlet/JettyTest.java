@@ -39,4 +39,11 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class Paths extends PathContract {
+        Paths() {
+            super(Container.JETTY);
+        }
+    }
 }

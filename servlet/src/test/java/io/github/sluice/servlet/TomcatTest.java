@@ -39,4 +39,11 @@ class TomcatTest {
             super(Container.TOMCAT);
         }
     }
+
+    @Nested
+    class Paths extends PathContract {
+        Paths() {
+            super(Container.TOMCAT);
+        }
+    }
 }
