@@ -46,4 +46,11 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class AsyncFront extends AsyncFrontContract {
+        AsyncFront() {
+            super(Container.JETTY);
+        }
+    }
 }

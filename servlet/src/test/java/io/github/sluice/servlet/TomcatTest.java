@@ -46,4 +46,11 @@ class TomcatTest {
             super(Container.TOMCAT);
         }
     }
+
+    @Nested
+    class AsyncFront extends AsyncFrontContract {
+        AsyncFront() {
+            super(Container.TOMCAT);
+        }
+    }
 }
