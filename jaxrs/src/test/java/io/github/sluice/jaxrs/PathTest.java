@@ -11,6 +11,7 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Priorities;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.server.filter.HttpMethodOverrideFilter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -67,6 +69,10 @@ class PathTest {
     private JerseyServer server;
 
     private JerseyServer start(String container) {
+        return start(container, SluiceFeature.PRIORITY, false);
+    }
+
+    private JerseyServer start(String container, int priority, boolean methodOverride) {
         SluiceConfig config = SluiceConfig.builder().policies("""
                         login   = fixed-window 3/1m key=header:X-Client match=POST:/login
                         reports = fixed-window 3/1m key=header:X-Client match=GET:/reports/*
@@ -74,7 +80,11 @@ class PathTest {
                 .listener(EnforcementListener.NONE)
                 .build();
         ShardedRegistry store = ShardedRegistry.builder().clock(new FakeClock()).build();
-        ResourceConfig app = new ResourceConfig(Api.class).register(new SluiceFeature(config.newEnforcer(store)));
+        ResourceConfig app = new ResourceConfig(Api.class)
+                .register(SluiceFeature.builder().enforcer(config.newEnforcer(store)).priority(priority).build());
+        if (methodOverride) {
+            app.register(HttpMethodOverrideFilter.class);
+        }
         Function<ResourceConfig, JerseyServer> starter = container.equals("tomcat")
                 ? JerseyServer::startOnTomcat : JerseyServer::start;
         server = starter.apply(app);
@@ -147,5 +157,21 @@ class PathTest {
         }
         assertEquals(429, s.raw("GET", "/reports/7", "X-Client", "head-first"));
         assertEquals(200, s.raw("GET", "/login", "X-Client", "head-first"), "another policy's path");
+    }
+
+    /**
+     * Jersey's method-override filter runs at HEADER_DECORATOR + 50: with Sluice's priority after
+     * it (the documented setting), a POST overridden to GET is judged as the GET it becomes.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jetty", "tomcat"})
+    void methodOverride_withSluiceAfterTheOverrideFilter_isJudgedByTheMethodThatRuns(String container) {
+        JerseyServer s = start(container, Priorities.HEADER_DECORATOR + 100, true);
+
+        for (int i = 0; i < LIMIT; i++) {
+            assertEquals(200, s.raw("POST", "/reports/7", "X-Client", "override", "X-HTTP-Method-Override", "GET"));
+        }
+        assertEquals(429, s.raw("GET", "/reports/7", "X-Client", "override"));
+        assertEquals(429, s.raw("POST", "/reports/7", "X-Client", "override", "X-HTTP-Method-Override", "GET"));
     }
 }
