@@ -237,19 +237,26 @@ public final class Match {
      * @return {@code true} if any rule matches
      */
     public boolean matches(String method, String path) {
-        for (Rule r : ruleArray) {
-            if (r.matches(method, path)) {
-                return true;
-            }
+        if (path == null) {
+            return false;
         }
-        if (headFollowsGet && "HEAD".equalsIgnoreCase(method)) {
-            for (Rule r : ruleArray) {
-                if (r.methods().contains("GET") && r.matchesPath(path)) {
+        // The canonical form is looked for once per request, not once per rule, and built only
+        // for the rare path that needs it.
+        return matchesForm(method, path) || (!canonical(path) && matchesForm(method, canonicalize(path)));
+    }
+
+    private boolean matchesForm(String method, String path) {
+        boolean head = false;
+        for (Rule r : ruleArray) {
+            if (r.methodMatches(method)) {
+                if (r.matchesForm(path)) {
                     return true;
                 }
+            } else if (headFollowsGet && r.methods().contains("GET")) {
+                head |= "HEAD".equalsIgnoreCase(method) && r.matchesForm(path);
             }
         }
-        return false;
+        return head;
     }
 
     /** @return the rules, in the order given */
@@ -371,16 +378,17 @@ public final class Match {
          * @return {@code true} if both match
          */
         public boolean matches(String method, String path) {
-            if (!methods.isEmpty()) {
-                boolean any = false;
-                for (int i = 0; i < methods.size() && !any; i++) {
-                    any = methods.get(i).equalsIgnoreCase(method);
-                }
-                if (!any) {
-                    return false;
+            return methodMatches(method) && matchesPath(path);
+        }
+
+        /** @return {@code true} if the rule names no method or names this one, in any case */
+        boolean methodMatches(String method) {
+            for (int i = 0; i < methods.size(); i++) {
+                if (methods.get(i).equalsIgnoreCase(method)) {
+                    return true;
                 }
             }
-            return matchesPath(path);
+            return methods.isEmpty();
         }
 
         /**
@@ -397,7 +405,8 @@ public final class Match {
             return matchesForm(path) || (!canonical(path) && matchesForm(canonicalize(path)));
         }
 
-        private boolean matchesForm(String s) {
+        /** The pattern against one form of the path, trailing slashes ignored on either side. */
+        boolean matchesForm(String s) {
             int sn = s.length();
             int pn = pattern.length();
             if (glob(pn, s, sn)) {
