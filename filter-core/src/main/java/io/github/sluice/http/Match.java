@@ -33,11 +33,12 @@ import java.util.Set;
  *       {@code .} segments removed, {@code ..} resolved): containers differ in which of the two
  *       they route with, and a policy must hold under both.
  * </ul>
- * Rejected when parsed, with a message naming the rule: path templates ({@code {id}}: write
- * {@code *}), regular-expression syntax ({@code \ [ ] ^ |} and {@code ?}), percent-encoding
- * ({@code %}: paths are compared decoded), matrix parameters ({@code ;}: removed before
- * matching), a fragment ({@code #}), and {@code //}, {@code .} or {@code ..} segments (never
- * present in the compared path).
+ * Rejected when parsed, with a message naming the rule: path templates ({@code {id}},
+ * {@code <id>}: write {@code *}), regular-expression syntax ({@code \ [ ] ^ |} and {@code ?}),
+ * percent-encoding ({@code %}: paths are compared decoded), matrix parameters ({@code ;}: removed
+ * before matching), a fragment ({@code #}), characters containers refuse in a path
+ * ({@code "} and a backtick), and {@code //}, {@code .} or {@code ..} segments (never present in
+ * the compared path).
  *
  * <h2>Methods</h2>
  * Methods are names from the IANA HTTP Method Registry ({@link #METHODS}), written in any case and
@@ -217,13 +218,14 @@ public final class Match {
     /** @return why {@code c} cannot be in a pattern, or {@code null} if it can */
     private static String forbidden(char c) {
         return switch (c) {
-            case '{', '}' -> "path templates such as {id} are not supported: write '*', e.g. /users/*/orders";
+            case '{', '}', '<', '>' ->
+                "path templates such as {id} or <id> are not supported: write '*', e.g. /users/*/orders";
             case '%' -> "paths are compared decoded: write the character itself";
             case ';' -> "matrix parameters are removed from the path before it is compared";
             case '?' -> "the query string is not part of the path, and '*' is the only wildcard";
             case '#' -> "a fragment is never sent to the server";
-            case '\\', '[', ']', '^', '|', '<', '>', '"', '`' ->
-                "patterns are globs whose only wildcard is '*', not regular expressions";
+            case '\\', '[', ']', '^', '|' -> "patterns are globs whose only wildcard is '*', not regular expressions";
+            case '"', '`' -> "containers refuse it in a request path";
             default -> null;
         };
     }

@@ -138,8 +138,11 @@ class MatchTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> Match.parse("GET:/users/{id}/orders"));
 
-        assertEquals("match pattern must not contain '{' (path templates such as {id} are not supported: write '*',"
-                + " e.g. /users/*/orders) but was '/users/{id}/orders' in 'GET:/users/{id}/orders'", e.getMessage());
+        assertEquals("match pattern must not contain '{' (path templates such as {id} or <id> are not supported:"
+                + " write '*', e.g. /users/*/orders) but was '/users/{id}/orders' in 'GET:/users/{id}/orders'",
+                e.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Match.paths("/users/<int:id>")).getMessage()
+                .startsWith("match pattern must not contain '<' (path templates"));
     }
 
     @Test
@@ -192,7 +195,7 @@ class MatchTest {
     void matches_randomPathsAgreeWithAReferenceModel() {
         Random random = new Random(7);
         int valid = 0;
-        for (int c = 0; c < 40_000; c++) {
+        for (int c = 0; c < 25_000; c++) {
             String pattern = random(random, "/ab*.", 7);
             String path = random(random, "/ab.", 9);
             Match m;
@@ -205,7 +208,7 @@ class MatchTest {
             valid++;
             assertEquals(reference(pattern, path), m.matches("GET", path), pattern + " vs " + path);
         }
-        assertTrue(valid > 10_000, "valid patterns tried: " + valid);
+        assertTrue(valid > 8_000, "valid patterns tried: " + valid);
     }
 
     private static String random(Random random, String alphabet, int maxLength) {
