@@ -23,12 +23,14 @@ public interface RequestView {
     String method();
 
     /**
-     * Returns the path the policies' {@code match} patterns are compared with: the decoded,
-     * normalised path inside the application, without the context path and without the query,
-     * e.g. {@code /api/orders/7} (for a Servlet: {@code servletPath + pathInfo}; for JAX-RS: the
-     * matched URI's path with a leading {@code /}). Adapters must give the container's
-     * normalised path, never the raw request line, so that {@code //api/./x} or {@code %2e}
-     * tricks cannot slip past a pattern.
+     * Returns the path the policies' {@code match} patterns are compared with: the path the
+     * runtime routes the request with, inside the application, decoded, without the context path,
+     * the query and path parameters ({@code ;jsessionid=...}), e.g. {@code /api/orders/7}. For a
+     * Servlet that is {@code servletPath + pathInfo}, which the container has normalised; for
+     * JAX-RS, the runtime's path with a leading {@code /}, dot segments kept (Jersey routes them
+     * as they are). Never the raw request line, so that {@code %69} or {@code ;x=1} cannot slip
+     * past a pattern; {@link Match} itself ignores trailing slashes and also tries the canonical
+     * form of a path with {@code //}, {@code .} or {@code ..} segments.
      *
      * @return the path, starting with {@code /}; never {@code null}
      */

@@ -31,7 +31,9 @@ final class JaxRsRequest implements RequestView {
     /**
      * The decoded path inside the application, as the runtime matches resources against it: with
      * a leading {@code /} and without matrix parameters, which the runtime ignores when it routes
-     * (so that {@code /admin;x=1} cannot slip past a pattern for {@code /admin}).
+     * (so that {@code /admin;x=1} cannot slip past a pattern for {@code /admin}). Dot segments
+     * and {@code //} stay: Jersey routes {@code /items/..} to the item {@code ..}, and
+     * {@link io.github.sluice.http.Match} tries a path and its canonical form.
      */
     @Override
     public String path() {

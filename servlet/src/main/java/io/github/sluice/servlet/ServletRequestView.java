@@ -28,11 +28,22 @@ final class ServletRequestView implements RequestView, HeaderSink {
         return request.getMethod();
     }
 
-    /** The container's decoded, normalised path inside the application: servlet path + path info. */
+    /**
+     * The path the container routed with: servlet path + path info, which the container has
+     * decoded, stripped of path parameters and normalised. For a URI the container routes but
+     * will not decode here (Jetty's ambiguous URIs under a lenient compliance), the path recovered
+     * from the raw URI, so that such a request is limited like its plain spelling instead of failing.
+     */
     @Override
     public String path() {
-        String servletPath = request.getServletPath();
-        String pathInfo = request.getPathInfo();
+        String servletPath;
+        String pathInfo;
+        try {
+            servletPath = request.getServletPath();
+            pathInfo = request.getPathInfo();
+        } catch (RuntimeException ambiguous) {
+            return RawPath.of(request.getRequestURI(), request.getContextPath());
+        }
         if (pathInfo == null) {
             return servletPath == null || servletPath.isEmpty() ? "/" : servletPath;
         }

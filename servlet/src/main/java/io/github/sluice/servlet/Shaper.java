@@ -39,7 +39,10 @@ final class Shaper {
      */
     boolean delay(Verdict verdict, HttpServletRequest request, HttpServletResponse response) {
         long nanos = verdict.delayNanos();
-        if (mode == Shaping.ASYNC && request.isAsyncSupported() && suspend(verdict, request, response, nanos)) {
+        // A request already in async mode (a filter in front started the cycle) cannot be suspended
+        // again in this dispatch: startAsync would throw, and the cycle is not ours to dispatch.
+        if (mode == Shaping.ASYNC && request.isAsyncSupported() && !request.isAsyncStarted()
+                && suspend(verdict, request, response, nanos)) {
             return true;
         }
         try {
@@ -60,7 +63,14 @@ final class Shaper {
             return false;
         }
         // The (possibly wrapped) objects this filter received are the ones the dispatch passes on.
-        AsyncContext context = request.startAsync(request, response);
+        AsyncContext context;
+        try {
+            context = request.startAsync(request, response);
+        } catch (IllegalStateException refused) {
+            return false; // the container will not suspend this request: wait on the thread instead
+        }
+        // Registered before anything can end the cycle, so that every end releases; from here on
+        // the permits belong to the listener and to the dispatch scheduled below.
         PermitRelease.register(context, verdict);
         long millis = TimeUnit.NANOSECONDS.toMillis(nanos) + TIMEOUT_MARGIN_MILLIS;
         if (context.getTimeout() > 0 && context.getTimeout() < millis) {

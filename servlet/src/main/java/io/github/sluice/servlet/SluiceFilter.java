@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A Jakarta Servlet filter that applies Sluice policies to every request it is mapped to.
@@ -34,7 +35,9 @@ import java.util.Objects;
  *       then ignored.
  * </ul>
  * Declare the filter {@code async-supported} and map it to the {@code REQUEST} and {@code ASYNC}
- * dispatcher types. It decides on {@code REQUEST} dispatches only; any other dispatch passes
+ * dispatcher types. It decides each request once, in the first dispatch it sees of it: the
+ * {@code REQUEST} dispatch, or the {@code ASYNC} dispatch a filter in front moved the request to
+ * (the request carries an attribute of this filter's from then on); any later dispatch passes
  * through.
  *
  * <h2>Per request</h2>
@@ -45,9 +48,12 @@ import java.util.Objects;
  *       even if the application commits the response early.
  *   <li>shaped: the request waits before the chain runs; see {@link Shaping}. The wait never
  *       exceeds the policy's maximum delay: the algorithm denies requests that would wait longer.
+ *       A request a filter in front already put in async mode waits on its thread, since its
+ *       async cycle is that filter's.
  *   <li>concurrency permits are released exactly once when the response completes: when the
- *       chain returns, or, if the request went async, when the async request completes, fails or
- *       times out (including after further {@code startAsync} cycles).
+ *       chain returns or throws, or, if the request is in async mode then (whoever started it:
+ *       the application, a filter in front, Sluice's shaping), when the async request completes,
+ *       fails or times out (including after further {@code startAsync} cycles).
  * </ul>
  *
  * <p>Thread-safe once initialised. {@link #destroy()} stops the shaping scheduler and closes the
@@ -65,6 +71,11 @@ public final class SluiceFilter implements Filter {
     /** The init-param choosing how shaped requests wait: {@code async} (default) or {@code blocking}. */
     public static final String SHAPING_PARAM = "shaping";
 
+    /** Distinguishes the request attributes of two Sluice filters on the same chain. */
+    private static final AtomicLong INSTANCES = new AtomicLong();
+
+    /** The request attribute marking a request this filter has decided; its own name, see {@link #firstDecision}. */
+    private final String decidedAttribute = SluiceFilter.class.getName() + ".decided." + INSTANCES.incrementAndGet();
     private volatile Enforcer enforcer;
     private volatile Shaper shaper;
     private boolean ownsEnforcer;
@@ -136,9 +147,9 @@ public final class SluiceFilter implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
-        if (req.getDispatcherType() != DispatcherType.REQUEST
-                || !(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
-            chain.doFilter(req, res); // forwards, includes, errors and async dispatches were decided already
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
+                || !firstDecision(request)) {
+            chain.doFilter(req, res); // decided already, or a forward, include or error dispatch
             return;
         }
         Enforcer e = enforcer;
@@ -147,19 +158,43 @@ public final class SluiceFilter implements Filter {
         }
         ServletRequestView view = new ServletRequestView(request, response);
         Verdict verdict = e.enforce(view);
-        if (verdict.denied()) {
-            Denial.write(verdict, response, view);
-            return;
-        }
-        verdict.writeHeaders(view);
-        if (verdict.shaped() && shaper.delay(verdict, request, response)) {
-            return; // suspended: the chain runs in the async dispatch the scheduler starts
-        }
+        // From here on the verdict may hold permits: every way out of this method either hands them
+        // to a listener (suspended) or goes through the finally.
+        boolean suspended = false;
         try {
-            chain.doFilter(request, response);
+            if (verdict.denied()) {
+                Denial.write(verdict, response, view);
+                return;
+            }
+            verdict.writeHeaders(view);
+            suspended = verdict.shaped() && shaper.delay(verdict, request, response);
+            if (!suspended) {
+                chain.doFilter(request, response);
+            }
         } finally {
-            PermitRelease.whenComplete(request, verdict);
+            if (!suspended) {
+                PermitRelease.whenComplete(request, verdict);
+            }
         }
+    }
+
+    /**
+     * Tells whether this dispatch is the first this filter sees of the request, and marks the
+     * request so that later ones pass through. The first is the REQUEST dispatch, or, if a filter
+     * in front moved the request to an ASYNC dispatch before the chain reached this one, that
+     * ASYNC dispatch; later ASYNC dispatches (Sluice's own resumption of a shaped request, the
+     * application's) and forwards, includes and error dispatches were decided already.
+     */
+    private boolean firstDecision(HttpServletRequest request) {
+        DispatcherType type = request.getDispatcherType();
+        if (type != DispatcherType.REQUEST && type != DispatcherType.ASYNC) {
+            return false;
+        }
+        if (request.getAttribute(decidedAttribute) != null) {
+            return false;
+        }
+        request.setAttribute(decidedAttribute, Boolean.TRUE);
+        return true;
     }
 
     /** Stops the shaping scheduler and closes the enforcer if this filter built it. */

@@ -13,22 +13,36 @@ import java.util.Map;
  *     {@link SluiceFilter} from {@code initParams}
  * @param initParams the filter's init-params (ignored by an instance built with an enforcer)
  * @param servlet the application
- * @param async whether the filter and the servlet are async-supported
+ * @param async whether the filters and the servlet are async-supported
+ * @param front a filter mapped in front of Sluice, on {@code /*} for REQUEST and ASYNC, or {@code null}
+ * @param lenientUris whether the container routes URIs it would refuse by default as ambiguous
+ *     (Jetty's {@code UriCompliance.LEGACY}; Tomcat has no such switch for these and ignores it)
  */
-record Deployment(Filter filter, Map<String, String> initParams, HttpServlet servlet, boolean async) {
+record Deployment(Filter filter, Map<String, String> initParams, HttpServlet servlet, boolean async, Filter front,
+        boolean lenientUris) {
 
     /** The given filter instance in front of the servlet, everything async-supported. */
     static Deployment of(Filter filter, HttpServlet servlet) {
-        return new Deployment(filter, Map.of(), servlet, true);
+        return new Deployment(filter, Map.of(), servlet, true, null, false);
     }
 
     /** A SluiceFilter the container creates and configures with the init-params. */
     static Deployment ofInitParams(Map<String, String> params, HttpServlet servlet) {
-        return new Deployment(null, params, servlet, true);
+        return new Deployment(null, params, servlet, true, null, false);
     }
 
     /** The same deployment with nothing async-supported. */
     Deployment withoutAsync() {
-        return new Deployment(filter, initParams, servlet, false);
+        return new Deployment(filter, initParams, servlet, false, front, lenientUris);
+    }
+
+    /** The same deployment with {@code front} mapped before the Sluice filter. */
+    Deployment behind(Filter front) {
+        return new Deployment(filter, initParams, servlet, async, front, lenientUris);
+    }
+
+    /** The same deployment on a container that routes ambiguous URIs instead of refusing them. */
+    Deployment withLenientUris() {
+        return new Deployment(filter, initParams, servlet, async, front, true);
     }
 }

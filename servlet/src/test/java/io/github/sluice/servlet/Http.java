@@ -46,6 +46,35 @@ final class Http {
         return b.build();
     }
 
+    /**
+     * Sends a request line exactly as given, on a connection of its own, so that targets an HTTP
+     * client would normalise or refuse ({@code //}, {@code ..}, a backslash) reach the server raw.
+     *
+     * @param target the request target, e.g. {@code /api/./login;x=1?q}
+     * @param headers name, value, name, value...
+     * @return the response's status code
+     */
+    static int raw(URI base, String method, String target, String... headers) {
+        StringBuilder head = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\nHost: ")
+                .append(base.getHost()).append(':').append(base.getPort())
+                .append("\r\nContent-Length: 0\r\nConnection: close\r\n");
+        for (int i = 0; i < headers.length; i += 2) {
+            head.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+        }
+        head.append("\r\n");
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            if (!response.startsWith("HTTP/1.1 ")) {
+                throw new IllegalStateException(method + " " + target + " got no status line: '" + response + "'");
+            }
+            return Integer.parseInt(response.substring(9, 12));
+        } catch (IOException e) {
+            throw new UncheckedIOException(method + " " + target, e);
+        }
+    }
+
     /** Opens a connection and sends a GET request, leaving the socket open for the caller to close. */
     static Socket send(URI uri) throws IOException {
         Socket socket = new Socket(uri.getHost(), uri.getPort());

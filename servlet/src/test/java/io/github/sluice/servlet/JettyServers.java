@@ -9,7 +9,10 @@ import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
+import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
@@ -22,6 +25,11 @@ final class JettyServers {
     static RunningServer start(Deployment d) throws Exception {
         ServletContextHandler context = new ServletContextHandler();
         context.setContextPath("/");
+        if (d.front() != null) {
+            FilterHolder front = new FilterHolder(d.front());
+            front.setAsyncSupported(d.async());
+            context.addFilter(front, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+        }
         FilterHolder filter = d.filter() != null ? new FilterHolder(d.filter()) : new FilterHolder(SluiceFilter.class);
         filter.setInitParameters(d.initParams());
         filter.setAsyncSupported(d.async());
@@ -29,7 +37,7 @@ final class JettyServers {
         ServletHolder servlet = new ServletHolder(d.servlet());
         servlet.setAsyncSupported(d.async());
         context.addServlet(servlet, "/api/*");
-        return start(context, context.getServletContext());
+        return start(context, context.getServletContext(), d.lenientUris());
     }
 
     static RunningServer startWebapp(Path webapp) throws Exception {
@@ -38,12 +46,18 @@ final class JettyServers {
         context.setWar(webapp.toString());
         context.setParentLoaderPriority(true); // the webapp's classes are the test classes
         context.setThrowUnavailableOnStartupException(true);
-        return start(context, context.getServletContext());
+        return start(context, context.getServletContext(), false);
     }
 
-    private static RunningServer start(Handler handler, ServletContext servletContext) throws Exception {
+    private static RunningServer start(Handler handler, ServletContext servletContext, boolean lenientUris)
+            throws Exception {
         Server server = new Server();
-        ServerConnector connector = new ServerConnector(server);
+        HttpConfiguration http = new HttpConfiguration();
+        if (lenientUris) {
+            // Jetty 9's rules: //, %2e%2e and %2F are routed; getServletPath() then throws for them.
+            http.setUriCompliance(UriCompliance.LEGACY);
+        }
+        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);

@@ -39,4 +39,18 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class Paths extends PathContract {
+        Paths() {
+            super(Container.JETTY);
+        }
+    }
+
+    @Nested
+    class AsyncFront extends AsyncFrontContract {
+        AsyncFront() {
+            super(Container.JETTY);
+        }
+    }
 }

@@ -9,20 +9,13 @@ import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.http.Policy;
 import io.github.sluice.key.KeyResolvers;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -170,36 +163,10 @@ abstract class PermitReleaseContract extends ContainerContract {
         Enforcer enforcer = inflight(16);
         app.gate.countDown(); // "block" requests run straight on to their large write
         RunningServer server = start(Deployment.of(new SluiceFilter(enforcer), app));
-        String[] kinds = {"ok", "ok", "ok", "throw", "async", "async", "async-inline", "async-timeout", "abort",
-            "abort-async"};
-        Random random = new Random(5);
-        List<String> plan = new ArrayList<>();
-        for (int i = 0; i < 2000; i++) {
-            plan.add(kinds[random.nextInt(kinds.length)]);
-        }
-        Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
-        ExecutorService clients = Executors.newFixedThreadPool(24);
-        try {
-            // When they all run
-            List<Future<?>> done = new ArrayList<>();
-            for (String kind : plan) {
-                done.add(clients.submit(() -> {
-                    String outcome;
-                    try {
-                        outcome = run(server, kind);
-                    } catch (IOException | RuntimeException e) {
-                        outcome = e.toString(); // reported below with the request's kind
-                    }
-                    outcomes.computeIfAbsent(kind + " " + outcome, k -> new AtomicInteger()).incrementAndGet();
-                    return null;
-                }));
-            }
-            for (Future<?> f : done) {
-                f.get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            clients.shutdownNow();
-        }
+
+        // When they all run
+        Map<String, AtomicInteger> outcomes = MixedLoad.send(server, app, 2000, "ok", "ok", "ok", "throw", "async",
+                "async", "async-inline", "async-timeout", "abort", "abort-async");
 
         // Then every permit came back, every client got an answer, and admissions and denials happened
         Permits.awaitHeld(enforcer, POLICY, KEY, 0, SETTLE);
@@ -208,26 +175,5 @@ abstract class PermitReleaseContract extends ContainerContract {
         assertTrue(outcomes.containsKey("async 200"), outcomes.toString());
         assertTrue(outcomes.containsKey("throw 500"), outcomes.toString());
         assertTrue(outcomes.keySet().stream().anyMatch(k -> k.endsWith(" 503")), outcomes.toString());
-    }
-
-    /** Runs one request of the given kind; returns its status, or "aborted". */
-    private String run(RunningServer server, String kind) throws IOException, InterruptedException {
-        if (kind.startsWith("abort")) {
-            URI uri = server.uri(kind.equals("abort") ? "/api/block" : "/api/async-block");
-            try (Socket socket = Http.send(uri)) {
-                awaitEnteredOrAnswered(socket.getInputStream());
-            }
-            return "aborted";
-        }
-        return Integer.toString(Http.get(server.uri("/api/" + kind)).statusCode());
-    }
-
-    /** Waits until some request reached the application, or the server answered (a denial). */
-    private void awaitEnteredOrAnswered(InputStream in) throws IOException, InterruptedException {
-        for (int i = 0; i < 500; i++) {
-            if (app.entered.tryAcquire(10, TimeUnit.MILLISECONDS) || in.available() > 0) {
-                return;
-            }
-        }
     }
 }

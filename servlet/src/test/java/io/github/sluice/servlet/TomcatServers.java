@@ -27,6 +27,11 @@ final class TomcatServers {
         Tomcat tomcat = newTomcat();
         Context context = tomcat.addContext("", null);
         context.addServletContainerInitializer((classes, servletContext) -> {
+            if (d.front() != null) {
+                FilterRegistration.Dynamic front = servletContext.addFilter("front", d.front());
+                front.setAsyncSupported(d.async());
+                front.addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC), false, "/*");
+            }
             FilterRegistration.Dynamic filter = d.filter() != null
                     ? servletContext.addFilter("sluice", d.filter())
                     : servletContext.addFilter("sluice", SluiceFilter.class);

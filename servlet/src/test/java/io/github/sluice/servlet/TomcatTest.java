@@ -39,4 +39,18 @@ class TomcatTest {
             super(Container.TOMCAT);
         }
     }
+
+    @Nested
+    class Paths extends PathContract {
+        Paths() {
+            super(Container.TOMCAT);
+        }
+    }
+
+    @Nested
+    class AsyncFront extends AsyncFrontContract {
+        AsyncFront() {
+            super(Container.TOMCAT);
+        }
+    }
 }
