@@ -182,7 +182,7 @@ final class Acquisition {
             long deadline = e.realClock.nanos() + e.timeoutNanos;
             for (int g = 0; g < groups; g++) {
                 List<Object> reply = awaitReply(e, futures.get(g), deadline);
-                if (reply != null && decodeGroup(g, reply, ks, costs, out)) {
+                if (reply != null && decodeGroup(e, g, reply, ks, costs, out)) {
                     continue;
                 }
                 // Redis did not answer: the failure policy decides this group. If the script ran
@@ -214,21 +214,21 @@ final class Acquisition {
             } catch (TimeoutException | ExecutionException | RuntimeException ex) {
                 Throwable cause = ex instanceof ExecutionException && ex.getCause() != null
                         ? ex.getCause() : ex;
-                Engine.LOG.log(Level.DEBUG, "sluice-redis: call failed: {0}", cause.toString());
+                e.log.log(Level.DEBUG, "sluice-redis ''{0}'': call failed: {1}", e.name, cause);
                 e.breaker.failure(cause);
                 return null;
             }
         }
 
         /** @return {@code false} if the reply is malformed (then nothing was written to out) */
-        private boolean decodeGroup(int g, List<Object> reply, RedisKeySpace[] ks, long[] costs,
-                MutableDecision[] out) {
+        private boolean decodeGroup(Engine e, int g, List<Object> reply, RedisKeySpace[] ks,
+                long[] costs, MutableDecision[] out) {
             int members = 0;
             for (int i = 0; i < n; i++) {
                 members += group[i] == g ? 1 : 0;
             }
             if (reply.size() != members * REPLY) {
-                Engine.LOG.log(Level.WARNING, "sluice-redis: unexpected script reply {0}", reply);
+                e.log.log(Level.WARNING, "sluice-redis ''{0}'': unexpected script reply {1}", e.name, reply);
                 return false;
             }
             boolean denied = false;
@@ -240,7 +240,7 @@ final class Acquisition {
                 try {
                     Engine.decode(reply, REPLY * m++, ks[i].limit, out[i]);
                 } catch (IllegalStateException ex) {
-                    Engine.LOG.log(Level.WARNING, "sluice-redis: {0}", ex.getMessage());
+                    e.log.log(Level.WARNING, "sluice-redis ''{0}'': {1}", e.name, ex.getMessage());
                     return false;
                 }
                 fromRedis[i] = true;

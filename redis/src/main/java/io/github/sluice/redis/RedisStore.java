@@ -48,8 +48,12 @@ import java.util.regex.Pattern;
  * {@link FailurePolicy}, marked {@linkplain MutableDecision#degraded() degraded}. After
  * {@linkplain Builder#failureThreshold consecutive failures} a circuit breaker opens: decisions
  * stop going to Redis until a probe ({@code PING}, every {@linkplain Builder#probeInterval probe
- * interval}) sees Redis answer. Transitions are logged ({@link System.Logger}
- * {@code io.github.sluice.redis}) and reported to the {@linkplain Builder#listener listener}.
+ * interval}) sees Redis answer.
+ *
+ * <p>Nothing that may block runs on a request thread: transitions are logged ({@link
+ * System.Logger} {@code io.github.sluice.redis}) and reported to the {@linkplain Builder#listener
+ * listener} by the store's event thread, {@code sluice-redis-events-<name>}, one at a time and in
+ * order; every other log line goes through that thread too.
  *
  * <h2>Keys</h2>
  * {@code <prefix>:<policy>:{<hash of key>}}, with a TTL equal to the time until the key's state
@@ -60,6 +64,9 @@ import java.util.regex.Pattern;
 public final class RedisStore implements Store {
 
     private static final Pattern POLICY_NAME = Pattern.compile("[a-z0-9-]{1,64}");
+
+    /** How long {@link #close()} waits for the event thread to deliver what is queued. */
+    private static final long CLOSE_EVENTS_NANOS = 1_000_000_000L;
 
     private final Engine engine;
     private final ConcurrentHashMap<String, RedisKeySpace> spaces = new ConcurrentHashMap<>();
@@ -130,7 +137,7 @@ public final class RedisStore implements Store {
             spaces.put(name, space);
             if (existing != null) {
                 existing.invalidate();
-                Engine.LOG.log(Level.INFO, "sluice-redis: policy ''{0}'' changed from {1} to {2}",
+                engine.log.log(Level.INFO, "sluice-redis: policy ''{0}'' changed from {1} to {2}",
                         name, existing.binding.algorithm(), algorithm);
             }
             return space;
@@ -176,11 +183,25 @@ public final class RedisStore implements Store {
         return engine.name;
     }
 
-    /** Stops the probe, closes the connection and the client's threads. Idempotent. */
+    /**
+     * @return how many log lines the store dropped, and breaker transitions it merged, because
+     *     the log handler or the listener could not keep up with the store's event thread (see
+     *     docs/redis.md); 0 unless one of them is slow
+     */
+    public long droppedEvents() {
+        return engine.log.dropped();
+    }
+
+    /**
+     * Stops the probe, closes the connection and the client's threads, waiting 1 s at most for the
+     * event thread to deliver what is queued (a listener still blocked then is interrupted and left
+     * behind). Idempotent.
+     */
     @Override
     public void close() {
         scheduler.shutdownNow();
         engine.connector.close();
+        engine.log.close(CLOSE_EVENTS_NANOS);
     }
 
     /**
@@ -227,7 +248,7 @@ public final class RedisStore implements Store {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
-            Engine.LOG.log(Level.DEBUG, "sluice-redis: probe failed: {0}", e.toString());
+            engine.log.log(Level.DEBUG, "sluice-redis ''{0}'': probe failed: {1}", engine.name, e);
         }
     }
 
@@ -257,7 +278,7 @@ public final class RedisStore implements Store {
                 }
             }
         } catch (RuntimeException e) {
-            Engine.LOG.log(Level.WARNING, "sluice-redis: lease renewal failed", e);
+            engine.log.log(Level.WARNING, "sluice-redis: lease renewal failed", e);
         }
     }
 
@@ -476,7 +497,11 @@ public final class RedisStore implements Store {
          * Sets the listener told when the store degrades ({@link
          * EnforcementListener#storeDegraded}) and recovers ({@link
          * EnforcementListener#storeRecovered}), typically the enforcer's own listener. Called on
-         * the thread that saw the transition (a request thread or the probe thread). Default none.
+         * the store's event thread ({@code sluice-redis-events-<name>}), never on a request
+         * thread: one call at a time, in the order of the transitions (degraded, recovered,
+         * degraded...), shortly after each. A listener that blocks delays only the store's later
+         * events and log lines; transitions it misses meanwhile are merged (see
+         * {@link RedisStore#droppedEvents()}). Default none.
          *
          * @param listener the listener
          * @return this builder
