@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The store's events (listener calls, log lines) are told off the request path, one at a time and
- * in the order of the transitions.
+ * in the order of the transitions, and not at all once the store is closed.
  */
 @ExtendWith(RedisServerExtension.class)
 class StoreEventsTest {
@@ -58,6 +58,32 @@ class StoreEventsTest {
             }
         } finally {
             listener.unblock();
+        }
+    }
+
+    @Test
+    void closed_laterRequests_followThePolicyWithoutEventsOrLogLines(RedisServer redis) {
+        RecordingListener listener = new RecordingListener();
+        try (LogCapture log = LogCapture.start()) {
+            RedisStore store = RedisStore.builder().uri(redis.uri()).name("closing")
+                    .failurePolicy(FailurePolicy.failClosed(503)).listener(listener).build();
+            KeySpace space = store.keySpace("p", TokenBucket.of(10, Duration.ofSeconds(1), 10));
+            MutableDecision out = new MutableDecision();
+            assertTrue(space.acquire("k", 1, out));
+
+            // When the store is closed and requests still come
+            store.close();
+            for (int i = 0; i < 10; i++) {
+                // Then each follows the failure policy at once
+                assertFalse(space.acquire("k", 1, out));
+                assertTrue(out.degraded());
+                assertEquals(503, out.denialStatus());
+            }
+
+            // And nobody is told that Redis failed: it did not, the store was closed
+            assertEquals(0, listener.entered.get(), listener.events::toString);
+            assertTrue(log.lines().stream().noneMatch(l -> l.message().contains("degraded")
+                    || l.message().contains("call failed")), log.lines()::toString);
         }
     }
 }

@@ -43,6 +43,7 @@ public final class CircuitBreaker {
     private final Transitions transitions;
     private final AtomicInteger failures = new AtomicInteger();
     private volatile boolean open;
+    private boolean halted;
     private long openedAt;
 
     /**
@@ -98,15 +99,26 @@ public final class CircuitBreaker {
         }
     }
 
-    /** Closes the breaker: the probe saw Redis answer. */
+    /** Closes the breaker: the probe saw Redis answer. Does nothing once {@linkplain #halt halted}. */
     public void close() {
         synchronized (this) {
-            if (!open) {
+            if (!open || halted) {
                 return;
             }
             failures.set(0);
             open = false;
             transitions.closed(clock.nanos() - openedAt);
+        }
+    }
+
+    /**
+     * Opens the breaker for good, without telling anyone: the store is closed, and its requests
+     * follow the failure policy from now on without counting failures or reporting transitions.
+     */
+    public void halt() {
+        synchronized (this) {
+            halted = true;
+            open = true;
         }
     }
 }

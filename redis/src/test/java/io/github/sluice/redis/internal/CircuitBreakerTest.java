@@ -63,6 +63,17 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void halt_opensWithoutTellingAnyone_andStaysOpen() {
+        breaker.halt();
+        breaker.close();
+        breaker.failure(new RuntimeException("a"));
+        breaker.open(new RuntimeException("b"));
+
+        assertTrue(breaker.isOpen());
+        assertEquals(List.of(), events);
+    }
+
+    @Test
     void transitions_areToldUnderTheBreakersLock() {
         List<Boolean> held = new ArrayList<>();
         CircuitBreaker[] self = new CircuitBreaker[1];
