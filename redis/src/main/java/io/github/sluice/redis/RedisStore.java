@@ -43,7 +43,8 @@ import java.util.regex.Pattern;
  *
  * <h2>Failures</h2>
  * No method throws because Redis is down or slow, and no request waits longer than the
- * {@linkplain Builder#commandTimeout command timeout}: commands are rejected at once while
+ * {@linkplain Builder#commandTimeout command timeout}, counted from the request's arrival in the
+ * store (a policy's explicit {@code maxWait} aside): commands are rejected at once while
  * disconnected, and a decision that Redis does not answer in time follows the
  * {@link FailurePolicy}, marked {@linkplain MutableDecision#degraded() degraded}. After
  * {@linkplain Builder#failureThreshold consecutive failures} a circuit breaker opens: decisions
