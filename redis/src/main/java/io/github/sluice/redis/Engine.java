@@ -84,6 +84,15 @@ final class Engine implements Reporter.Sink {
         this.breaker = new CircuitBreaker(b.failureThreshold, realClock, log);
     }
 
+    /**
+     * @return the key the probe writes to check that Redis accepts writes: {@code
+     *     <prefix>:~probe:<instance id>}, which no policy's key can be ({@code '~'} is not allowed
+     *     in policy names)
+     */
+    String probeKey() {
+        return keys.prefix() + ":~probe:" + instanceId;
+    }
+
     /** @return the script's clock argument: the client clock in microseconds, or '' for TIME */
     String nowArg(long localNow) {
         return clientClock == null ? "" : Long.toString(Micros.floor(localNow));
