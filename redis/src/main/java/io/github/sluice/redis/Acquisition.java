@@ -22,7 +22,8 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>If the circuit breaker is open, the failure policy decides every policy.
  *   <li>Otherwise policies are grouped by cluster slot (the same client key gives the same hash
  *       tag, hence one slot); each group is one script call, decided atomically by the script;
- *       groups are sent together and awaited against one deadline, the command timeout.
+ *       groups are sent together and awaited against one deadline: the command timeout, counted
+ *       from the moment the request entered the store (hashing keys and sending included).
  *   <li>A group that fails or times out is decided by the failure policy.
  *   <li>If any policy denied, permits taken by the others are given back (without waiting).
  * </ol>
@@ -50,16 +51,22 @@ final class Acquisition {
      * by other instances, which cannot signal this one, so the wait polls: after 1 ms, then
      * doubling up to {@value #POLL_MAX_MILLIS} ms between calls.
      *
+     * <p>Every deadline counts from the request's arrival: the first call's reply is awaited until
+     * arrival + command timeout; polls start until arrival + {@code maxWait}, each awaited one
+     * command timeout. The request therefore returns by arrival + command timeout without a
+     * wait, and by arrival + {@code maxWait} + command timeout with one.
+     *
      * @return {@code -1} if all were admitted, otherwise the index of the first denial
      */
     static int run(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs, MutableDecision[] out,
             int n) {
-        int denied = once(e, ks, keys, costs, out, n);
+        long arrival = e.realClock.nanos();
+        int denied = once(e, ks, keys, costs, out, n, arrival + e.timeoutNanos);
         long wait = denied < 0 ? 0 : waitFor(ks[denied], out[denied]);
         if (wait == 0) {
             return denied;
         }
-        long deadline = e.realClock.nanos() + wait;
+        long deadline = arrival + wait;
         long pause = POLL_MIN_NANOS;
         while (true) {
             long left = deadline - e.realClock.nanos();
@@ -70,7 +77,7 @@ final class Acquisition {
             if (Thread.currentThread().isInterrupted()) {
                 return denied;
             }
-            denied = once(e, ks, keys, costs, out, n);
+            denied = once(e, ks, keys, costs, out, n, e.realClock.nanos() + e.timeoutNanos);
             if (denied < 0 || waitFor(ks[denied], out[denied]) == 0) {
                 return denied;
             }
@@ -86,8 +93,9 @@ final class Acquisition {
         return space.binding.maxWaitNanos();
     }
 
+    /** One decision; a reply from Redis is awaited until {@code deadline} (real clock). */
     private static int once(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs,
-            MutableDecision[] out, int n) {
+            MutableDecision[] out, int n, long deadline) {
         for (int i = 0; i < n; i++) {
             Objects.requireNonNull(keys[i], "key");
             Objects.requireNonNull(out[i], "out");
@@ -111,7 +119,7 @@ final class Acquisition {
         if (e.breaker.isOpen()) {
             s.degradeAll(ks, keys, costs, out);
         } else {
-            s.viaRedis(e, ks, keys, costs, out, now);
+            s.viaRedis(e, ks, keys, costs, out, now, deadline);
         }
         return s.settle(e, ks, keys, costs, out, now);
     }
@@ -155,7 +163,7 @@ final class Acquisition {
         }
 
         void viaRedis(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs,
-                MutableDecision[] out, long now) {
+                MutableDecision[] out, long now, long deadline) {
             String[] redisKeys = new String[n];
             int[] slots = new int[n];
             group = new int[n];
@@ -179,10 +187,9 @@ final class Acquisition {
             for (int g = 0; g < groups; g++) {
                 futures.add(e.submit(keysOf(g, redisKeys), argvOf(g, "a", nowArg, ks, costs, false)));
             }
-            long deadline = e.realClock.nanos() + e.timeoutNanos;
             for (int g = 0; g < groups; g++) {
                 List<Object> reply = awaitReply(e, futures.get(g), deadline);
-                if (reply != null && decodeGroup(g, reply, ks, costs, out)) {
+                if (reply != null && decodeGroup(e, g, reply, ks, costs, out)) {
                     continue;
                 }
                 // Redis did not answer: the failure policy decides this group. If the script ran
@@ -214,21 +221,21 @@ final class Acquisition {
             } catch (TimeoutException | ExecutionException | RuntimeException ex) {
                 Throwable cause = ex instanceof ExecutionException && ex.getCause() != null
                         ? ex.getCause() : ex;
-                Engine.LOG.log(Level.DEBUG, "sluice-redis: call failed: {0}", cause.toString());
+                e.log.log(Level.DEBUG, "sluice-redis ''{0}'': call failed: {1}", e.name, cause);
                 e.breaker.failure(cause);
                 return null;
             }
         }
 
         /** @return {@code false} if the reply is malformed (then nothing was written to out) */
-        private boolean decodeGroup(int g, List<Object> reply, RedisKeySpace[] ks, long[] costs,
-                MutableDecision[] out) {
+        private boolean decodeGroup(Engine e, int g, List<Object> reply, RedisKeySpace[] ks,
+                long[] costs, MutableDecision[] out) {
             int members = 0;
             for (int i = 0; i < n; i++) {
                 members += group[i] == g ? 1 : 0;
             }
             if (reply.size() != members * REPLY) {
-                Engine.LOG.log(Level.WARNING, "sluice-redis: unexpected script reply {0}", reply);
+                e.log.log(Level.WARNING, "sluice-redis ''{0}'': unexpected script reply {1}", e.name, reply);
                 return false;
             }
             boolean denied = false;
@@ -240,7 +247,7 @@ final class Acquisition {
                 try {
                     Engine.decode(reply, REPLY * m++, ks[i].limit, out[i]);
                 } catch (IllegalStateException ex) {
-                    Engine.LOG.log(Level.WARNING, "sluice-redis: {0}", ex.getMessage());
+                    e.log.log(Level.WARNING, "sluice-redis ''{0}'': {1}", e.name, ex.getMessage());
                     return false;
                 }
                 fromRedis[i] = true;

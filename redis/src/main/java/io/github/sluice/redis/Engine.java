@@ -8,6 +8,7 @@ import io.github.sluice.redis.internal.CircuitBreaker;
 import io.github.sluice.redis.internal.Connector;
 import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.internal.Micros;
+import io.github.sluice.redis.internal.Reporter;
 import io.github.sluice.redis.internal.Script;
 import io.github.sluice.store.ShardedRegistry;
 import io.lettuce.core.RedisConnectionException;
@@ -24,14 +25,19 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What every key space of one {@link RedisStore} shares: the connection, the script, the circuit
- * breaker, the clocks, the failure policy and its fallback registry. Thread-safe.
+ * breaker, the clocks, the failure policy and its fallback registry, and the reporter that logs
+ * and tells the listener off the request path. Thread-safe.
  */
-final class Engine implements CircuitBreaker.Transitions {
+final class Engine implements Reporter.Sink {
 
     /** Retry-after of a fail-closed refusal: the breaker's probe decides again well within it. */
     static final long FAIL_CLOSED_RETRY_NANOS = 1_000_000_000L;
 
-    static final System.Logger LOG = System.getLogger("io.github.sluice.redis");
+    /** Log lines waiting for the reporter's thread, at most; more are dropped and counted. */
+    static final int LOG_CAPACITY = 1024;
+
+    /** Where log lines end up. Called only on the reporter's thread (see {@link #log}). */
+    private static final System.Logger BACKEND = System.getLogger("io.github.sluice.redis");
 
     final String name;
     final Connector connector;
@@ -50,6 +56,11 @@ final class Engine implements CircuitBreaker.Transitions {
     final int denialCacheSize;
     final long leaseMicros;
     final EnforcementListener listener;
+    /**
+     * The store's logger: it queues lines for the reporter's thread and never blocks, so any
+     * thread may log, a request thread or a Lettuce I/O thread included.
+     */
+    final Reporter log;
     private final String instanceId;
     private final AtomicLong leaseSeq = new AtomicLong();
 
@@ -57,7 +68,6 @@ final class Engine implements CircuitBreaker.Transitions {
         this.name = b.name;
         this.connector = connector;
         this.script = Script.load();
-        this.breaker = new CircuitBreaker(b.failureThreshold, realClock, this);
         this.keys = new KeyNames(b.prefix, b.keySecret);
         this.clientClock = b.clientClock;
         this.localClock = b.clientClock != null ? b.clientClock : Clock.system();
@@ -69,6 +79,18 @@ final class Engine implements CircuitBreaker.Transitions {
         this.leaseMicros = b.leaseTimeout.toNanos() / 1000;
         this.listener = b.listener;
         this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
+        // Last: the reporter's thread starts here and sees every field above.
+        this.log = new Reporter(name, BACKEND, this, LOG_CAPACITY);
+        this.breaker = new CircuitBreaker(b.failureThreshold, realClock, log);
+    }
+
+    /**
+     * @return the key the probe writes to check that Redis accepts writes: {@code
+     *     <prefix>:~probe:<instance id>}, which no policy's key can be ({@code '~'} is not allowed
+     *     in policy names)
+     */
+    String probeKey() {
+        return keys.prefix() + ":~probe:" + instanceId;
     }
 
     /** @return the script's clock argument: the client clock in microseconds, or '' for TIME */
@@ -98,12 +120,15 @@ final class Engine implements CircuitBreaker.Transitions {
         }
     }
 
-    /** Sends the script and does not wait: releases, refunds and renewals. */
+    /**
+     * Sends the script and does not wait: releases, refunds and renewals. A failure is logged by
+     * the reporter (this runs on a Lettuce I/O thread, or inline if the call failed at once).
+     */
     void fireAndForget(String[] keys, String[] argv) {
         submit(keys, argv).whenComplete((r, e) -> {
             if (e != null) {
-                LOG.log(Level.DEBUG, "sluice-redis: a release or renewal was lost; leases and"
-                        + " TTLs restore the state: {0}", e.toString());
+                log.log(Level.DEBUG, "sluice-redis ''{0}'': a release or renewal was lost; leases"
+                        + " and TTLs restore the state: {1}", name, e);
             }
         });
     }
@@ -115,11 +140,11 @@ final class Engine implements CircuitBreaker.Transitions {
      * @throws ExecutionException when the command failed
      * @throws InterruptedException when the request thread is interrupted
      */
-    List<Object> await(CompletableFuture<List<Object>> f, long deadline)
+    <T> T await(CompletableFuture<T> f, long deadline)
             throws TimeoutException, ExecutionException, InterruptedException {
         long left = deadline - realClock.nanos();
         if (left <= 0 && !f.isDone()) {
-            throw new TimeoutException("Redis did not answer within " + Duration.ofNanos(timeoutNanos));
+            throw new TimeoutException("Redis did not answer in time");
         }
         return f.get(Math.max(0, left), TimeUnit.NANOSECONDS);
     }
@@ -153,26 +178,27 @@ final class Engine implements CircuitBreaker.Transitions {
         return v;
     }
 
+    /** Logs and tells the listener; on the reporter's thread. */
     @Override
-    public void opened(Throwable cause) {
-        LOG.log(Level.WARNING, "sluice-redis: store ''{0}'' ({1}) is degraded, requests follow"
+    public void degraded(Throwable cause) {
+        BACKEND.log(Level.WARNING, "sluice-redis: store ''{0}'' ({1}) is degraded, requests follow"
                 + " {2} until Redis answers: {3}", name, connector.describe(), failure, String.valueOf(cause));
         try {
             listener.storeDegraded(name, cause);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "sluice-redis: listener failed", e);
+            BACKEND.log(Level.WARNING, "sluice-redis: store '" + name + "': the listener failed", e);
         }
     }
 
+    /** Logs and tells the listener; on the reporter's thread. */
     @Override
-    public void closed(long downNanos) {
-        Duration down = Duration.ofNanos(downNanos);
-        LOG.log(Level.INFO, "sluice-redis: store ''{0}'' ({1}) recovered after {2}",
-                name, connector.describe(), down);
+    public void recovered(long downNanos) {
+        BACKEND.log(Level.INFO, "sluice-redis: store ''{0}'' ({1}) recovered after {2}",
+                name, connector.describe(), Duration.ofNanos(downNanos));
         try {
             listener.storeRecovered(name);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "sluice-redis: listener failed", e);
+            BACKEND.log(Level.WARNING, "sluice-redis: store '" + name + "': the listener failed", e);
         }
     }
 }

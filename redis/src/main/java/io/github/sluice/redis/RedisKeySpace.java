@@ -96,7 +96,7 @@ final class RedisKeySpace implements KeySpace {
                 refund(key, null, 0, cost);
             }
         } catch (RuntimeException e) {
-            Engine.LOG.log(Level.WARNING, "sluice-redis: release failed", e);
+            engine.log.log(Level.WARNING, "sluice-redis: release failed", e);
         }
     }
 

@@ -10,6 +10,7 @@ import io.github.sluice.redis.internal.Connector;
 import io.github.sluice.redis.internal.LeaseBook;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -43,13 +44,19 @@ import java.util.regex.Pattern;
  *
  * <h2>Failures</h2>
  * No method throws because Redis is down or slow, and no request waits longer than the
- * {@linkplain Builder#commandTimeout command timeout}: commands are rejected at once while
+ * {@linkplain Builder#commandTimeout command timeout}, counted from the request's arrival in the
+ * store (a policy's explicit {@code maxWait} aside): commands are rejected at once while
  * disconnected, and a decision that Redis does not answer in time follows the
  * {@link FailurePolicy}, marked {@linkplain MutableDecision#degraded() degraded}. After
  * {@linkplain Builder#failureThreshold consecutive failures} a circuit breaker opens: decisions
- * stop going to Redis until a probe ({@code PING}, every {@linkplain Builder#probeInterval probe
- * interval}) sees Redis answer. Transitions are logged ({@link System.Logger}
- * {@code io.github.sluice.redis}) and reported to the {@linkplain Builder#listener listener}.
+ * stop going to Redis until a probe (every {@linkplain Builder#probeInterval probe interval}, on
+ * the store's own thread) sees Redis answer a {@code PING} and run the script. A connection that
+ * stays silent while the client believes it open is replaced by the probe.
+ *
+ * <p>Nothing that may block runs on a request thread: transitions are logged ({@link
+ * System.Logger} {@code io.github.sluice.redis}) and reported to the {@linkplain Builder#listener
+ * listener} by the store's event thread, {@code sluice-redis-events-<name>}, one at a time and in
+ * order; every other log line goes through that thread too.
  *
  * <h2>Keys</h2>
  * {@code <prefix>:<policy>:{<hash of key>}}, with a TTL equal to the time until the key's state
@@ -61,24 +68,38 @@ public final class RedisStore implements Store {
 
     private static final Pattern POLICY_NAME = Pattern.compile("[a-z0-9-]{1,64}");
 
+    /** How long {@link #close()} waits for the event thread to deliver what is queued. */
+    private static final long CLOSE_EVENTS_NANOS = 1_000_000_000L;
+
     private final Engine engine;
     private final ConcurrentHashMap<String, RedisKeySpace> spaces = new ConcurrentHashMap<>();
+    /**
+     * The probe and the lease renewals, on one thread: the probe runs (and may wait for Redis)
+     * only while the breaker is open, when renewals are skipped.
+     */
     private final ScheduledExecutorService scheduler;
     private final Duration leaseTimeout;
+    private final long connectTimeoutNanos;
     private int rebinds;
+    /** When probes began to fail on the connection Lettuce believes open, or 0. Probe only. */
+    private long failingSince;
 
     private RedisStore(Builder b) {
         Connector connector = new Connector(b.uri, b.commandTimeout, b.connectTimeout);
         this.engine = new Engine(b, connector);
         this.leaseTimeout = b.leaseTimeout;
+        this.connectTimeoutNanos = b.connectTimeout.toNanos();
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sluice-redis-probe-" + b.name);
             t.setDaemon(true);
             return t;
         });
         try {
-            connector.connect();
-            warmUp(b.connectTimeout);
+            // A connect timeout for connecting, another for loading and warming up the script:
+            // the first connection of a JVM spends most of a second loading the client's classes.
+            connector.connect(connectTimeoutNanos);
+            long deadline = engine.realClock.nanos() + connectTimeoutNanos;
+            warmUp(deadline, connectTimeoutNanos);
         } catch (RuntimeException e) {
             // Start degraded rather than fail the application's startup; the probe connects later.
             engine.breaker.open(e);
@@ -130,7 +151,7 @@ public final class RedisStore implements Store {
             spaces.put(name, space);
             if (existing != null) {
                 existing.invalidate();
-                Engine.LOG.log(Level.INFO, "sluice-redis: policy ''{0}'' changed from {1} to {2}",
+                engine.log.log(Level.INFO, "sluice-redis: policy ''{0}'' changed from {1} to {2}",
                         name, existing.binding.algorithm(), algorithm);
             }
             return space;
@@ -176,27 +197,47 @@ public final class RedisStore implements Store {
         return engine.name;
     }
 
-    /** Stops the probe, closes the connection and the client's threads. Idempotent. */
-    @Override
-    public void close() {
-        scheduler.shutdownNow();
-        engine.connector.close();
+    /**
+     * @return how many log lines the store dropped, and breaker transitions it merged, because
+     *     the log handler or the listener could not keep up with the store's event thread (see
+     *     docs/redis.md); 0 unless one of them is slow
+     */
+    public long droppedEvents() {
+        return engine.log.dropped();
     }
 
     /**
-     * Loads the script and runs it once with nothing to decide, waiting up to the connect
-     * timeout: the first real decision then finds the script cached and the client's whole
-     * decision path loaded, instead of spending its short command timeout on class loading.
+     * Stops the probe, closes the connection and the client's threads. From now on every decision
+     * follows the failure policy at once, without events. Waits at most about 3 s: 2 s for Lettuce
+     * to shut down, 1 s for the event thread to deliver what is queued (a listener still blocked
+     * then is interrupted and left behind). Idempotent.
      */
-    private void warmUp(Duration timeout) {
+    @Override
+    public void close() {
+        engine.breaker.halt();
+        scheduler.shutdownNow();
+        engine.connector.close();
+        engine.log.close(CLOSE_EVENTS_NANOS);
+    }
+
+    /**
+     * Loads the script and runs it once with nothing to decide: the first real decision then
+     * finds the script cached and the client's whole decision path loaded, instead of spending
+     * its short command timeout on class loading or on {@code NOSCRIPT}.
+     *
+     * @param deadline when to give up (real clock)
+     * @param runTimeoutNanos how long the run may take, within the deadline
+     * @throws IllegalStateException if Redis did not do both in time
+     */
+    private void warmUp(long deadline, long runTimeoutNanos) {
         RedisAsyncCommands<String, String> c = engine.connector.async();
         if (c == null) {
             throw new IllegalStateException("not connected");
         }
         try {
-            c.scriptLoad(engine.script.source()).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            engine.script.run(c, new String[0], new String[] {"", "a"})
-                    .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            engine.await(c.scriptLoad(engine.script.source()).toCompletableFuture(), deadline);
+            engine.await(engine.script.run(c, new String[0], new String[] {"", "a"}),
+                    Math.min(deadline, engine.realClock.nanos() + runTimeoutNanos));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while warming up", e);
@@ -205,29 +246,72 @@ public final class RedisStore implements Store {
         }
     }
 
-    private void preload() {
-        RedisAsyncCommands<String, String> c = engine.connector.async();
-        if (c != null) {
-            c.scriptLoad(engine.script.source());
-        }
-    }
-
-    /** While the breaker is open: connect if never connected, PING, close the breaker on PONG. */
+    /**
+     * While the breaker is open: connect if there is no connection; PING; load the script, run it
+     * once and write a short-lived key; only then close the breaker. A PONG alone is no proof: a
+     * server under {@code CLIENT PAUSE WRITE}, or a primary demoted to a read-only replica by a
+     * failover, answers PING and refuses every decision, and closing on it would make requests
+     * pay for Redis again and again. Runs on the store's probe thread, bounded by the connect
+     * timeout (connecting, loading) and the command timeout (each other step).
+     */
     private void probe() {
         if (!engine.breaker.isOpen()) {
+            failingSince = 0;
             return;
         }
         try {
-            engine.connector.connect();
+            engine.connector.connect(connectTimeoutNanos);
             RedisAsyncCommands<String, String> c = engine.connector.async();
-            if (c != null && "PONG".equals(c.ping().get(engine.timeoutNanos, TimeUnit.NANOSECONDS))) {
-                preload();
-                engine.breaker.close();
+            if (c == null) {
+                return;
             }
+            long start = engine.realClock.nanos();
+            try {
+                String pong = engine.await(c.ping().toCompletableFuture(), start + engine.timeoutNanos);
+                if (!"PONG".equals(pong)) {
+                    throw new IllegalStateException("PING answered " + pong);
+                }
+                warmUp(start + connectTimeoutNanos, engine.timeoutNanos);
+                String ok = engine.await(c.set(engine.probeKey(), "1",
+                        SetArgs.Builder.px(connectTimeoutNanos / 1_000_000 + 1)).toCompletableFuture(),
+                        engine.realClock.nanos() + engine.timeoutNanos);
+                if (!"OK".equals(ok)) {
+                    throw new IllegalStateException("SET answered " + ok);
+                }
+            } catch (Exception e) {
+                replaceIfFailing(start);
+                throw e;
+            }
+            failingSince = 0;
+            engine.breaker.close();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
-            Engine.LOG.log(Level.DEBUG, "sluice-redis: probe failed: {0}", e.toString());
+            engine.log.log(Level.DEBUG, "sluice-redis ''{0}'': probe failed: {1}", engine.name, e);
+        }
+    }
+
+    /**
+     * A probe failed on a connection that Lettuce believes open. Lettuce reconnects by itself only
+     * when the connection breaks; a server whose host froze or vanished without a reset (or that
+     * a firewall cut off) leaves it open for minutes, until the operating system gives up, and a
+     * connection to a primary demoted by a failover stays open to the replica for good. Once the
+     * probe has failed on the same open connection for the connect timeout, it is replaced: a new
+     * connection resolves the address again.
+     */
+    private void replaceIfFailing(long now) {
+        if (!engine.connector.isOpen()) {
+            failingSince = 0;
+            return;
+        }
+        if (failingSince == 0) {
+            failingSince = now;
+        } else if (now - failingSince >= connectTimeoutNanos) {
+            engine.log.log(Level.INFO, "sluice-redis ''{0}'': the connection to {1} has failed every"
+                    + " probe for {2}; replacing it", engine.name, engine.connector.describe(),
+                    Duration.ofNanos(now - failingSince));
+            engine.connector.replace();
+            failingSince = 0;
         }
     }
 
@@ -257,7 +341,7 @@ public final class RedisStore implements Store {
                 }
             }
         } catch (RuntimeException e) {
-            Engine.LOG.log(Level.WARNING, "sluice-redis: lease renewal failed", e);
+            engine.log.log(Level.WARNING, "sluice-redis: lease renewal failed", e);
         }
     }
 
@@ -368,8 +452,10 @@ public final class RedisStore implements Store {
         }
 
         /**
-         * Sets the connect timeout, used at startup and by the probe, never on a request. Default
-         * 1 s.
+         * Sets the connect timeout, used at startup and by the probe, never on a request: the
+         * longest wait for a connection (handshake included), and, separately, for loading the
+         * script into Redis. A connection that has not answered for this long while the client
+         * believes it open is replaced. Default 1 s.
          *
          * @param timeout between 10 ms and 60 s
          * @return this builder
@@ -476,7 +562,11 @@ public final class RedisStore implements Store {
          * Sets the listener told when the store degrades ({@link
          * EnforcementListener#storeDegraded}) and recovers ({@link
          * EnforcementListener#storeRecovered}), typically the enforcer's own listener. Called on
-         * the thread that saw the transition (a request thread or the probe thread). Default none.
+         * the store's event thread ({@code sluice-redis-events-<name>}), never on a request
+         * thread: one call at a time, in the order of the transitions (degraded, recovered,
+         * degraded...), shortly after each. A listener that blocks delays only the store's later
+         * events and log lines; transitions it misses meanwhile are merged (see
+         * {@link RedisStore#droppedEvents()}). Default none.
          *
          * @param listener the listener
          * @return this builder
@@ -488,8 +578,10 @@ public final class RedisStore implements Store {
         }
 
         /**
-         * Builds the store and tries to connect, waiting at most the connect timeout. If Redis is
-         * unavailable the store starts degraded and connects as soon as the probe succeeds.
+         * Builds the store and tries to connect, waiting at most twice the connect timeout (once
+         * to connect, once to load and warm up the script), plus, for the first store of a JVM,
+         * the time the client takes to load its classes. If Redis is unavailable the store starts
+         * degraded and connects as soon as the probe succeeds.
          *
          * @return the store
          * @throws IllegalStateException if no URI was set

@@ -197,6 +197,28 @@ class ConcurrencyRedisTest {
     }
 
     @Test
+    void maxWait_slowFirstReply_theWaitCountsFromTheRequestsArrival(RedisServer redis) {
+        // Given every permit held, and a policy that may wait 2 s for one
+        Concurrency oneWithWait = Concurrency.builder().maxInFlight(1).maxWait(Duration.ofSeconds(2)).build();
+        try (RedisStore store = store(redis).commandTimeout(Duration.ofSeconds(3)).build()) {
+            KeySpace space = store.keySpace("inflight", oneWithWait);
+            assertTrue(space.acquire(CLIENT, 1, new MutableDecision()));
+
+            // When Redis answers the request's first call only after 1.5 s (within the timeout)
+            redis.call("CLIENT", "PAUSE", "1500", "ALL");
+            MutableDecision out = new MutableDecision();
+            long t0 = REAL.nanos();
+            boolean admitted = space.acquire(CLIENT, 1, out);
+            long waited = REAL.nanos() - t0;
+
+            // Then the request is refused 2 s after it arrived, not 2 s after that reply
+            assertFalse(admitted);
+            assertFalse(out.degraded());
+            assertTrue(waited >= 2_000_000_000L && waited < 2_750_000_000L, "waited " + waited / 1e6 + " ms");
+        }
+    }
+
+    @Test
     void failOpen_permitGrantedWhileRedisIsSlow_isNotReleasedIntoRedis(RedisServer redis) {
         try (RedisStore store = store(redis).commandTimeout(Duration.ofMillis(50)).build()) {
             KeySpace space = store.keySpace("inflight", Concurrency.of(2));

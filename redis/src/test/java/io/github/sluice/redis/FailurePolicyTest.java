@@ -83,6 +83,9 @@ class FailurePolicyTest {
                 assertTrue(recovery < 1_000_000_000L, "recovered after " + recovery / 1_000_000 + " ms");
                 // (A loaded machine may also time out a few calls before the kill: each
                 // degradation is followed by its recovery.)
+                // (told by the store's event thread, shortly after each transition)
+                Load.await("the events", 5_000, () -> listener.recovered.get() >= 1
+                        && listener.recovered.get() == listener.degraded.get());
                 assertTrue(listener.degraded.get() >= 1, listener.events::toString);
                 assertEquals(listener.degraded.get(), listener.recovered.get(), listener.events::toString);
                 assertEquals("shared", listener.store);

@@ -92,6 +92,9 @@ class SlowRedisTest {
                 assertTrue(recovery < 1_000_000_000L, "recovered " + recovery / 1e6 + " ms after the pause");
                 // (A loaded machine may also time out a few calls before the kill: each
                 // degradation is followed by its recovery.)
+                // (told by the store's event thread, shortly after each transition)
+                Load.await("the events", 5_000, () -> listener.recovered.get() >= 1
+                        && listener.recovered.get() == listener.degraded.get());
                 assertTrue(listener.degraded.get() >= 1, listener.events::toString);
                 assertEquals(listener.degraded.get(), listener.recovered.get(), listener.events::toString);
             }
@@ -118,7 +121,8 @@ class SlowRedisTest {
             assertFalse(admitted);
             assertTrue(out.degraded());
             assertTrue(waited <= TIMEOUT.toNanos() + NOISE_NANOS, "waited " + waited / 1e6 + " ms");
-            assertEquals(1, listener.degraded.get());
+            // (told by the store's event thread, shortly after)
+            Load.await("the degradation to be told", 5_000, () -> listener.degraded.get() == 1);
 
             // ...and uses Redis within a second of it starting
             redis.start();

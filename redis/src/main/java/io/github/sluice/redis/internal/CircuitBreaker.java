@@ -10,12 +10,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>There is no half-open state letting requests through: the probe (a {@code PING} off the
  * request path) is the only test, so no request pays for Redis being down once it is open.
  *
- * <p>Thread-safe. {@link #success()} does not write when nothing failed, so the hot path keeps
- * the counter's cache line shared.
+ * <p>Thread-safe. {@link #isOpen()} and {@link #success()} take no lock, and {@code success()}
+ * does not write when nothing failed, so the hot path keeps the counter's cache line shared.
+ * Transitions take the breaker's lock, briefly.
  */
 public final class CircuitBreaker {
 
-    /** Told about transitions; called outside any lock, on the thread that caused them. */
+    /**
+     * Told about transitions, under the breaker's lock, on the thread that caused them (a request
+     * thread when calls fail): the calls come in the order of the transitions, never two at once.
+     * Implementations must only record the transition and return at once, without blocking,
+     * logging or calling out (see {@link Reporter}).
+     */
     public interface Transitions {
         /**
          * The breaker opened.
@@ -37,6 +43,7 @@ public final class CircuitBreaker {
     private final Transitions transitions;
     private final AtomicInteger failures = new AtomicInteger();
     private volatile boolean open;
+    private boolean halted;
     private long openedAt;
 
     /**
@@ -71,7 +78,7 @@ public final class CircuitBreaker {
      * @param cause what failed
      */
     public void failure(Throwable cause) {
-        if (failures.incrementAndGet() >= threshold) {
+        if (failures.incrementAndGet() >= threshold && !open) {
             open(cause);
         }
     }
@@ -88,21 +95,30 @@ public final class CircuitBreaker {
             }
             openedAt = clock.nanos();
             open = true;
+            transitions.opened(cause);
         }
-        transitions.opened(cause);
     }
 
-    /** Closes the breaker: the probe saw Redis answer. */
+    /** Closes the breaker: the probe saw Redis answer. Does nothing once {@linkplain #halt halted}. */
     public void close() {
-        long down;
         synchronized (this) {
-            if (!open) {
+            if (!open || halted) {
                 return;
             }
             failures.set(0);
             open = false;
-            down = clock.nanos() - openedAt;
+            transitions.closed(clock.nanos() - openedAt);
         }
-        transitions.closed(down);
+    }
+
+    /**
+     * Opens the breaker for good, without telling anyone: the store is closed, and its requests
+     * follow the failure policy from now on without counting failures or reporting transitions.
+     */
+    public void halt() {
+        synchronized (this) {
+            halted = true;
+            open = true;
+        }
     }
 }

@@ -61,4 +61,38 @@ class CircuitBreakerTest {
         assertFalse(breaker.isOpen());
         assertEquals(List.of("opened: down", "closed after 700"), events);
     }
+
+    @Test
+    void halt_opensWithoutTellingAnyone_andStaysOpen() {
+        breaker.halt();
+        breaker.close();
+        breaker.failure(new RuntimeException("a"));
+        breaker.open(new RuntimeException("b"));
+
+        assertTrue(breaker.isOpen());
+        assertEquals(List.of(), events);
+    }
+
+    @Test
+    void transitions_areToldUnderTheBreakersLock() {
+        List<Boolean> held = new ArrayList<>();
+        CircuitBreaker[] self = new CircuitBreaker[1];
+        self[0] = new CircuitBreaker(1, clock, new CircuitBreaker.Transitions() {
+            @Override
+            public void opened(Throwable cause) {
+                held.add(Thread.holdsLock(self[0]));
+            }
+
+            @Override
+            public void closed(long downNanos) {
+                held.add(Thread.holdsLock(self[0]));
+            }
+        });
+
+        self[0].failure(new RuntimeException("x"));
+        self[0].close();
+
+        // so that a concurrent close cannot be told before the open it follows
+        assertEquals(List.of(true, true), held);
+    }
 }

@@ -21,6 +21,7 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final Path dir;
     private Process process;
+    private boolean suspended;
 
     RedisServer(String executable) throws IOException {
         this.executable = executable;
@@ -43,9 +44,10 @@ public final class RedisServer implements AutoCloseable {
         return usual.canExecute() ? usual.getPath() : null;
     }
 
-    /** Starts the server and waits until it answers PING. */
+    /** Starts the server (or resumes a suspended one) and waits until it answers PING. */
     public synchronized void start() throws IOException {
         if (process != null && process.isAlive()) {
+            resume();
             return;
         }
         process = new ProcessBuilder(List.of(executable, "--port", Integer.toString(port),
@@ -75,6 +77,46 @@ public final class RedisServer implements AutoCloseable {
         if (process != null) {
             process.destroyForcibly();
             process.waitFor(10, TimeUnit.SECONDS);
+            suspended = false;
+        }
+    }
+
+    /**
+     * Stops the server's process (SIGSTOP): its sockets stay open and the kernel still accepts
+     * connections and data, but nothing is answered, as with a frozen VM or a stuck host.
+     *
+     * @throws IOException if the signal could not be sent
+     */
+    public synchronized void suspend() throws IOException {
+        if (process != null && process.isAlive() && !suspended) {
+            signal("-STOP");
+            suspended = true;
+        }
+    }
+
+    /**
+     * Continues a suspended server (SIGCONT); it then answers everything it received meanwhile.
+     *
+     * @throws IOException if the signal could not be sent
+     */
+    public synchronized void resume() throws IOException {
+        if (process != null && process.isAlive() && suspended) {
+            signal("-CONT");
+            suspended = false;
+        }
+    }
+
+    private void signal(String signal) throws IOException {
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid()))
+                    .redirectErrorStream(true).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IOException("kill " + signal + " " + process.pid() + " failed: "
+                        + new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while sending " + signal, e);
         }
     }
 

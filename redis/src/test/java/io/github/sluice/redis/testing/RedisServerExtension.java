@@ -1,5 +1,8 @@
 package io.github.sluice.redis.testing;
 
+import io.github.sluice.redis.RedisStore;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -19,6 +22,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 public final class RedisServerExtension
         implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, ParameterResolver {
 
+    private static final AtomicBoolean WARMED = new AtomicBoolean();
     private static final ExtensionContext.Namespace NS =
             ExtensionContext.Namespace.create(RedisServerExtension.class);
 
@@ -31,6 +35,25 @@ public final class RedisServerExtension
         RedisServer server = new RedisServer(exe);
         server.start();
         context.getStore(NS).put(RedisServer.class, server);
+        warmUpOnce(server);
+    }
+
+    /**
+     * Builds and closes one store per JVM with a generous connect timeout: the first connection
+     * of a JVM spends up to seconds (on a loaded machine) loading the client's classes, and a
+     * store whose first connection takes longer than its connect timeout starts degraded (then
+     * recovers by its probe, see SlowRedisTest), which tests that expect Redis to decide from
+     * their first call cannot tell from a failure.
+     */
+    private static void warmUpOnce(RedisServer server) {
+        if (WARMED.compareAndSet(false, true)) {
+            try (RedisStore store = RedisStore.builder().uri(server.uri())
+                    .connectTimeout(Duration.ofSeconds(30)).build()) {
+                if (store.degraded()) {
+                    throw new IllegalStateException("redis-server did not answer the warm-up: " + store);
+                }
+            }
+        }
     }
 
     /**
