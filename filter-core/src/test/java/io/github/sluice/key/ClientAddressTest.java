@@ -165,12 +165,13 @@ class ClientAddressTest {
     }
 
     @Test
-    void resolve_forwardedUnterminatedQuote_swallowsTheLineAndFallsBackToThePeer() {
-        // The open quote makes the rest of the line one broken element: nothing on it is trusted
+    void resolve_forwardedUnterminatedQuote_stopsOnTheTrustedHopRightOfIt() {
+        // Read from the right, the peer's element (for=10.0.0.1) is intact; the broken element
+        // left of it is that trusted hop's view, unreadable, so the key is the hop itself.
         FakeRequest r = FakeRequest.get("/").peer("10.0.0.2")
                 .header("Forwarded", "for=203.0.113.9, for=\"unterminated, for=10.0.0.1");
 
-        assertEquals("10.0.0.2", BEHIND_RFC7239.resolve(r));
+        assertEquals("10.0.0.1", BEHIND_RFC7239.resolve(r));
     }
 
     @Test
