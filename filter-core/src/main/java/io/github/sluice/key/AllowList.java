@@ -16,6 +16,12 @@ import java.util.Set;
  * <p>The client address used for networks is the one resolved by the enforcer's
  * {@link ClientAddress} (the configured trusted proxies apply), whatever the policy's key.
  *
+ * <p>Keys are compared with the key after the enforcer bounded it ({@link Keys#bound}): a key
+ * entry too long to survive that bound also matches as its digest, so a partner's 300-character
+ * token can be listed as it is; an entry written as a digest ({@code sha256:...}, e.g. copied
+ * from a debug log) matches the long key it is the digest of, and never a client that sends
+ * that text verbatim (which is hashed again).
+ *
  * <p>Immutable and thread-safe.
  */
 public final class AllowList {
@@ -26,11 +32,20 @@ public final class AllowList {
     private final List<Cidr> networks;
     private final Cidr[] networkArray;
     private final Set<String> keys;
+    /** The keys, and the digests of those longer than a digest, as the enforcer's bound may hash them. */
+    private final Set<String> matched;
 
     private AllowList(List<Cidr> networks, Set<String> keys) {
         this.networks = List.copyOf(networks);
         this.networkArray = this.networks.toArray(new Cidr[0]);
         this.keys = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(keys));
+        Set<String> m = new java.util.HashSet<>(keys);
+        for (String k : keys) {
+            if (k.length() > Keys.HASH_LENGTH && !k.startsWith(Keys.HASH_PREFIX)) {
+                m.add(Keys.hash(k));
+            }
+        }
+        this.matched = Set.copyOf(m);
     }
 
     /**
@@ -52,7 +67,13 @@ public final class AllowList {
             if (c != null) {
                 networks.add(c);
             } else {
-                keys.add(Names.word("allow entry", t));
+                String k = Names.word("allow entry", t);
+                if (k.startsWith(Keys.HASH_PREFIX) && !Keys.isDigest(k)) {
+                    throw new IllegalArgumentException("allow entry '" + k + "' starts with '" + Keys.HASH_PREFIX
+                            + "', which only digests do, but is not one (" + Keys.HASH_PREFIX
+                            + " and 32 base64url characters): no key could ever match it");
+                }
+                keys.add(k);
             }
         }
         return networks.isEmpty() && keys.isEmpty() ? NONE : new AllowList(networks, keys);
@@ -106,7 +127,7 @@ public final class AllowList {
      * @return {@code true} if the key or the client's address is listed
      */
     public boolean allows(String key, RequestView request, ClientAddress addresses) {
-        if (key != null && keys.contains(key)) {
+        if (key != null && matched.contains(key)) {
             return true;
         }
         if (networkArray.length == 0) {
