@@ -55,7 +55,9 @@ public final class AllowList {
      *     keys (anything else without whitespace)
      * @return the allow-list
      * @throws NullPointerException if an entry is null
-     * @throws IllegalArgumentException if an entry is blank or holds whitespace
+     * @throws IllegalArgumentException if an entry is blank or holds whitespace, looks like an
+     *     address but is not a valid network (see {@link Cidr#parse}), or starts with
+     *     {@value Keys#HASH_PREFIX} without being a digest
      */
     public static AllowList of(Collection<String> entries) {
         List<Cidr> networks = new ArrayList<>();
@@ -91,16 +93,75 @@ public final class AllowList {
         return of(List.of(entries));
     }
 
+    /**
+     * Reads an entry that looks like an address as a network, strictly: a malformed one (a prefix
+     * out of range, an octet with a leading zero, a port) is refused rather than kept as a key that
+     * no client address could ever equal.
+     *
+     * @return the network, or {@code null} if the entry does not look like an address
+     */
     private static Cidr tryCidr(String t) {
-        boolean looksLikeAddress = !t.isEmpty() && (t.indexOf(':') >= 0 || Character.isDigit(t.charAt(0)));
-        if (!looksLikeAddress) {
+        if (!looksLikeAddress(t)) {
             return null;
         }
-        try {
-            return Cidr.parse(t);
-        } catch (IllegalArgumentException notAnAddress) {
-            return null;
+        String problem = Cidr.problem(t);
+        if (problem != null) {
+            throw new IllegalArgumentException("allow entry '" + t + "': " + problem);
         }
+        return Cidr.parse(t);
+    }
+
+    /**
+     * An entry is taken for an address when the part before any {@code /} starts with a digit (of
+     * any script, so that a non-ASCII digit is reported rather than taken for a key) and holds
+     * only digits, dots and colons, with a dot or followed by a numeric prefix; or when it starts
+     * with a bracket, holds {@code ::}, or is made of at least three colon-separated groups of
+     * one to four hex digits. Keys such as {@code partner},
+     * {@code 12345} or the tagged keys of fallback chains ({@code ip:192.0.2.1},
+     * {@code attribute:tenant:acme}) are not.
+     */
+    static boolean looksLikeAddress(String t) {
+        if (t.isEmpty()) {
+            return false;
+        }
+        int slash = t.indexOf('/');
+        String head = slash < 0 ? t : t.substring(0, slash);
+        if (!head.isEmpty() && Character.isDigit(head.charAt(0))) {
+            boolean dot = false;
+            boolean other = false;
+            for (int i = 0; i < head.length(); i++) {
+                char c = head.charAt(i);
+                if (c == '.' || c == ':') {
+                    dot |= c == '.';
+                } else if (!Character.isDigit(c)) {
+                    other = true;
+                }
+            }
+            boolean numericPrefix = slash >= 0 && t.substring(slash + 1).chars().allMatch(Character::isDigit);
+            if (!other && (dot || numericPrefix)) {
+                return true;
+            }
+        }
+        if (t.charAt(0) == '[' || t.contains("::")) {
+            return true;
+        }
+        int end = t.length();
+        for (int i = 0; i < t.length(); i++) {
+            if (t.charAt(i) == '/' || t.charAt(i) == '%') {
+                end = i;
+                break;
+            }
+        }
+        String[] groups = t.substring(0, end).split(":", -1);
+        if (groups.length < 3) {
+            return false;
+        }
+        for (String g : groups) {
+            if (g.isEmpty() || g.length() > 4 || !g.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == '.')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return {@code true} if nothing is allowed through */

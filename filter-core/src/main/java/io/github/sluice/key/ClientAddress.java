@@ -220,11 +220,12 @@ public final class ClientAddress implements KeyResolver {
          * @param cidrs networks such as {@code 10.0.0.0/8}, {@code 2001:db8::/32} or single addresses
          * @return this builder
          * @throws NullPointerException if an element is null
-         * @throws IllegalArgumentException if an element is not a network (see {@link Cidr#parse})
+         * @throws IllegalArgumentException if an element is not a network (see {@link Cidr#parse}),
+         *     or holds every IPv4 or every IPv6 address ({@code 0.0.0.0/0}, {@code ::/0})
          */
         public Builder trustedProxies(String... cidrs) {
             for (String c : cidrs) {
-                trusted.add(Cidr.parse(c));
+                trusted.add(notEverything(Cidr.parse(c)));
             }
             return this;
         }
@@ -235,12 +236,22 @@ public final class ClientAddress implements KeyResolver {
          * @param cidrs the networks
          * @return this builder
          * @throws NullPointerException if an element is null
+         * @throws IllegalArgumentException if a network holds every IPv4 or every IPv6 address
          */
         public Builder trustedProxies(List<Cidr> cidrs) {
             for (Cidr c : cidrs) {
-                trusted.add(Objects.requireNonNull(c, "cidr"));
+                trusted.add(notEverything(Objects.requireNonNull(c, "cidr")));
             }
             return this;
+        }
+
+        /** Trusting every address would make the forwarding header, which anyone writes, the key. */
+        private static Cidr notEverything(Cidr c) {
+            if (c.coversAFamily()) {
+                throw new IllegalArgumentException("trusted proxies must not include " + c
+                        + ": trusting every address lets any client choose its own key through the forwarding header");
+            }
+            return c;
         }
 
         /**
