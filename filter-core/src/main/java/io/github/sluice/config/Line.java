@@ -29,8 +29,14 @@ final class Line {
         } catch (ConfigException e) {
             throw e;
         } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
-            throw new ConfigException(source, line, policy, parameter, value,
-                    inUserTerms(parameter, String.valueOf(e.getMessage())), e);
+            String reason = inUserTerms(parameter, String.valueOf(e.getMessage()));
+            if (parameter.equals("name") && value != null) {
+                String lower = value.toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+                if (!lower.equals(value) && lower.matches("[a-z0-9-]{1,64}")) {
+                    reason += "; did you mean '" + lower + "'?";
+                }
+            }
+            throw new ConfigException(source, line, policy, parameter, value, reason, e);
         }
     }
 

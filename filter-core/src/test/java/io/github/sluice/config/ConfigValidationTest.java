@@ -152,10 +152,12 @@ class ConfigValidationTest {
         "shards = 99999999999 => shards='99999999999': shards is too large: at most 65536",
         "shards = -4 => shards='-4': shards must be a power of two between 1 and 65536 but was -4",
         "shards = 1e3 => shards='1e3': shards must be a whole number, e.g. 16",
+        "policy.a = token-bucket 10/1s key=ip burst=1\\n2 => (policy 'a'): burst='1\\u000a2': burst must be a whole number, e.g. 20",
+        "policy.per_ip = token-bucket 10/1s key=ip => name='per_ip': policy name must match [a-z0-9-]{1,64} but was 'per_ip'; did you mean 'per-ip'?",
     })
     void setting_invalid_isRefusedInTheUsersTerms(String text, String message) {
         ConfigException e = assertThrows(ConfigException.class, () -> SluiceConfig.parseProperties(text, "t"));
 
-        assertEquals("t line 1: " + message, e.getMessage());
+        assertEquals("t line 1" + (message.startsWith("(") ? " " : ": ") + message, e.getMessage());
     }
 }

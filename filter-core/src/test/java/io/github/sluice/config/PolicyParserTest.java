@@ -121,7 +121,7 @@ class PolicyParserTest {
     @ParameterizedTest
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
         "per-ip token-bucket 1/1m key=ip => policy line 1: policy='per-ip token-bucket 1/1m key=ip': a policy line must have the form 'name = algorithm ...'",
-        "Per-IP = token-bucket 1/1m key=ip => policy line 1: name='Per-IP': policy name must match [a-z0-9-]{1,64} but was 'Per-IP'",
+        "Per-IP = token-bucket 1/1m key=ip => policy line 1: name='Per-IP': policy name must match [a-z0-9-]{1,64} but was 'Per-IP'; did you mean 'per-ip'?",
         "a = => policy line 1 (policy 'a'): algorithm (missing): an algorithm must follow '=' (one of [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up])",
         "a = bucket 1/1m key=ip => policy line 1 (policy 'a'): algorithm='bucket': unknown algorithm; known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up]",
         "a = token-bucket key=ip => policy line 1 (policy 'a'): rate (missing): token-bucket needs rate as permits/period (e.g. 100/1m) right after its name",

@@ -171,7 +171,7 @@ class SluiceConfigTest {
         "colour = blue => t line 1: colour='blue': unknown setting; known settings: [config, degraded-header, denial-body, denial-content-type, dry-run, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, policies, problem-type, shards, trusted-proxies] and policy.<name>",
         "policies = a = token-bucket 1/s key=ip => t line 1: policies='a = token-bucket 1/s key=ip': 'policies' is an init-param only; in a properties file write one policy.<name> = ... per policy",
         "config = other.properties => t line 1: config='other.properties': 'config' is an init-param only; in a properties file write one policy.<name> = ... per policy",
-        "policy.A = token-bucket 1/s key=ip => t line 1: name='A': policy name must match [a-z0-9-]{1,64} but was 'A'",
+        "policy.A = token-bucket 1/s key=ip => t line 1: name='A': policy name must match [a-z0-9-]{1,64} but was 'A'; did you mean 'a'?",
         "policy.a = token-bucket 1/s burst=0 key=ip => t line 1 (policy 'a'): burst='0': burst must be >= 1 but was 0",
         "denial-body = x\\u00zz => t line 1: escape='\\u00zz': a unicode escape must be followed by 4 hex digits",
     })
