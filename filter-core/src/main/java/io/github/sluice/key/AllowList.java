@@ -115,8 +115,8 @@ public final class AllowList {
      * An entry is taken for an address when the part before any {@code /} starts with a digit (of
      * any script, so that a non-ASCII digit is reported rather than taken for a key) and holds
      * only digits, dots and colons, with a dot or followed by a numeric prefix; or when it starts
-     * with a bracket, holds {@code ::}, or is made of at least three colon-separated groups of
-     * one to four hex digits. Keys such as {@code partner},
+     * with a bracket; or holds {@code ::} after at most four hex digits; or is made of at least
+     * three colon-separated groups of one to four hex digits. Keys such as {@code partner},
      * {@code 12345} or the tagged keys of fallback chains ({@code ip:192.0.2.1},
      * {@code attribute:tenant:acme}) are not.
      */
@@ -142,8 +142,12 @@ public final class AllowList {
                 return true;
             }
         }
-        if (t.charAt(0) == '[' || t.contains("::")) {
+        if (t.charAt(0) == '[') {
             return true;
+        }
+        String first = t.substring(0, Math.max(0, t.indexOf(':')));
+        if (t.contains("::") && first.length() <= 4 && first.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+            return true; // not a tagged chain key such as ip:2001:db8::/64
         }
         int end = t.length();
         for (int i = 0; i < t.length(); i++) {

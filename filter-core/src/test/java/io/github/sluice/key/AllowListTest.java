@@ -45,6 +45,16 @@ class AllowListTest {
     }
 
     @Test
+    void of_keysThatAreNotAddresses_areKeysEvenWithDigitsAndColons() {
+        AllowList list = AllowList.of("12345", "partner:abc", "ip:192.0.2.1", "ip:2001:db8:1:2::/64",
+                "attribute:tenant:acme", "header:X-Api-Key:k-1", "2024-01", "a/b+c=");
+
+        assertEquals(List.of(), list.networks());
+        assertEquals(8, list.keys().size());
+        assertTrue(list.allows("ip:2001:db8:1:2::/64", FakeRequest.get("/"), ClientAddress.DIRECT));
+    }
+
+    @Test
     void of_invalidEntry_failsWithTheRule() {
         assertEquals("allow entry must not contain whitespace, '|' or control characters but was 'a b'",
                 assertThrows(IllegalArgumentException.class, () -> AllowList.of("a b")).getMessage());
