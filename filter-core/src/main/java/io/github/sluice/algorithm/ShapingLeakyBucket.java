@@ -6,6 +6,7 @@ import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
 import io.github.sluice.internal.Checks;
+import io.github.sluice.internal.Units;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -270,7 +271,7 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
         public Builder maxDelay(Duration maxDelay) {
             Objects.requireNonNull(maxDelay, "maxDelay");
             if (maxDelay.isNegative()) {
-                throw new IllegalArgumentException("maxDelay must be >= 0 but was " + maxDelay);
+                throw new IllegalArgumentException("maxDelay must be >= 0 but was " + Units.duration(maxDelay));
             }
             this.maxDelay = Checks.nonNegativeNanos("maxDelay", maxDelay);
             return this;

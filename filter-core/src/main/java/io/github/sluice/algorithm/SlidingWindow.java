@@ -5,6 +5,7 @@ import io.github.sluice.core.Cell;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.internal.Checks;
+import io.github.sluice.internal.Units;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -366,7 +367,7 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
             }
             if (window < slots) {
                 throw new IllegalArgumentException("window must be at least " + slots
-                        + " ns (one per slot) but was " + Duration.ofNanos(window));
+                        + "ns (one per slot) but was " + Units.duration(window));
             }
             return new SlidingWindow(limit, window, slots);
         }

@@ -5,6 +5,7 @@ import io.github.sluice.core.Cell;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.internal.Checks;
+import io.github.sluice.internal.Units;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -386,7 +387,7 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
             Objects.requireNonNull(warmUp, "warmUp");
             if (warmUp.compareTo(MAX_WARM_UP) > 0) {
                 throw new IllegalArgumentException(
-                        "warmUp must be at most " + MAX_WARM_UP + " but was " + warmUp);
+                        "warmUp must be at most " + Units.duration(MAX_WARM_UP) + " but was " + Units.duration(warmUp));
             }
             this.warmUp = Checks.positiveNanos("warmUp", warmUp);
             return this;

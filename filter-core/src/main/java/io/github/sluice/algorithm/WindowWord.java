@@ -1,6 +1,6 @@
 package io.github.sluice.algorithm;
 
-import java.time.Duration;
+import io.github.sluice.internal.Units;
 
 /**
  * The one-word layout shared by the window algorithms: {@code (index << countBits) | count}, where
@@ -34,7 +34,7 @@ final class WindowWord {
         if (countBits > 62 || unitNanos < (1L << (countBits - 1))) {
             long maxLimit = maxLimit(unitNanos);
             throw new IllegalArgumentException("limit must be at most " + maxLimit + " for a "
-                    + unitName + " of " + Duration.ofNanos(unitNanos) + " but was " + limit
+                    + unitName + " of " + Units.duration(unitNanos) + " but was " + limit
                     + " (one word per key holds the count and 146 years of " + unitName + "s)");
         }
     }

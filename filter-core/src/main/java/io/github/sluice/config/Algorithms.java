@@ -10,6 +10,9 @@ import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Algorithm;
+import io.github.sluice.internal.Checks;
+import io.github.sluice.internal.Suggest;
+import io.github.sluice.internal.Units;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -48,7 +51,10 @@ final class Algorithms {
     static Algorithm<?> build(Line ctx, Args args) {
         Function<Args, Algorithm<?>> f = TABLE.get(args.kind);
         if (f == null) {
-            throw ctx.error("algorithm", args.kind, "unknown algorithm; known algorithms: " + TABLE.keySet());
+            String near = Suggest.nearest(args.kind, TABLE.keySet());
+            throw ctx.error("algorithm", args.kind, "unknown algorithm"
+                    + (near == null ? "; known algorithms: " : "; did you mean '" + near + "'? Known algorithms: ")
+                    + TABLE.keySet());
         }
         return f.apply(args);
     }
@@ -57,10 +63,11 @@ final class Algorithms {
     private static Algorithm<?> tokenBucket(Args a) {
         Line ctx = a.ctx;
         TokenBucket.Builder b = TokenBucket.builder();
-        Args.Rate rate = a.rate("rate");
+        Args.Rate rate = a.rate("rate", true);
         ctx.call("rate", rate.text(), () -> b.rate(rate.permits(), rate.period()));
         String burst = a.option("burst");
-        long n = burst == null ? rate.permits() : a.longValue("burst", burst);
+        long n = burst == null ? rate.permits() : a.longValue("burst", burst, intervals(rate, 0),
+                atMost(intervals(rate, 0), rate, "a full bucket must refill within about 73 years"));
         ctx.call("burst", burst == null ? rate.text() : burst, () -> b.burst(n));
         return ctx.call("rate", rate.text(), b::build);
     }
@@ -69,10 +76,11 @@ final class Algorithms {
     private static Algorithm<?> gcra(Args a) {
         Line ctx = a.ctx;
         Gcra.Builder b = Gcra.builder();
-        Args.Rate rate = a.rate("rate");
+        Args.Rate rate = a.rate("rate", true);
         ctx.call("rate", rate.text(), () -> b.rate(rate.permits(), rate.period()));
         String burst = a.option("burst");
-        long n = burst == null ? rate.permits() - 1 : a.longValue("burst", burst);
+        long n = burst == null ? rate.permits() - 1 : a.longValue("burst", burst, intervals(rate, 1),
+                atMost(intervals(rate, 1), rate, "a full bucket must refill within about 73 years"));
         ctx.call("burst", burst == null ? rate.text() : burst, () -> b.burst(n));
         return ctx.call("rate", rate.text(), b::build);
     }
@@ -81,7 +89,7 @@ final class Algorithms {
     private static Algorithm<?> fixedWindow(Args a) {
         Line ctx = a.ctx;
         FixedWindow.Builder b = FixedWindow.builder();
-        Args.Rate limit = a.rate("limit");
+        Args.Rate limit = a.rate("limit", false);
         ctx.call("limit", limit.text(), () -> b.limit(limit.permits()));
         ctx.call("limit", limit.text(), () -> b.window(limit.period()));
         String align = a.option("align");
@@ -89,7 +97,8 @@ final class Algorithms {
             FixedWindow.Alignment alignment = switch (align) {
                 case "epoch" -> FixedWindow.Alignment.EPOCH;
                 case "first-request" -> FixedWindow.Alignment.FIRST_REQUEST;
-                default -> throw ctx.error("align", align, "align must be epoch or first-request");
+                default -> throw ctx.error("align", align, "align must be epoch or first-request"
+                        + Suggest.didYouMean(align, java.util.List.of("epoch", "first-request")));
             };
             b.alignment(alignment);
         }
@@ -100,13 +109,13 @@ final class Algorithms {
     private static Algorithm<?> slidingWindow(Args a) {
         Line ctx = a.ctx;
         SlidingWindow.Builder b = SlidingWindow.builder();
-        Args.Rate limit = a.rate("limit");
+        Args.Rate limit = a.rate("limit", false);
         ctx.call("limit", limit.text(), () -> b.limit(limit.permits()));
         ctx.call("limit", limit.text(), () -> b.window(limit.period()));
         String slots = a.option("slots");
         if (slots != null) {
-            long n = a.longValue("slots", slots);
-            ctx.call("slots", slots, () -> b.slots((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, n))));
+            long n = a.longValue("slots", slots, SlidingWindow.MAX_SLOTS);
+            ctx.call("slots", slots, () -> b.slots((int) Math.max(Integer.MIN_VALUE, n)));
         }
         return ctx.call("limit", limit.text(), b::build);
     }
@@ -115,10 +124,11 @@ final class Algorithms {
     private static Algorithm<?> leakyBucket(Args a) {
         Line ctx = a.ctx;
         LeakyBucket.Builder b = LeakyBucket.builder();
-        Args.Rate rate = a.rate("rate");
+        Args.Rate rate = a.rate("rate", true);
         ctx.call("rate", rate.text(), () -> b.leakRate(rate.permits(), rate.period()));
         String capacity = a.option("capacity");
-        long n = capacity == null ? rate.permits() : a.longValue("capacity", capacity);
+        long n = capacity == null ? rate.permits() : a.longValue("capacity", capacity, intervals(rate, 0),
+                atMost(intervals(rate, 0), rate, "a full bucket must drain within about 73 years"));
         ctx.call("capacity", capacity == null ? rate.text() : capacity, () -> b.capacity(n));
         return ctx.call("rate", rate.text(), b::build);
     }
@@ -127,17 +137,25 @@ final class Algorithms {
     private static Algorithm<?> shaping(Args a) {
         Line ctx = a.ctx;
         ShapingLeakyBucket.Builder b = ShapingLeakyBucket.builder();
-        Args.Rate rate = a.rate("rate");
+        Args.Rate rate = a.rate("rate", true);
         ctx.call("rate", rate.text(), () -> b.rate(rate.permits(), rate.period()));
-        String slack = a.option("slack");
-        if (slack != null) {
-            long n = a.longValue("slack", slack);
-            ctx.call("slack", slack, () -> b.slack(n));
-        }
         String maxDelay = a.option("max-delay");
+        Duration delay = ShapingLeakyBucket.DEFAULT_MAX_DELAY;
         if (maxDelay != null) {
             Duration d = a.duration("max-delay", maxDelay);
             ctx.call("max-delay", maxDelay, () -> b.maxDelay(d));
+            delay = d;
+        }
+        String slack = a.option("slack");
+        if (slack != null) {
+            // The builder refuses slack + 1 + max-delay / interval intervals beyond the longest duration.
+            long interval = interval(rate);
+            long max = Checks.MAX_NANOS / interval - 1 - delay.toNanos() / interval;
+            long n = max < 0 ? a.longValue("slack", slack, Args.MAX_NUMBER)
+                    : a.longValue("slack", slack, max, "at most " + max + " for a rate of " + rate.text()
+                            + " and a max-delay of " + (maxDelay == null ? Units.duration(delay) : maxDelay)
+                            + " (together they must stay within about 73 years)");
+            ctx.call("slack", slack, () -> b.slack(n));
         }
         return ctx.call("rate", rate.text(), b::build);
     }
@@ -146,7 +164,7 @@ final class Algorithms {
     private static Algorithm<?> slidingLog(Args a) {
         Line ctx = a.ctx;
         SlidingLog.Builder b = SlidingLog.builder();
-        Args.Rate limit = a.rate("limit");
+        Args.Rate limit = a.rate("limit", false);
         ctx.call("limit", limit.text(), () -> b.limit(limit.permits()));
         ctx.call("limit", limit.text(), () -> b.window(limit.period()));
         return ctx.call("limit", limit.text(), b::build);
@@ -156,17 +174,18 @@ final class Algorithms {
     private static Algorithm<?> warmUp(Args a) {
         Line ctx = a.ctx;
         WarmUp.Builder b = WarmUp.builder();
-        Args.Rate rate = a.rate("rate");
+        Args.Rate rate = a.rate("rate", true);
         ctx.call("rate", rate.text(), () -> b.rate(rate.permits(), rate.period()));
         String warmUp = a.option("warm-up");
         if (warmUp == null) {
-            throw ctx.error("warm-up", null, "warm-up needs warm-up=DURATION, the time to reach the stable rate, e.g. warm-up=30s");
+            throw ctx.error("warm-up", null, "warm-up needs warm-up=DURATION, the time to reach the stable rate, "
+                    + "e.g. warm-up=30s" + a.misspelt("warm-up"));
         }
         Duration d = a.duration("warm-up", warmUp);
         ctx.call("warm-up", warmUp, () -> b.warmUp(d));
         String cold = a.option("cold-factor");
         if (cold != null) {
-            double f = a.doubleValue("cold-factor", cold);
+            double f = a.doubleValue("cold-factor", cold, WarmUp.MAX_COLD_FACTOR);
             ctx.call("cold-factor", cold, () -> b.coldFactor(f));
         }
         return ctx.call("rate", rate.text(), b::build);
@@ -176,7 +195,7 @@ final class Algorithms {
     private static Algorithm<?> concurrency(Args a) {
         Line ctx = a.ctx;
         Concurrency.Builder b = Concurrency.builder();
-        long max = a.count("max-in-flight");
+        long max = a.count("max-in-flight", Args.MAX_NUMBER);
         ctx.call("max-in-flight", Long.toString(max), () -> b.maxInFlight(max));
         String wait = a.option("max-wait");
         if (wait != null) {
@@ -184,5 +203,22 @@ final class Algorithms {
             ctx.call("max-wait", wait, () -> b.maxWait(d));
         }
         return ctx.call("max-in-flight", Long.toString(max), b::build);
+    }
+
+    /** The nanoseconds between two permits of a rate the builder accepted. */
+    private static long interval(Args.Rate rate) {
+        return Checks.intervalNanos(rate.permits(), rate.period().toNanos());
+    }
+
+    /**
+     * The most intervals of a rate that fit in the longest duration, less {@code less}: the
+     * largest burst or capacity whose refill time the algorithm can hold.
+     */
+    private static long intervals(Args.Rate rate, long less) {
+        return Checks.MAX_NANOS / interval(rate) - less;
+    }
+
+    private static String atMost(long max, Args.Rate rate, String why) {
+        return "at most " + max + " for a rate of " + rate.text() + " (" + why + ")";
     }
 }

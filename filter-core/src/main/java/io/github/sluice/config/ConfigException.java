@@ -58,8 +58,20 @@ public final class ConfigException extends IllegalArgumentException {
         return b.append(": ").append(reason).toString();
     }
 
+    /** At most 200 characters, control characters escaped: a value must not break the message into lines. */
     private static String shorten(String value) {
-        return value.length() <= 200 ? value : value.substring(0, 200) + "...";
+        String v = value.length() <= 200 ? value : value.substring(0, 200) + "...";
+        for (int i = 0; i < v.length(); i++) {
+            if (Character.isISOControl(v.charAt(i))) {
+                StringBuilder b = new StringBuilder(v.length() + 8);
+                for (int j = 0; j < v.length(); j++) {
+                    char c = v.charAt(j);
+                    b.append(Character.isISOControl(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+                }
+                return b.toString();
+            }
+        }
+        return v;
     }
 
     /** @return where the text came from */

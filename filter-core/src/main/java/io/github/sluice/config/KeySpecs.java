@@ -1,5 +1,6 @@
 package io.github.sluice.config;
 
+import io.github.sluice.internal.Suggest;
 import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.KeyResolver;
 import io.github.sluice.key.KeyResolvers;
@@ -12,6 +13,8 @@ import java.util.List;
  * joined by {@code |}.
  */
 final class KeySpecs {
+
+    private static final List<String> KINDS = List.of("ip", "header", "principal", "attribute", "global", "constant");
 
     private KeySpecs() {
     }
@@ -57,8 +60,12 @@ final class KeySpecs {
             case "constant" -> {
                 return KeyResolvers.constant(needArg(kind, arg));
             }
-            default -> throw new IllegalArgumentException("key must be ip, header:<name>, principal, attribute:<name>,"
-                    + " global, constant:<value> or a chain of them joined by '|' but was '" + text + "'");
+            default -> {
+                String near = Suggest.nearest(kind, KINDS);
+                throw new IllegalArgumentException("key must be ip, header:<name>, principal, attribute:<name>,"
+                        + " global, constant:<value> or a chain of them joined by '|' but was '" + text + "'"
+                        + (near == null || kind.isEmpty() ? "" : "; did you mean '" + near + (arg == null ? "" : ":" + arg) + "'?"));
+            }
         }
     }
 

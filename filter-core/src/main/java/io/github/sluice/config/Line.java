@@ -29,7 +29,38 @@ final class Line {
         } catch (ConfigException e) {
             throw e;
         } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
-            throw new ConfigException(source, line, policy, parameter, value, String.valueOf(e.getMessage()), e);
+            String reason = inUserTerms(parameter, String.valueOf(e.getMessage()));
+            if (parameter.equals("name") && value != null) {
+                String lower = value.toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+                if (!lower.equals(value) && lower.matches("[a-z0-9-]{1,64}")) {
+                    reason += "; did you mean '" + lower + "'?";
+                }
+            }
+            throw new ConfigException(source, line, policy, parameter, value, reason, e);
         }
+    }
+
+    /**
+     * Builders name their parameters in Java ({@code maxInFlight must be >= 1}); the user wrote
+     * {@code max-in-flight}. A message that starts with the Java name of the parameter at hand is
+     * given the configuration name instead.
+     */
+    static String inUserTerms(String parameter, String message) {
+        int space = message.indexOf(' ');
+        if (space <= 0) {
+            return message;
+        }
+        String first = message.substring(0, space);
+        StringBuilder kebab = new StringBuilder();
+        for (int i = 0; i < first.length(); i++) {
+            char c = first.charAt(i);
+            if (c >= 'A' && c <= 'Z') {
+                kebab.append('-').append((char) (c + ('a' - 'A')));
+            } else {
+                kebab.append(c);
+            }
+        }
+        return !first.equals(parameter) && kebab.toString().equals(parameter)
+                ? parameter + message.substring(space) : message;
     }
 }

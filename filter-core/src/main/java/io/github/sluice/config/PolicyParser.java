@@ -150,7 +150,7 @@ public final class PolicyParser {
         String key = args.option("key");
         if (key == null) {
             throw ctx.error("key", null, "every policy needs key=... (ip, header:<name>, principal, "
-                    + "attribute:<name>, global, constant:<value>, or a chain like principal|ip)");
+                    + "attribute:<name>, global, constant:<value>, or a chain like principal|ip)" + args.misspelt("key"));
         }
         KeyResolver resolver = ctx.call("key", key, () -> KeySpecs.parse(key, ip));
         b.key(resolver);
@@ -161,13 +161,14 @@ public final class PolicyParser {
         }
         String cost = args.option("cost");
         if (cost != null) {
-            long c = args.longValue("cost", cost);
+            long limit = algorithm.limit();
+            long c = args.longValue("cost", cost, limit, "at most the limit, " + limit);
             ctx.call("cost", cost, () -> b.cost(c));
         }
         String status = args.option("status");
         if (status != null) {
-            long s = args.longValue("status", status);
-            ctx.call("status", status, () -> b.status((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, s))));
+            long s = args.longValue("status", status, 599, "it must be between 400 and 599");
+            ctx.call("status", status, () -> b.status((int) Math.max(Integer.MIN_VALUE, s)));
         }
         String dry = args.option("dry-run");
         if (dry != null) {

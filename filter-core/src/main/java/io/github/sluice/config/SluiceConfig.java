@@ -9,6 +9,7 @@ import io.github.sluice.http.HeaderStyle;
 import io.github.sluice.http.LoggingListener;
 import io.github.sluice.http.Policy;
 import io.github.sluice.http.ProblemBody;
+import io.github.sluice.internal.Suggest;
 import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.ForwardedHeader;
 import io.github.sluice.key.Keys;
@@ -63,7 +64,7 @@ import java.util.function.Function;
  *   <tr><td>{@code denial-content-type}</td><td>the fixed body's content type</td>
  *       <td>{@code text/plain; charset=utf-8}</td></tr>
  *   <tr><td>{@code max-key-length}</td><td>40..4096; longer keys are hashed</td><td>128</td></tr>
- *   <tr><td>{@code max-keys}</td><td>keys per policy in memory</td><td>1000000</td></tr>
+ *   <tr><td>{@code max-keys}</td><td>keys per policy in memory, 1..1000000000</td><td>1000000</td></tr>
  *   <tr><td>{@code shards}</td><td>a power of two</td><td>4 per CPU, at least 16</td></tr>
  *   <tr><td>{@code listener}</td><td>{@code log}, {@code none}</td><td>{@code log}</td></tr>
  * </table>
@@ -79,6 +80,12 @@ public final class SluiceConfig {
             "expose-headers", "degraded-header", "trusted-proxies", "forwarded-header", "ipv6-prefix", "dry-run",
             "problem-type", "denial-body", "denial-content-type", "max-key-length", "max-keys", "shards",
             "listener");
+
+    /**
+     * The largest {@code max-keys}: a billion keys per policy is already tens of gigabytes of
+     * heap, so a larger number is a mistake (an extra digit), not a plan.
+     */
+    public static final int MAX_KEYS = 1_000_000_000;
 
     /** The prefix of a single-policy setting, {@code policy.per-ip = ...}. */
     public static final String POLICY_PREFIX = "policy.";
@@ -337,9 +344,14 @@ public final class SluiceConfig {
                 return;
             }
             if (!SETTINGS.contains(name)) {
-                throw new ConfigException(source, line, null, name, value,
-                        "unknown setting; known settings: " + new java.util.TreeSet<>(SETTINGS) + " and policy.<name>",
-                        null);
+                String near = Suggest.nearest(name, SETTINGS);
+                int dot = name.indexOf('.');
+                if (near == null && dot > 0 && Suggest.nearest(name.substring(0, dot + 1), List.of(POLICY_PREFIX)) != null) {
+                    near = POLICY_PREFIX + name.substring(dot + 1);
+                }
+                throw new ConfigException(source, line, null, name, value, "unknown setting"
+                        + (near == null ? "; known settings: " : "; did you mean '" + near + "'? Known settings: ")
+                        + new java.util.TreeSet<>(SETTINGS) + " and policy.<name>", null);
             }
             if (name.equals("policies")) {
                 policyLines.add(new Raw(value, source, line));
@@ -364,18 +376,28 @@ public final class SluiceConfig {
                 ForwardedHeader h = switch (v.value) {
                     case "x-forwarded-for" -> ForwardedHeader.X_FORWARDED_FOR;
                     case "forwarded" -> ForwardedHeader.FORWARDED;
-                    default -> throw error(raw, "forwarded-header", "must be x-forwarded-for or forwarded");
+                    default -> throw error(raw, "forwarded-header", "must be x-forwarded-for or forwarded"
+                            + Suggest.didYouMean(raw.value, List.of("x-forwarded-for", "forwarded")));
                 };
                 ip.header(h);
             }
             if ((v = values.get("ipv6-prefix")) != null) {
-                int bits = intValue(v, "ipv6-prefix");
+                int bits = intValue(v, "ipv6-prefix", 128);
                 call(v, "ipv6-prefix", v.value, () -> ip.ipv6Prefix(bits));
             }
             b.clientAddress(ip.build());
             HeaderStyle style = HeaderStyle.DRAFT;
             if ((v = values.get("headers")) != null) {
                 Raw raw = v;
+                List<String> styles = new ArrayList<>();
+                for (HeaderStyle hs : HeaderStyle.values()) {
+                    styles.add(hs.configName());
+                }
+                if (!styles.contains(raw.value)) {
+                    throw new ConfigException(raw.source, raw.line, null, "headers", raw.value, "headers must be one of "
+                            + String.join(", ", styles) + " but was '" + raw.value + "'"
+                            + Suggest.didYouMean(raw.value, styles), null);
+                }
                 style = call(v, "headers", v.value, () -> HeaderStyle.ofConfigName(raw.value));
             }
             boolean onDenial = false;
@@ -383,7 +405,8 @@ public final class SluiceConfig {
                 onDenial = switch (v.value) {
                     case "always" -> false;
                     case "denial" -> true;
-                    default -> throw error(v, "headers-on", "must be always or denial");
+                    default -> throw error(v, "headers-on", "must be always or denial"
+                            + Suggest.didYouMean(v.value, List.of("always", "denial")));
                 };
             }
             boolean expose = (v = values.get("expose-headers")) != null && booleanValue(v, "expose-headers");
@@ -411,7 +434,7 @@ public final class SluiceConfig {
                 b.denialBody(call(problem, "problem-type", problem.value, () -> ProblemBody.withType(problem.value)));
             }
             if ((v = values.get("max-key-length")) != null) {
-                int n = intValue(v, "max-key-length");
+                int n = intValue(v, "max-key-length", 4096);
                 Raw raw = v;
                 call(v, "max-key-length", v.value, () -> {
                     Enforcer.builder().maxKeyLength(n);
@@ -420,12 +443,12 @@ public final class SluiceConfig {
                 b.maxKeyLength(n);
             }
             if ((v = values.get("max-keys")) != null) {
-                int n = intValue(v, "max-keys");
+                int n = intValue(v, "max-keys", MAX_KEYS);
                 call(v, "max-keys", v.value, () -> ShardedRegistry.builder().maxKeys(n));
                 b.maxKeys(n);
             }
             if ((v = values.get("shards")) != null) {
-                int n = intValue(v, "shards");
+                int n = intValue(v, "shards", 65536);
                 call(v, "shards", v.value, () -> ShardedRegistry.builder().shards(n));
                 b.shards(n);
             }
@@ -433,7 +456,8 @@ public final class SluiceConfig {
                 b.listener(switch (v.value) {
                     case "log" -> new LoggingListener();
                     case "none" -> EnforcementListener.NONE;
-                    default -> throw error(v, "listener", "must be log or none");
+                    default -> throw error(v, "listener", "must be log or none"
+                            + Suggest.didYouMean(v.value, List.of("log", "none")));
                 });
             }
             PolicyParser parser = PolicyParser.withClientAddress(b.clientAddress);
@@ -472,9 +496,27 @@ public final class SluiceConfig {
             return new Line(v.source, v.line, null).call(name, value, step);
         }
 
-        private static int intValue(Raw v, String name) {
-            if (!v.value.matches("[0-9]{1,9}")) {
-                throw error(v, name, "must be a whole number");
+        /** A whole number of ASCII digits, possibly negative (for the builder to refuse), at most {@code max}. */
+        private static int intValue(Raw v, String name, int max) {
+            String digits = v.value.startsWith("-") ? v.value.substring(1) : v.value;
+            for (int i = 0; i < digits.length(); i++) {
+                char c = digits.charAt(i);
+                if (Character.isDigit(c) && (c < '0' || c > '9')) {
+                    throw error(v, name, "must be written with the ASCII digits 0-9, but '" + c + "' ("
+                            + String.format("U+%04X", (int) c) + ") is not one");
+                }
+            }
+            if (!digits.matches("[0-9]+")) {
+                throw error(v, name, "must be a whole number, e.g. " + switch (name) {
+                    case "ipv6-prefix" -> "64";
+                    case "max-key-length" -> "128";
+                    case "shards" -> "16";
+                    default -> "1000000";
+                });
+            }
+            if (digits.length() > 9 || Integer.parseInt(digits) > max) {
+                throw error(v, name, v.value.startsWith("-") ? "must be a positive whole number, at most " + max
+                        : "is too large: at most " + max);
             }
             return Integer.parseInt(v.value);
         }
@@ -483,7 +525,7 @@ public final class SluiceConfig {
             return switch (v.value) {
                 case "true" -> true;
                 case "false" -> false;
-                default -> throw error(v, name, "must be true or false");
+                default -> throw error(v, name, "must be true or false" + Suggest.didYouMean(v.value, List.of("true", "false")));
             };
         }
 
@@ -609,12 +651,15 @@ public final class SluiceConfig {
         }
 
         /**
-         * @param maxKeys the in-memory bound on keys per policy, {@code >= 1}
+         * @param maxKeys the in-memory bound on keys per policy, between 1 and {@value #MAX_KEYS}
          * @return this builder
          * @throws IllegalArgumentException if out of range
          */
         public Builder maxKeys(int maxKeys) {
             ShardedRegistry.builder().maxKeys(maxKeys);
+            if (maxKeys > MAX_KEYS) {
+                throw new IllegalArgumentException("maxKeys must be at most " + MAX_KEYS + " but was " + maxKeys);
+            }
             this.maxKeys = maxKeys;
             return this;
         }

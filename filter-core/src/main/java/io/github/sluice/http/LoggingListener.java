@@ -10,13 +10,17 @@ import java.lang.System.Logger.Level;
  *
  * <ul>
  *   <li>{@code WARNING}: a store degraded;
- *   <li>{@code INFO}: a store recovered; a dry-run policy would have denied;
- *   <li>{@code DEBUG}: a request denied; a key with history dropped at the registry's bound;
+ *   <li>{@code INFO}: a store recovered; a dry-run policy would have denied (without the key);
+ *   <li>{@code DEBUG}: a request denied; the key a dry-run policy would have denied; a key with
+ *       history dropped at the registry's bound;
  *   <li>{@code TRACE}: allowed, shaped, released, idle eviction.
  * </ul>
  *
- * <p>Keys are logged with control characters escaped (they come from requests and could
- * otherwise forge log lines); keys longer than the enforcer's bound are already hashed. Nothing
+ * <p>Keys (client addresses, API keys, user names, digests of long tokens) are personal or
+ * secret: they appear at {@code DEBUG} and {@code TRACE} only, never at {@code INFO} or above.
+ * They are logged with control characters, Unicode line and paragraph separators and format
+ * characters (bidirectional overrides) escaped, since they come from requests and could otherwise
+ * forge or disguise log lines; keys longer than the enforcer's bound are already hashed. Nothing
  * is formatted unless the level is enabled. Thread-safe.
  */
 public final class LoggingListener implements EnforcementListener {
@@ -53,10 +57,18 @@ public final class LoggingListener implements EnforcementListener {
 
     @Override
     public void denied(Policy policy, String key, MutableDecision decision) {
-        Level level = policy.dryRun() ? Level.INFO : Level.DEBUG;
-        if (log.isLoggable(level)) {
-            log.log(level, (policy.dryRun() ? "dry-run policy ''{0}'' would have denied key ''{1}'': {2}"
-                    : "policy ''{0}'' denied key ''{1}'': {2}"), policy.name(), safe(key), decision);
+        if (!policy.dryRun()) {
+            if (log.isLoggable(Level.DEBUG)) {
+                log.log(Level.DEBUG, "policy ''{0}'' denied key ''{1}'': {2}", policy.name(), safe(key), decision);
+            }
+            return;
+        }
+        if (log.isLoggable(Level.INFO)) {
+            log.log(Level.INFO, "dry-run policy ''{0}'' would have denied a request (its key is logged at DEBUG): {1}",
+                    policy.name(), decision);
+        }
+        if (log.isLoggable(Level.DEBUG)) {
+            log.log(Level.DEBUG, "dry-run policy ''{0}'' would have denied key ''{1}''", policy.name(), safe(key));
         }
     }
 
@@ -88,17 +100,17 @@ public final class LoggingListener implements EnforcementListener {
         log.log(Level.INFO, "store ''{0}'' recovered", store);
     }
 
-    /** Escapes control characters so that a key cannot forge log lines. */
+    /** Escapes what could forge or disguise a log line, as {@code \\uXXXX}. */
     static String safe(String key) {
         if (key == null) {
             return "null";
         }
         for (int i = 0; i < key.length(); i++) {
-            if (Character.isISOControl(key.charAt(i))) {
+            if (unsafe(key.charAt(i))) {
                 StringBuilder b = new StringBuilder(key.length() + 8);
                 for (int j = 0; j < key.length(); j++) {
                     char c = key.charAt(j);
-                    if (Character.isISOControl(c)) {
+                    if (unsafe(c)) {
                         b.append(String.format("\\u%04x", (int) c));
                     } else {
                         b.append(c);
@@ -108,6 +120,18 @@ public final class LoggingListener implements EnforcementListener {
             }
         }
         return key;
+    }
+
+    private static boolean unsafe(char c) {
+        if (c < 0x80) {
+            return c < 0x20 || c == 0x7f;
+        }
+        if (Character.isISOControl(c)) {
+            return true;
+        }
+        int type = Character.getType(c);
+        return type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR
+                || type == Character.FORMAT;
     }
 
     @Override

@@ -3,7 +3,11 @@ package io.github.sluice.internal;
 import java.time.Duration;
 import java.util.Objects;
 
-/** Argument checks whose messages name the parameter, the rule and the value. */
+/**
+ * Argument checks whose messages name the parameter, the rule and the value, in the user's units:
+ * durations as {@code 10ms} or {@code 2m} ({@link Units}), never ISO-8601 or raw nanoseconds, and
+ * no bound that only exists because of the width of a {@code long}.
+ */
 public final class Checks {
 
     /** The longest duration any algorithm accepts: about 73 years, so sums of durations cannot overflow. */
@@ -35,9 +39,16 @@ public final class Checks {
      * @throws IllegalArgumentException if {@code value} is outside {@code [min, max]}
      */
     public static long between(String name, long value, long min, long max) {
-        if (value < min || value > max) {
-            throw new IllegalArgumentException(
-                    name + " must be between " + min + " and " + max + " but was " + value);
+        if (value < min) {
+            // A bound near Long.MAX_VALUE is no rule a user should read; the lower one is.
+            throw new IllegalArgumentException(max >= MAX_NANOS
+                    ? name + " must be >= " + min + " but was " + value
+                    : name + " must be between " + min + " and " + max + " but was " + value);
+        }
+        if (value > max) {
+            throw new IllegalArgumentException(max >= MAX_NANOS
+                    ? name + " is too large: it must be less than 2^63 - 1"
+                    : name + " must be between " + min + " and " + max + " but was " + value);
         }
         return value;
     }
@@ -54,11 +65,11 @@ public final class Checks {
     public static long positiveNanos(String name, Duration value) {
         Objects.requireNonNull(value, name);
         if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(name + " must be > 0 but was " + value);
+            throw new IllegalArgumentException(name + " must be > 0 but was " + Units.duration(value));
         }
         if (value.compareTo(Duration.ofNanos(MAX_NANOS)) > 0) {
             throw new IllegalArgumentException(
-                    name + " must be at most " + Duration.ofNanos(MAX_NANOS) + " but was " + value);
+                    name + " must be at most " + Units.MAX_DURATION + " but was " + Units.duration(value));
         }
         return value.toNanos();
     }
@@ -77,6 +88,9 @@ public final class Checks {
         if (value.isZero()) {
             return 0;
         }
+        if (value.isNegative()) {
+            throw new IllegalArgumentException(name + " must be >= 0 but was " + Units.duration(value));
+        }
         return positiveNanos(name, value);
     }
 
@@ -93,8 +107,9 @@ public final class Checks {
         atLeast("permits", permits, 1);
         atLeast("period", periodNanos, 1);
         if (permits > periodNanos) {
-            throw new IllegalArgumentException("rate must be at most 1 permit per nanosecond but was "
-                    + permits + " per " + Duration.ofNanos(periodNanos));
+            throw new IllegalArgumentException("rate must be at most 1 permit per nanosecond (" + periodNanos
+                    + " per " + Units.duration(periodNanos) + ") but was " + permits + " per "
+                    + Units.duration(periodNanos));
         }
         return (periodNanos + permits - 1) / permits;
     }
@@ -114,16 +129,17 @@ public final class Checks {
         }
         double interval = Math.ceil(1e9 / perSecond);
         if (interval < 1 || interval > MAX_NANOS) {
-            throw new IllegalArgumentException(name + " must be between " + (1e9 / MAX_NANOS)
+            throw new IllegalArgumentException(name + " must be between one per " + Units.MAX_DURATION
                     + " and 1e9 per second but was " + perSecond);
         }
         return (long) interval;
     }
 
     /**
-     * Multiplies two non-negative values, failing instead of overflowing past {@link #MAX_NANOS}.
+     * Multiplies two non-negative values whose product is a duration in nanoseconds, failing
+     * instead of overflowing past {@link #MAX_NANOS}.
      *
-     * @param what the meaning of the product, for the message
+     * @param what the meaning of the product, for the message, e.g. {@code burst * interval}
      * @param a a factor, {@code >= 0}
      * @param b a factor, {@code >= 0}
      * @return {@code a * b}
@@ -131,8 +147,8 @@ public final class Checks {
      */
     public static long product(String what, long a, long b) {
         if (a != 0 && b > MAX_NANOS / a) {
-            throw new IllegalArgumentException(what + " would overflow: " + a + " * " + b
-                    + " exceeds " + MAX_NANOS + " ns");
+            throw new IllegalArgumentException(what + " would overflow: at most " + Units.MAX_DURATION
+                    + " fits, and it would be about " + Math.round((double) a * b / 86_400e9) + "d");
         }
         return a * b;
     }

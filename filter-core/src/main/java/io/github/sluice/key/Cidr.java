@@ -27,38 +27,73 @@ public final class Cidr {
     /**
      * Parses a network.
      *
-     * @param text {@code address} or {@code address/prefix}, e.g. {@code 192.168.0.0/16}
-     * @return the network; host bits after the prefix are ignored ({@code 10.1.2.3/8} is
-     *     {@code 10.0.0.0/8})
+     * <p>Strict, because a network that means something else than it seems is a security hole:
+     * an IPv4 octet with a leading zero ({@code 010} is 8 to some parsers, 10 to others), a port
+     * or a zone id (no network has one), brackets, a prefix out of range or with a leading zero,
+     * and bits set after the prefix ({@code 10.1.2.3/8}: meant {@code /32}, or {@code 10.0.0.0/8}?)
+     * are all refused, with a message that says which and how to write it.
+     *
+     * @param text {@code address} or {@code address/prefix}, e.g. {@code 192.168.0.0/16}; a bare
+     *     address is a network of one
+     * @return the network
      * @throws NullPointerException if {@code text} is null
-     * @throws IllegalArgumentException if it is not an address with an optional prefix in range
+     * @throws IllegalArgumentException if it is not a network, e.g. {@code CIDR '10.0.0.0/33': the
+     *     prefix of an IPv4 network must be between 0 and 32 but was 33}
      */
     public static Cidr parse(String text) {
         Objects.requireNonNull(text, "text");
         String t = text.strip();
+        String problem = problem(t);
+        if (problem != null) {
+            throw new IllegalArgumentException("CIDR '" + text + "': " + problem);
+        }
+        return of(t);
+    }
+
+    /**
+     * Tells what is wrong with a network's text.
+     *
+     * @param t the text, stripped
+     * @return the problem, or {@code null} if {@link #parse} accepts it
+     */
+    static String problem(String t) {
+        if (t.isEmpty()) {
+            return "must not be empty";
+        }
+        String problem = NetworkSyntax.problem(t);
+        if (problem != null) {
+            return problem;
+        }
+        Cidr c = of(t);
+        Ip ip = new Ip();
+        int slash = t.indexOf('/');
+        ip.parseStrict(t, 0, slash < 0 ? t.length() : slash);
+        if (c.hi != ip.hi || c.lo != ip.lo) {
+            String address = t.substring(0, slash);
+            return "bits are set after the /" + c.prefix() + " prefix; write " + c + " for the network, or "
+                    + address + "/" + (c.v4 ? 32 : 128) + " for the one address";
+        }
+        return null;
+    }
+
+    /** Builds a network from text that {@link NetworkSyntax#problem} accepts. */
+    private static Cidr of(String t) {
         int slash = t.indexOf('/');
         int end = slash < 0 ? t.length() : slash;
         Ip ip = new Ip();
-        if (!ip.parseStrict(t, 0, end)) {
-            throw new IllegalArgumentException(
-                    "CIDR must be an IPv4 or IPv6 address with an optional /prefix but was '" + text + "'");
-        }
-        boolean v4 = ip.isV4() && t.indexOf(':') < 0;
-        int max = v4 ? 32 : 128;
-        int prefix = max;
-        if (slash >= 0) {
-            String p = t.substring(slash + 1);
-            if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(c -> c >= '0' && c <= '9')) {
-                throw new IllegalArgumentException(
-                        "CIDR prefix must be a number between 0 and " + max + " but was '" + text + "'");
-            }
-            prefix = Integer.parseInt(p);
-            if (prefix > max) {
-                throw new IllegalArgumentException(
-                        "CIDR prefix must be between 0 and " + max + " but was " + prefix + " in '" + text + "'");
-            }
-        }
+        ip.parseStrict(t, 0, end);
+        boolean v4 = t.lastIndexOf(':', end) < 0;
+        int prefix = slash < 0 ? (v4 ? 32 : 128) : Integer.parseInt(t.substring(slash + 1));
         return new Cidr(ip.hi, ip.lo, v4 ? prefix + 96 : prefix, v4);
+    }
+
+    /**
+     * @return {@code true} if this network holds every IPv4 address or every IPv6 address
+     *     ({@code 0.0.0.0/0}, {@code ::/0}, or an IPv6 network holding {@code ::ffff:0:0/96})
+     */
+    boolean coversAFamily() {
+        return bits == (v4 ? 96 : 0) || (bits <= 96 && (Ip.MAPPED_HI & IpFormat.mask(bits)) == hi
+                && (Ip.MAPPED_LO & IpFormat.mask(bits - 64)) == lo);
     }
 
     /**

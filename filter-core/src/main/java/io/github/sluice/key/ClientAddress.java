@@ -18,11 +18,15 @@ import java.util.Objects;
  *       lines joined in order, then walked <em>from the right</em>. Each address that is a trusted
  *       proxy is skipped; the first untrusted address is the client. The leftmost value is never
  *       taken just because it is leftmost: a client can put anything there.
+ *   <li>Each line is read from the right too ({@link HopScanner}): the hops a trusted proxy
+ *       appended are parsed exactly as it wrote them, whatever the client put to their left; a
+ *       quote the client leaves open or escapes cannot swallow them.
  *   <li>A value that is not an address (garbage, {@code unknown}, an obfuscated {@code _node},
- *       an RFC 7239 element without {@code for=}) stops the walk: the key is the last good
- *       address, i.e. the trusted proxy that wrote the bad value. A client-chosen value behind an
- *       untrusted hop can therefore never become the key. When every hop is trusted, the key is
- *       the leftmost (trusted) address.
+ *       an RFC 7239 element without {@code for=} or that does not parse cleanly) stops the walk,
+ *       and nothing left of it is read: the key is the last good address, i.e. the trusted hop
+ *       whose view the bad value was. A client-chosen value behind an untrusted hop can therefore
+ *       never become the key. When every hop is trusted, the key is the leftmost (trusted)
+ *       address.
  *   <li>IPv6 clients are grouped by prefix (default {@code /64}: one key per subscriber site,
  *       which typically owns a whole /64), written like {@code 2001:db8:1:2::/64}; IPv4-mapped
  *       IPv6 ({@code ::ffff:192.0.2.1}) is IPv4. Brackets, ports and zones are tolerated.
@@ -31,8 +35,8 @@ import java.util.Objects;
  * </ol>
  *
  * <p>Parsing is done here, on the characters, with no {@code InetAddress} (which may query DNS)
- * and never throws. At most {@value #MAX_HOPS} hops are examined from the right, so a 64 KiB
- * header costs one linear scan and no more.
+ * and never throws. At most {@value #MAX_HOPS} hops are examined from the right, and a line is
+ * read only as far left as the walk goes, so a 64 KiB header costs at most one linear scan.
  *
  * <p>Allocation: a direct IPv4 peer in canonical form is returned as the very string the
  * adapter passed; otherwise the key string and a small parse holder are allocated.
@@ -160,29 +164,27 @@ public final class ClientAddress implements KeyResolver {
             more.add(lines.next());
         }
         Ip candidate = new Ip();
-        HopScanner hops = new HopScanner(header, MAX_HOPS);
+        HopScanner hops = new HopScanner(header);
         int budget = MAX_HOPS;
         // Lines are joined in order, so the last line holds the rightmost hops.
-        for (int li = more == null ? 0 : more.size(); li >= 0 && budget > 0; li--) {
+        for (int li = more == null ? 0 : more.size(); li >= 0; li--) {
             String line = li == 0 ? first : more.get(li - 1);
             if (line == null) {
                 continue;
             }
-            int n = hops.scan(line);
-            for (int k = n - 1; k >= 0; k--) {
-                if (--budget < 0) {
-                    return;
+            hops.reset(line);
+            int hop;
+            while ((hop = hops.next(candidate)) != HopScanner.END) {
+                if (budget-- == 0) {
+                    return; // more hops than we examine: the rightmost ones were all trusted
                 }
-                if (!hops.address(line, k, candidate)) {
-                    return; // garbage, unknown, obfuscated: keep the last good address
+                if (hop == HopScanner.NOT_AN_ADDRESS) {
+                    return; // garbage, unknown, obfuscated, malformed: keep the last good address
                 }
                 ip.set(candidate);
                 if (!isTrusted(candidate)) {
                     return;
                 }
-            }
-            if (hops.truncated()) {
-                return; // more hops than we examine: the rightmost ones were all trusted
             }
         }
     }
@@ -218,11 +220,12 @@ public final class ClientAddress implements KeyResolver {
          * @param cidrs networks such as {@code 10.0.0.0/8}, {@code 2001:db8::/32} or single addresses
          * @return this builder
          * @throws NullPointerException if an element is null
-         * @throws IllegalArgumentException if an element is not a network (see {@link Cidr#parse})
+         * @throws IllegalArgumentException if an element is not a network (see {@link Cidr#parse}),
+         *     or holds every IPv4 or every IPv6 address ({@code 0.0.0.0/0}, {@code ::/0})
          */
         public Builder trustedProxies(String... cidrs) {
             for (String c : cidrs) {
-                trusted.add(Cidr.parse(c));
+                trusted.add(notEverything(Cidr.parse(c)));
             }
             return this;
         }
@@ -233,12 +236,22 @@ public final class ClientAddress implements KeyResolver {
          * @param cidrs the networks
          * @return this builder
          * @throws NullPointerException if an element is null
+         * @throws IllegalArgumentException if a network holds every IPv4 or every IPv6 address
          */
         public Builder trustedProxies(List<Cidr> cidrs) {
             for (Cidr c : cidrs) {
-                trusted.add(Objects.requireNonNull(c, "cidr"));
+                trusted.add(notEverything(Objects.requireNonNull(c, "cidr")));
             }
             return this;
+        }
+
+        /** Trusting every address would make the forwarding header, which anyone writes, the key. */
+        private static Cidr notEverything(Cidr c) {
+            if (c.coversAFamily()) {
+                throw new IllegalArgumentException("trusted proxies must not include " + c
+                        + ": trusting every address lets any client choose its own key through the forwarding header");
+            }
+            return c;
         }
 
         /**

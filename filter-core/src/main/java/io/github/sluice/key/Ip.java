@@ -30,8 +30,11 @@ final class Ip {
 
     /**
      * Parses an address, tolerating the decorations proxies and containers add: surrounding
-     * brackets, a {@code :port} after an IPv4 literal or a bracketed IPv6 literal, and an IPv6
-     * zone ({@code %eth0}, dropped).
+     * whitespace and brackets, a port after an IPv4 literal or a bracketed IPv6 literal (a number
+     * up to 65535, or an RFC 7239 obfuscated port such as {@code _p1}), and an IPv6 zone
+     * ({@code %eth0}: up to {@value #MAX_ZONE} letters, digits, {@code . _ ~ -}; dropped).
+     * Anything else around the address (a quote, a second port, a space inside) makes it no
+     * address at all.
      *
      * @param s the text
      * @param from first index, inclusive
@@ -50,7 +53,8 @@ final class Ip {
             if (close < 0 || !portOrEnd(s, close + 1, to)) {
                 return false;
             }
-            return parseV6(s, from + 1, stripZone(s, from + 1, close));
+            int zone = zoneStart(s, from + 1, close);
+            return zone >= 0 && parseV6(s, from + 1, zone);
         }
         int colon = indexOf(s, ':', from, to);
         if (colon < 0) {
@@ -60,7 +64,8 @@ final class Ip {
             // Exactly one colon: IPv4 with a port.
             return portOrEnd(s, colon, to) && parseV4(s, from, colon);
         }
-        return parseV6(s, from, stripZone(s, from, to));
+        int zone = zoneStart(s, from, to);
+        return zone >= 0 && parseV6(s, from, zone);
     }
 
     /**
@@ -234,24 +239,67 @@ final class Ip {
         }
     }
 
+    /** The longest zone id accepted; interface names are at most 15 characters on Linux. */
+    static final int MAX_ZONE = 32;
+
+    /** Nothing, or {@code :} and a port: 1 to 5 digits up to 65535, or {@code _} and obfuscation. */
     private static boolean portOrEnd(CharSequence s, int from, int to) {
         if (from == to) {
             return true;
         }
-        if (s.charAt(from) != ':' || to - from < 2 || to - from > 6) {
+        if (s.charAt(from) != ':' || to - from < 2) {
             return false;
         }
-        for (int i = from + 1; i < to; i++) {
-            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+        if (s.charAt(from + 1) == '_') {
+            // RFC 7239 6.3 obfport: "_" 1*(ALPHA / DIGIT / "." / "_" / "-")
+            if (to - from < 3 || to - from > 2 + MAX_ZONE) {
                 return false;
             }
+            for (int i = from + 2; i < to; i++) {
+                char c = s.charAt(i);
+                if (!(isAsciiLetterOrDigit(c) || c == '.' || c == '_' || c == '-')) {
+                    return false;
+                }
+            }
+            return true;
         }
-        return true;
+        if (to - from > 6) {
+            return false;
+        }
+        int port = 0;
+        for (int i = from + 1; i < to; i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+            port = port * 10 + (c - '0');
+        }
+        return port <= 0xFFFF;
     }
 
-    private static int stripZone(CharSequence s, int from, int to) {
+    /**
+     * @return the index of the {@code %} that starts a well-formed zone id, {@code to} if there is
+     *     no zone, or -1 if the zone is empty, too long or holds other characters
+     */
+    private static int zoneStart(CharSequence s, int from, int to) {
         int pct = indexOf(s, '%', from, to);
-        return pct < 0 ? to : pct;
+        if (pct < 0) {
+            return to;
+        }
+        if (to - pct < 2 || to - pct > 1 + MAX_ZONE) {
+            return -1;
+        }
+        for (int i = pct + 1; i < to; i++) {
+            char c = s.charAt(i);
+            if (!(isAsciiLetterOrDigit(c) || c == '.' || c == '_' || c == '~' || c == '-')) {
+                return -1;
+            }
+        }
+        return pct;
+    }
+
+    private static boolean isAsciiLetterOrDigit(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     }
 
     static int indexOf(CharSequence s, char c, int from, int to) {

@@ -7,8 +7,9 @@ import io.github.sluice.http.RequestView;
  *
  * <p>Returning {@code null} means the policy does not apply to this request (for example no API
  * key header); to fall back to another identity instead, use {@link KeyResolvers#firstOf}. The
- * enforcer bounds every key's length (over-long keys are hashed, see {@link Keys}), so resolvers
- * need not.
+ * enforcer bounds every key's length (over-long keys are hashed, see {@link Keys}), and hashes
+ * every key that starts with {@value Keys#HASH_PREFIX} so that none can pose as a digest, so
+ * resolvers need not.
  *
  * <p>Implementations must be thread-safe, fast, and must not throw on any request content:
  * requests are hostile input. The built-in resolvers from {@link KeyResolvers} are values: equal

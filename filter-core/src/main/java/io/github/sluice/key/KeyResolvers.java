@@ -89,13 +89,18 @@ public final class KeyResolvers {
     /**
      * The first key any of {@code resolvers} yields, e.g. {@code firstOf(principal(),
      * header("X-Api-Key"), ip())}. Keys are tagged by their source ({@code principal:alice},
-     * {@code header:k-123}, {@code ip:192.0.2.1}), so a client cannot pass an API key that
-     * equals someone's user name or address and share their quota.
+     * {@code header:X-Api-Key:k-123}, {@code attribute:tenant:acme}, {@code ip:192.0.2.1},
+     * {@code custom:<name>:...}; a resolver of another class by its place, {@code #2:...}), so
+     * that a value from one source never shares the quota of the same value from another: an
+     * API key equal to someone's user name or address, a user name equal to a tenant's.
      *
      * @param resolvers at least two resolvers, tried in order
      * @return the resolver ({@code a|b|c}); yields no key only if none does
      * @throws NullPointerException if an element is null
-     * @throws IllegalArgumentException if fewer than two are given
+     * @throws IllegalArgumentException if fewer than two are given; if a source is given twice,
+     *     or two tags could produce the same key ({@code attribute:a} and {@code attribute:a:b});
+     *     or if a resolver that always yields a key ({@code ip}, {@code global},
+     *     {@code constant:...}) is followed by others, which could never be reached
      */
     public static KeyResolver firstOf(KeyResolver... resolvers) {
         List<KeyResolver> list = List.of(resolvers);
@@ -103,7 +108,58 @@ public final class KeyResolvers {
             throw new IllegalArgumentException(
                     "a key fallback chain must have at least 2 resolvers but had " + list.size());
         }
-        return new FirstOf(list);
+        String[] tags = new String[list.size()];
+        for (int i = 0; i < tags.length; i++) {
+            KeyResolver r = list.get(i);
+            tags[i] = tag(r, i);
+            for (int j = 0; j < i; j++) {
+                if (comparable(tags[j]).equals(comparable(tags[i]))) {
+                    throw new IllegalArgumentException("a key fallback chain must not name '" + tags[i] + "' twice");
+                }
+                String shorter = tags[j].length() < tags[i].length() ? tags[j] : tags[i];
+                String longer = shorter == tags[j] ? tags[i] : tags[j];
+                if (comparable(longer).startsWith(comparable(shorter) + ':')) {
+                    throw new IllegalArgumentException("a key fallback chain must not hold both '" + shorter
+                            + "' and '" + longer + "': their keys could be equal");
+                }
+            }
+            if (i > 0 && alwaysYields(list.get(i - 1))) {
+                throw new IllegalArgumentException("a key fallback chain must end at '" + name(list.get(i - 1))
+                        + "', which always yields a key, but '" + name(r) + "' follows it");
+            }
+        }
+        return new FirstOf(list, tags);
+    }
+
+    /**
+     * The tag of a chain element: its configuration name, which no other source shares; the tag
+     * of a resolver that has none is its place, stable across instances (unlike a lambda's
+     * {@code toString()}, which holds an identity hash).
+     */
+    private static String tag(KeyResolver r, int index) {
+        if (r instanceof ClientAddress) {
+            return "ip";
+        }
+        if (r instanceof ConstantKey c) {
+            return GLOBAL.equals(c.value()) ? GLOBAL : "constant";
+        }
+        if (r instanceof HeaderKey || r instanceof PrincipalKey || r instanceof AttributeKey || r instanceof CustomKey) {
+            return r.toString();
+        }
+        return "#" + (index + 1);
+    }
+
+    /** Header names are case-insensitive: {@code header:X-A} and {@code header:x-a} are one source. */
+    private static String comparable(String tag) {
+        return tag.startsWith("header:") ? tag.toLowerCase(java.util.Locale.ROOT) : tag;
+    }
+
+    private static boolean alwaysYields(KeyResolver r) {
+        return r instanceof ClientAddress || r instanceof ConstantKey;
+    }
+
+    private static String name(KeyResolver r) {
+        return r instanceof ClientAddress ? "ip" : r.toString();
     }
 
     /**
@@ -182,25 +238,26 @@ public final class KeyResolvers {
         }
     }
 
-    private record FirstOf(List<KeyResolver> resolvers) implements KeyResolver {
+    private record FirstOf(List<KeyResolver> resolvers, String[] tags) implements KeyResolver {
         @Override
         public String resolve(RequestView request) {
-            for (KeyResolver r : resolvers) {
-                String key = r.resolve(request);
+            for (int i = 0; i < tags.length; i++) {
+                String key = resolvers.get(i).resolve(request);
                 if (key != null) {
-                    return tag(r) + ':' + key;
+                    return tags[i] + ':' + key;
                 }
             }
             return null;
         }
 
-        private static String tag(KeyResolver r) {
-            if (r instanceof ClientAddress) {
-                return "ip";
-            }
-            String s = r.toString();
-            int colon = s.indexOf(':');
-            return colon < 0 ? s : s.substring(0, colon);
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof FirstOf f && f.resolvers.equals(resolvers);
+        }
+
+        @Override
+        public int hashCode() {
+            return resolvers.hashCode();
         }
 
         @Override
@@ -210,7 +267,7 @@ public final class KeyResolvers {
                 if (b.length() > 0) {
                     b.append('|');
                 }
-                b.append(r instanceof ClientAddress ? "ip" : r.toString());
+                b.append(name(r));
             }
             return b.toString();
         }

@@ -13,14 +13,21 @@ import java.util.Base64;
  * <p>The replacement is {@code sha256:} followed by the first 32 characters of the base64url
  * SHA-256 of the key's UTF-8 bytes (192 bits: collisions are out of reach).
  *
+ * <p><b>The digest namespace is reserved.</b> Every key that starts with {@value #HASH_PREFIX}
+ * is hashed too, whatever its length, so no raw key can ever equal a digest: a client that sends
+ * the digest of someone's long token verbatim gets a bucket of its own, not theirs, and cannot
+ * match an allow-list entry written as a digest.
+ *
  * <p>Thread-safe.
  */
 public final class Keys {
 
     /** The default bound, in characters. */
     public static final int DEFAULT_MAX_LENGTH = 128;
-    /** The prefix of a hashed key. */
+    /** The prefix of a hashed key; no other key starts with it. */
     public static final String HASH_PREFIX = "sha256:";
+    /** The length of a hashed key: the prefix and 32 base64url characters. */
+    public static final int HASH_LENGTH = 39;
 
     private static final int HASH_CHARS = 32;
 
@@ -28,17 +35,38 @@ public final class Keys {
     }
 
     /**
-     * Returns {@code key} if it has at most {@code maxLength} characters, else its digest.
+     * Returns {@code key} if it has at most {@code maxLength} characters and does not start with
+     * {@value #HASH_PREFIX}, else its digest.
      *
      * @param key the key, or {@code null}
      * @param maxLength the bound, {@code >= 40} so that a digest fits
      * @return the key, its digest, or {@code null} if {@code key} is null
      */
     public static String bound(String key, int maxLength) {
-        if (key == null || key.length() <= maxLength) {
+        if (key == null || (key.length() <= maxLength && !key.startsWith(HASH_PREFIX))) {
             return key;
         }
         return hash(key);
+    }
+
+    /**
+     * Tells whether a text has the form of a digest: {@value #HASH_PREFIX} and 32 base64url
+     * characters.
+     *
+     * @param text the text
+     * @return {@code true} if it could be a key returned by {@link #hash}
+     */
+    public static boolean isDigest(String text) {
+        if (text.length() != HASH_LENGTH || !text.startsWith(HASH_PREFIX)) {
+            return false;
+        }
+        for (int i = HASH_PREFIX.length(); i < HASH_LENGTH; i++) {
+            char c = text.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -46,6 +74,7 @@ public final class Keys {
      *
      * @param key the key
      * @return {@code sha256:} and 32 base64url characters
+     * @throws NullPointerException if {@code key} is null
      */
     public static String hash(String key) {
         MessageDigest sha;

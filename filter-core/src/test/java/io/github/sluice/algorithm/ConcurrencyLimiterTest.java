@@ -185,7 +185,7 @@ class ConcurrencyLimiterTest {
         Expect.illegalArgument("maxInFlight must be >= 1 but was 0", () -> ConcurrencyLimiter.of(0));
         ConcurrencyLimiter limiter = ConcurrencyLimiter.of(1);
         Expect.illegalArgument("permits must be >= 1 but was 0", () -> limiter.tryAcquire(0));
-        Expect.illegalArgument("timeout must be > 0 but was PT-1S",
+        Expect.illegalArgument("timeout must be >= 0 but was -1s",
                 () -> limiter.tryAcquire(Duration.ofSeconds(-1)));
         assertThrows(NullPointerException.class, () -> limiter.tryAcquire((Duration) null));
     }

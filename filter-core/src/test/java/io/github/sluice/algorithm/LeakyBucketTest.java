@@ -208,7 +208,7 @@ class LeakyBucketTest {
         assertEquals("permits must be >= 1 but was -2", permits.getMessage());
         IllegalArgumentException period = assertThrows(IllegalArgumentException.class,
                 () -> LeakyBucket.builder().leakRate(1, Duration.ZERO));
-        assertEquals("period must be > 0 but was PT0S", period.getMessage());
+        assertEquals("period must be > 0 but was 0s", period.getMessage());
         IllegalArgumentException overflow = assertThrows(IllegalArgumentException.class,
                 () -> LeakyBucket.builder().capacity(Long.MAX_VALUE / 2)
                         .leakRate(1, Duration.ofSeconds(1)).build());

@@ -135,12 +135,12 @@ class SlidingWindowTest {
                 () -> SlidingWindow.builder().slots(0));
         Expect.illegalArgument("slots must be between 1 and 1024 but was 1025",
                 () -> SlidingWindow.builder().slots(1025));
-        Expect.illegalArgument("window must be > 0 but was PT0S",
+        Expect.illegalArgument("window must be > 0 but was 0s",
                 () -> SlidingWindow.builder().window(Duration.ZERO));
         Expect.illegalArgument("limit must be >= 1 but was -5", () -> SlidingWindow.builder().limit(-5));
-        Expect.illegalArgument("window must be at least 10 ns (one per slot) but was PT0.000000009S",
+        Expect.illegalArgument("window must be at least 10ns (one per slot) but was 9ns",
                 () -> SlidingWindow.of(1, Duration.ofNanos(9), 10));
-        Expect.illegalArgument("limit must be at most 127 for a slot of PT0.0000001S but was 128"
+        Expect.illegalArgument("limit must be at most 127 for a slot of 100ns but was 128"
                         + " (one word per key holds the count and 146 years of slots)",
                 () -> SlidingWindow.of(128, Duration.ofNanos(1000), 10));
         assertThrows(IllegalStateException.class, () -> SlidingWindow.builder().limit(1).build());

@@ -392,9 +392,9 @@ class WarmUpTest {
         assertEquals("coldFactor must be between 1.0 and 1000.0 but was NaN",
                 assertThrows(IllegalArgumentException.class,
                         () -> WarmUp.builder().coldFactor(Double.NaN)).getMessage());
-        assertEquals("warmUp must be > 0 but was PT0S", assertThrows(IllegalArgumentException.class,
+        assertEquals("warmUp must be > 0 but was 0s", assertThrows(IllegalArgumentException.class,
                 () -> WarmUp.builder().warmUp(Duration.ZERO)).getMessage());
-        assertEquals("warmUp must be at most PT168H but was PT168H0.001S",
+        assertEquals("warmUp must be at most 7d but was 7d 1ms",
                 assertThrows(IllegalArgumentException.class,
                         () -> WarmUp.builder().warmUp(Duration.ofDays(7).plusMillis(1))).getMessage());
         assertEquals("permits must be >= 1 but was 0", assertThrows(IllegalArgumentException.class,

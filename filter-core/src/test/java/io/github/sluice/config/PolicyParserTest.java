@@ -121,20 +121,20 @@ class PolicyParserTest {
     @ParameterizedTest
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
         "per-ip token-bucket 1/1m key=ip => policy line 1: policy='per-ip token-bucket 1/1m key=ip': a policy line must have the form 'name = algorithm ...'",
-        "Per-IP = token-bucket 1/1m key=ip => policy line 1: name='Per-IP': policy name must match [a-z0-9-]{1,64} but was 'Per-IP'",
+        "Per-IP = token-bucket 1/1m key=ip => policy line 1: name='Per-IP': policy name must match [a-z0-9-]{1,64} but was 'Per-IP'; did you mean 'per-ip'?",
         "a = => policy line 1 (policy 'a'): algorithm (missing): an algorithm must follow '=' (one of [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up])",
         "a = bucket 1/1m key=ip => policy line 1 (policy 'a'): algorithm='bucket': unknown algorithm; known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up]",
         "a = token-bucket key=ip => policy line 1 (policy 'a'): rate (missing): token-bucket needs rate as permits/period (e.g. 100/1m) right after its name",
         "a = token-bucket 100 key=ip => policy line 1 (policy 'a'): rate='100': rate must be written permits/period, e.g. 100/1m",
         "a = token-bucket x/1m key=ip => policy line 1 (policy 'a'): rate='x/1m': rate must be written permits/period with whole permits, e.g. 100/1m",
         "a = token-bucket 0/1m key=ip => policy line 1 (policy 'a'): rate='0/1m': permits must be >= 1 but was 0",
-        "a = token-bucket 1/1w key=ip => policy line 1 (policy 'a'): rate='1/1w': the period of rate: a duration must end with one of the units ms, s, m, h, d",
-        "a = token-bucket 1/0s key=ip => policy line 1 (policy 'a'): rate='1/0s': period must be > 0 but was PT0S",
-        "a = token-bucket 1/99999999999999999d key=ip => policy line 1 (policy 'a'): rate='1/99999999999999999d': the period of rate: a duration must be at most 9223372036854775807 seconds",
+        "a = token-bucket 1/1w key=ip => policy line 1 (policy 'a'): rate='1/1w': the period of rate must end with one of the units ms, s, m (minutes), h, d; write 7d for a week",
+        "a = token-bucket 1/0s key=ip => policy line 1 (policy 'a'): rate='1/0s': period must be > 0 but was 0s",
+        "a = token-bucket 1/99999999999999999d key=ip => policy line 1 (policy 'a'): rate='1/99999999999999999d': the period of rate is too large: at most 26687d (about 73 years)",
         "a = token-bucket 10/1s burst=0 key=ip => policy line 1 (policy 'a'): burst='0': burst must be >= 1 but was 0",
-        "a = token-bucket 10/1s burst=lots key=ip => policy line 1 (policy 'a'): burst='lots': burst must be a whole number",
+        "a = token-bucket 10/1s burst=lots key=ip => policy line 1 (policy 'a'): burst='lots': burst must be a whole number, e.g. 20",
         "a = token-bucket 10/1s burst=1 burst=2 key=ip => policy line 1 (policy 'a'): burst='2': 'burst' is given twice",
-        "a = token-bucket 10/1s Burst=1 key=ip => policy line 1 (policy 'a'): option='Burst=1': an option must be written name=value with a lower-case name",
+        "a = token-bucket 10/1s Burst=1 key=ip => policy line 1 (policy 'a'): Burst='1': unknown option for token-bucket; did you mean 'burst'? Known options: [allow, burst, cost, dry-run, key, match, status]",
         "a = token-bucket 10/1s key=ip 20 => policy line 1 (policy 'a'): argument='20': positional arguments must come right after the algorithm, before name=value options",
         "a = token-bucket 10/1s 20 key=ip => policy line 1 (policy 'a'): argument='20': unexpected argument for token-bucket; options are written name=value, known options: [allow, burst, cost, dry-run, key, match, status]",
         "a = token-bucket 10/1s slots=3 key=ip => policy line 1 (policy 'a'): slots='3': unknown option for token-bucket; known options: [allow, burst, cost, dry-run, key, match, status]",
@@ -148,30 +148,30 @@ class PolicyParserTest {
         "a = token-bucket 10/1s key=ip match=/a,,/b => policy line 1 (policy 'a'): match='/a,,/b': match rule must not be empty in '/a,,/b'",
         "a = token-bucket 10/1s key=ip match=P0ST:/a => policy line 1 (policy 'a'): match='P0ST:/a': match method must be an HTTP method name but was 'P0ST' in 'P0ST:/a'",
         "a = token-bucket 10/1s key=ip cost=0 => policy line 1 (policy 'a'): cost='0': cost must be >= 1 but was 0 (policy 'a')",
-        "a = token-bucket 10/1s key=ip cost=11 => policy line 1 (policy 'a'): cost='11': cost must be <= the limit 10 but was 11 (policy 'a')",
-        "a = token-bucket 10/1s key=ip cost=1.5 => policy line 1 (policy 'a'): cost='1.5': cost must be a whole number",
+        "a = token-bucket 10/1s key=ip cost=11 => policy line 1 (policy 'a'): cost='11': cost is too large: at most the limit, 10",
+        "a = token-bucket 10/1s key=ip cost=1.5 => policy line 1 (policy 'a'): cost='1.5': cost must be a whole number, e.g. 1",
         "a = token-bucket 10/1s key=ip status=200 => policy line 1 (policy 'a'): status='200': status must be between 400 and 599 but was 200 (policy 'a')",
         "a = token-bucket 10/1s key=ip dry-run=yes => policy line 1 (policy 'a'): dry-run='yes': dry-run must be true or false",
         "a = token-bucket 10/1s key=ip allow=10.0.0.0/8,a|b => policy line 1 (policy 'a'): allow='10.0.0.0/8,a|b': allow entry must not contain whitespace, '|' or control characters but was 'a|b'",
         "a = token-bucket 10/1s key=ip allow=, => policy line 1 (policy 'a'): allow=',': allow entry must not be empty",
-        "a = token-bucket 2000000000/1ms key=ip => policy line 1 (policy 'a'): rate='2000000000/1ms': rate must be at most 1 permit per nanosecond but was 2000000000 per PT0.001S",
+        "a = token-bucket 2000000000/1ms key=ip => policy line 1 (policy 'a'): rate='2000000000/1ms': the permits of rate are too large: at most 1000000 per 1ms (one per nanosecond)",
         "a = fixed-window 5/1m align=monday key=ip => policy line 1 (policy 'a'): align='monday': align must be epoch or first-request",
         "a = sliding-window 5/1m slots=0 key=ip => policy line 1 (policy 'a'): slots='0': slots must be between 1 and 1024 but was 0",
-        "a = sliding-window 5/1m slots=99999999999 key=ip => policy line 1 (policy 'a'): slots='99999999999': slots must be between 1 and 1024 but was 2147483647",
-        "a = gcra 5/1m burst=-1 key=ip => policy line 1 (policy 'a'): burst='-1': burst must be between 0 and 9223372036854775806 but was -1",
+        "a = sliding-window 5/1m slots=99999999999 key=ip => policy line 1 (policy 'a'): slots='99999999999': slots is too large: at most 1024",
+        "a = gcra 5/1m burst=-1 key=ip => policy line 1 (policy 'a'): burst='-1': burst must be >= 0 but was -1",
         "a = leaky-bucket 5/1m capacity=0 key=ip => policy line 1 (policy 'a'): capacity='0': capacity must be >= 1 but was 0",
         "a = shaping 5/1s slack=-1 key=ip => policy line 1 (policy 'a'): slack='-1': slack must be >= 0 but was -1",
-        "a = shaping 5/1s max-delay=1 key=ip => policy line 1 (policy 'a'): max-delay='1': a duration must end with one of the units ms, s, m, h, d, e.g. 500ms, 30s, 1m, 2h, 1d",
-        "a = shaping 5/1s max-delay=-1s key=ip => policy line 1 (policy 'a'): max-delay='-1s': a duration must be a whole number followed by ms, s, m, h or d, e.g. 500ms, 30s, 1m, 2h, 1d",
+        "a = shaping 5/1s max-delay=1 key=ip => policy line 1 (policy 'a'): max-delay='1': max-delay must end with one of the units ms, s, m (minutes), h, d",
+        "a = shaping 5/1s max-delay=-1s key=ip => policy line 1 (policy 'a'): max-delay='-1s': max-delay must not be negative",
         "a = concurrency key=global => policy line 1 (policy 'a'): max-in-flight (missing): concurrency needs max-in-flight as a whole number right after its name",
-        "a = concurrency 0 key=global => policy line 1 (policy 'a'): max-in-flight='0': maxInFlight must be between 1 and 9223372036854775806 but was 0",
-        "a = concurrency 5/1s key=global => policy line 1 (policy 'a'): max-in-flight='5/1s': max-in-flight must be a whole number",
-        "a = concurrency 5 max-wait=soon key=global => policy line 1 (policy 'a'): max-wait='soon': a duration must be a whole number followed by ms, s, m, h or d, e.g. 500ms, 30s, 1m, 2h, 1d",
+        "a = concurrency 0 key=global => policy line 1 (policy 'a'): max-in-flight='0': max-in-flight must be >= 1 but was 0",
+        "a = concurrency 5/1s key=global => policy line 1 (policy 'a'): max-in-flight='5/1s': max-in-flight must be a whole number, e.g. 50",
+        "a = concurrency 5 max-wait=soon key=global => policy line 1 (policy 'a'): max-wait='soon': max-wait must be a whole number followed by ms, s, m, h or d, e.g. 500ms, 30s, 1m, 2h, 1d",
         "a = sliding-log 10001/1h key=ip => policy line 1 (policy 'a'): limit='10001/1h': limit must be at most 10000 for a sliding log (it keeps one 8-byte timestamp per permit and key) but was 10001; use a sliding-window or a token-bucket instead",
         "a = sliding-log 5 key=ip => policy line 1 (policy 'a'): limit='5': limit must be written permits/period, e.g. 100/1m",
         "a = warm-up 10/1s key=ip => policy line 1 (policy 'a'): warm-up (missing): warm-up needs warm-up=DURATION, the time to reach the stable rate, e.g. warm-up=30s",
         "a = warm-up 10/1s warm-up=30s cold-factor=x key=ip => policy line 1 (policy 'a'): cold-factor='x': cold-factor must be a decimal number such as 3 or 2.5",
-        "a = warm-up 10/1s warm-up=30s cold-factor=0.5 key=ip => policy line 1 (policy 'a'): cold-factor='0.5': coldFactor must be between 1.0 and 1000.0 but was 0.5",
+        "a = warm-up 10/1s warm-up=30s cold-factor=0.5 key=ip => policy line 1 (policy 'a'): cold-factor='0.5': cold-factor must be between 1.0 and 1000.0 but was 0.5",
     })
     void parseLine_invalid_namesLineParameterAndValue(String line, String message) {
         ConfigException e = assertThrows(ConfigException.class, () -> Policy.parse(line));
@@ -203,20 +203,24 @@ class PolicyParserTest {
         ConfigException e = assertThrows(ConfigException.class, () -> PolicyParser.defaults().parse(
                 "# comment\na = token-bucket 1/1s key=ip\nb = token-bucket 1/1s key=ip burst=x", "sluice.properties"));
 
-        assertEquals("sluice.properties line 3 (policy 'b'): burst='x': burst must be a whole number", e.getMessage());
+        assertEquals("sluice.properties line 3 (policy 'b'): burst='x': burst must be a whole number, e.g. 20", e.getMessage());
     }
 
     @Test
     void durations_everyUnit() {
-        assertEquals(Duration.ofMillis(250), Durations.parse("250ms", false));
-        assertEquals(Duration.ofSeconds(30), Durations.parse("30s", false));
-        assertEquals(Duration.ofMinutes(1), Durations.parse("m", true));
-        assertEquals(Duration.ofHours(2), Durations.parse("2h", false));
-        assertEquals(Duration.ofDays(1), Durations.parse("1d", false));
-        assertEquals("a duration must be a whole number followed by ms, s, m, h or d",
-                assertThrows(IllegalArgumentException.class, () -> Durations.parse("s", false)).getMessage());
-        assertEquals("a duration's number must be at most 9223372036854775807",
-                assertThrows(IllegalArgumentException.class, () -> Durations.parse("99999999999999999999s", false))
+        assertEquals(Duration.ofMillis(250), Durations.parse("d", "250ms", false));
+        assertEquals(Duration.ofSeconds(30), Durations.parse("d", "30s", false));
+        assertEquals(Duration.ofMinutes(1), Durations.parse("d", "m", true));
+        assertEquals(Duration.ofHours(2), Durations.parse("d", "2h", false));
+        assertEquals(Duration.ofDays(1), Durations.parse("d", "1d", false));
+        assertEquals(Duration.ofDays(26687), Durations.parse("d", "26687d", false));
+        assertEquals("max-wait must be a whole number followed by ms, s, m, h or d, e.g. 500ms, 30s, 1m, 2h, 1d",
+                assertThrows(IllegalArgumentException.class, () -> Durations.parse("max-wait", "s", false)).getMessage());
+        assertEquals("max-wait is too large: at most 2305843009s (about 73 years)",
+                assertThrows(IllegalArgumentException.class,
+                        () -> Durations.parse("max-wait", "99999999999999999999s", false)).getMessage());
+        assertEquals("max-wait is too large: at most 26687d (about 73 years)",
+                assertThrows(IllegalArgumentException.class, () -> Durations.parse("max-wait", "26688d", false))
                         .getMessage());
     }
 }

@@ -153,25 +153,25 @@ class SluiceConfigTest {
 
     @ParameterizedTest
     @CsvSource(delimiterString = " => ", value = {
-        "headers = draft-07 => t line 1: headers='draft-07': headers must be one of draft, draft-06, x-ratelimit, none but was 'draft-07'",
+        "headers = draft-07 => t line 1: headers='draft-07': headers must be one of draft, draft-06, x-ratelimit, none but was 'draft-07'; did you mean 'draft-06'?",
         "headers-on = sometimes => t line 1: headers-on='sometimes': headers-on must be always or denial",
         "expose-headers = yes => t line 1: expose-headers='yes': expose-headers must be true or false",
         "degraded-header = Bad Header => t line 1: degraded-header='Bad Header': degraded-header must be an HTTP field name but was 'Bad Header'",
-        "trusted-proxies = 10.0.0.0/8, 10.0.0/8 => t line 1: trusted-proxies='10.0.0/8': CIDR must be an IPv4 or IPv6 address with an optional /prefix but was '10.0.0/8'",
+        "trusted-proxies = 10.0.0.0/8, 10.0.0/8 => t line 1: trusted-proxies='10.0.0/8': CIDR '10.0.0/8': an IPv4 address has 4 octets but this has 3",
         "forwarded-header = x-real-ip => t line 1: forwarded-header='x-real-ip': forwarded-header must be x-forwarded-for or forwarded",
-        "ipv6-prefix = 129 => t line 1: ipv6-prefix='129': ipv6-prefix must be between 1 and 128 but was 129",
-        "ipv6-prefix = /64 => t line 1: ipv6-prefix='/64': ipv6-prefix must be a whole number",
+        "ipv6-prefix = 129 => t line 1: ipv6-prefix='129': ipv6-prefix is too large: at most 128",
+        "ipv6-prefix = /64 => t line 1: ipv6-prefix='/64': ipv6-prefix must be a whole number, e.g. 64",
         "dry-run = on => t line 1: dry-run='on': dry-run must be true or false",
         "problem-type = a b => t line 1: problem-type='a b': problem-type must be a URI but was 'a b'",
         "denial-content-type = text/plain => t line 1: denial-content-type='text/plain': denial-content-type needs denial-body (the problem document is always application/problem+json)",
         "max-key-length = 20 => t line 1: max-key-length='20': max-key-length must be between 40 and 4096 but was 20",
-        "max-keys = 0 => t line 1: max-keys='0': maxKeys must be >= 1 but was 0",
+        "max-keys = 0 => t line 1: max-keys='0': max-keys must be >= 1 but was 0",
         "shards = 3 => t line 1: shards='3': shards must be a power of two between 1 and 65536 but was 3",
         "listener = jul => t line 1: listener='jul': listener must be log or none",
         "colour = blue => t line 1: colour='blue': unknown setting; known settings: [config, degraded-header, denial-body, denial-content-type, dry-run, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, policies, problem-type, shards, trusted-proxies] and policy.<name>",
         "policies = a = token-bucket 1/s key=ip => t line 1: policies='a = token-bucket 1/s key=ip': 'policies' is an init-param only; in a properties file write one policy.<name> = ... per policy",
         "config = other.properties => t line 1: config='other.properties': 'config' is an init-param only; in a properties file write one policy.<name> = ... per policy",
-        "policy.A = token-bucket 1/s key=ip => t line 1: name='A': policy name must match [a-z0-9-]{1,64} but was 'A'",
+        "policy.A = token-bucket 1/s key=ip => t line 1: name='A': policy name must match [a-z0-9-]{1,64} but was 'A'; did you mean 'a'?",
         "policy.a = token-bucket 1/s burst=0 key=ip => t line 1 (policy 'a'): burst='0': burst must be >= 1 but was 0",
         "denial-body = x\\u00zz => t line 1: escape='\\u00zz': a unicode escape must be followed by 4 hex digits",
     })
@@ -214,8 +214,8 @@ class SluiceConfigTest {
 
         ConfigException e = assertThrows(ConfigException.class, () -> SluiceConfig.fromInitParams(p::get, p.keySet()));
 
-        assertTrue(e.getMessage().startsWith("init-param 'header': header='draft': unknown setting; known settings: ["),
-                e.getMessage());
+        assertTrue(e.getMessage().startsWith("init-param 'header': header='draft': unknown setting; "
+                + "did you mean 'headers'? Known settings: ["), e.getMessage());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.github.sluice.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.github.sluice.core.MutableDecision;
 import java.lang.System.Logger;
@@ -78,8 +79,9 @@ class LoggingListenerTest {
                 "TRACE policy 'per-ip' allowed key '192.0.2.1': Decision{ALLOWED, limit=1, remaining=0, resetNanos=1}",
                 "DEBUG policy 'per-ip' denied key '192.0.2.1': Decision{DENIED, limit=1, remaining=0, "
                         + "resetNanos=60000000000, retryAfterNanos=60000000000}",
-                "INFO dry-run policy 'trial' would have denied key '192.0.2.1': Decision{DENIED, limit=1, remaining=0, "
-                        + "resetNanos=60000000000, retryAfterNanos=60000000000}",
+                "INFO dry-run policy 'trial' would have denied a request (its key is logged at DEBUG): "
+                        + "Decision{DENIED, limit=1, remaining=0, resetNanos=60000000000, retryAfterNanos=60000000000}",
+                "DEBUG dry-run policy 'trial' would have denied key '192.0.2.1'",
                 "TRACE policy 'per-ip' released 2 permit(s) of key 'k'",
                 "TRACE policy 'per-ip' dropped idle key 'k'",
                 "DEBUG policy 'per-ip' dropped key 'k' at the bound on keys",
@@ -108,5 +110,41 @@ class LoggingListenerTest {
 
         assertEquals("DEBUG policy 'per-ip' denied key 'evil\\u000aINFO forged': Decision{DENIED, limit=1, remaining=0, "
                 + "resetNanos=60000000000, retryAfterNanos=60000000000}", log.lines.get(0));
+    }
+
+    @Test
+    void infoAndAbove_neverCarryAKeyOrADigest() {
+        // Given a logger that keeps INFO and above, as in production
+        Recording log = new Recording(Level.INFO);
+        LoggingListener l = new LoggingListener(log);
+        String digest = io.github.sluice.key.Keys.hash("some-long-token");
+
+        // When every event that names a key happens, with a raw key and a digest
+        for (String key : new String[] {"198.51.100.23", digest}) {
+            l.allowed(trial, key, new MutableDecision().allow(1, 0, 1));
+            l.shaped(trial, key, new MutableDecision().allow(1, 0, 1));
+            l.denied(real, key, denied);
+            l.denied(trial, key, denied);
+            l.released(trial, key, 1);
+            l.evicted("trial", key, true);
+            l.evicted("trial", key, false);
+        }
+
+        // Then the dry-run denials are reported, without their keys
+        assertEquals(2, log.lines.size(), log.lines.toString());
+        for (String line : log.lines) {
+            assertFalse(line.contains("198.51.100.23") || line.contains(digest) || line.contains("sha256"), line);
+        }
+    }
+
+    @Test
+    void keysWithUnicodeLineBreaksOrBidiControls_cannotForgeLogLines() {
+        Recording log = new Recording(Level.DEBUG);
+
+        new LoggingListener(log).denied(real, "a\u2028INFO forged\u2029b\u202ec\u0085d", denied);
+
+        assertEquals("DEBUG policy 'per-ip' denied key 'a\\u2028INFO forged\\u2029b\\u202ec\\u0085d': "
+                + "Decision{DENIED, limit=1, remaining=0, resetNanos=60000000000, retryAfterNanos=60000000000}",
+                log.lines.get(0));
     }
 }

@@ -36,12 +36,22 @@ class AllowListTest {
 
     @Test
     void of_entries_areSortedIntoNetworksAndKeys() {
-        AllowList list = AllowList.of(List.of(" 10.1.2.3/8 ", "192.0.2.7", "abc"));
+        AllowList list = AllowList.of(List.of(" 10.0.0.0/8 ", "192.0.2.7", "abc"));
 
         assertEquals("10.0.0.0/8,192.0.2.7/32,abc", list.toString());
         assertEquals(AllowList.of("10.0.0.0/8", "192.0.2.7", "abc"), list);
         assertSame(AllowList.NONE, AllowList.of());
         assertTrue(AllowList.NONE.isEmpty());
+    }
+
+    @Test
+    void of_keysThatAreNotAddresses_areKeysEvenWithDigitsAndColons() {
+        AllowList list = AllowList.of("12345", "partner:abc", "ip:192.0.2.1", "ip:2001:db8:1:2::/64",
+                "attribute:tenant:acme", "header:X-Api-Key:k-1", "2024-01", "a/b+c=");
+
+        assertEquals(List.of(), list.networks());
+        assertEquals(8, list.keys().size());
+        assertTrue(list.allows("ip:2001:db8:1:2::/64", FakeRequest.get("/"), ClientAddress.DIRECT));
     }
 
     @Test

@@ -165,12 +165,13 @@ class ClientAddressTest {
     }
 
     @Test
-    void resolve_forwardedUnterminatedQuote_swallowsTheLineAndFallsBackToThePeer() {
-        // The open quote makes the rest of the line one broken element: nothing on it is trusted
+    void resolve_forwardedUnterminatedQuote_stopsOnTheTrustedHopRightOfIt() {
+        // Read from the right, the peer's element (for=10.0.0.1) is intact; the broken element
+        // left of it is that trusted hop's view, unreadable, so the key is the hop itself.
         FakeRequest r = FakeRequest.get("/").peer("10.0.0.2")
                 .header("Forwarded", "for=203.0.113.9, for=\"unterminated, for=10.0.0.1");
 
-        assertEquals("10.0.0.2", BEHIND_RFC7239.resolve(r));
+        assertEquals("10.0.0.1", BEHIND_RFC7239.resolve(r));
     }
 
     @Test
@@ -209,9 +210,22 @@ class ClientAddressTest {
     }
 
     @Test
+    void builder_trustingEveryAddress_isRefused() {
+        // Trusting every peer makes the forwarding header, which any client writes, the key.
+        for (String all : new String[] {"0.0.0.0/0", "::/0", "::ffff:0:0/96", "::/80"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ClientAddress.builder().trustedProxies(all), all);
+            assertEquals("trusted proxies must not include " + Cidr.parse(all) + ": trusting every address lets any "
+                    + "client choose its own key through the forwarding header", e.getMessage());
+        }
+        assertEquals(1, ClientAddress.builder().trustedProxies("0.0.0.0/1").build().trustedProxies().size(),
+                "half of the addresses is a choice, however odd");
+    }
+
+    @Test
     void equals_sameConfiguration_isEqual() {
         assertEquals(ClientAddress.builder().trustedProxies("10.0.0.0/8").build(),
-                ClientAddress.builder().trustedProxies("10.1.2.3/8").build());
+                ClientAddress.builder().trustedProxies(" 10.0.0.0/8").build());
         assertNotEquals(ClientAddress.DIRECT, BEHIND_PROXIES);
         assertEquals(ClientAddress.DIRECT, KeyResolvers.ip());
     }

@@ -2,6 +2,7 @@ package io.github.sluice.key;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.testing.FakeRequest;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,6 +21,13 @@ import org.junit.jupiter.api.Test;
  * the last good address. The expected key is computed by an independent oracle over hops whose
  * class (trusted, untrusted, bad) the generator knows, and compared in the bit domain with the
  * JDK's literal parser.
+ *
+ * <p>A second family of cases puts the attacker where it really is: it writes any bytes at all
+ * (open and escaped quotes, commas and semicolons, control characters, non-ASCII, allow-listed
+ * and trusted addresses, several field lines, 64 KiB), and trusted proxies then append their
+ * clean hops after it, on its last line or on lines of their own. The key must be what the
+ * proxies wrote, never anything the attacker wrote, and never an allow-listed address unless a
+ * trusted hop put it there.
  */
 class HostileForwardingPropertyTest {
 
@@ -47,6 +56,118 @@ class HostileForwardingPropertyTest {
         check(RFC7239, true, 2);
     }
 
+    @Test
+    void resolve_attackerPrefixThenTrustedHops_isAlwaysWhatTheProxiesSaw() throws Exception {
+        checkAttacks(XFF, false, 3);
+    }
+
+    @Test
+    void resolve_attackerPrefixThenTrustedForwardedElements_isAlwaysWhatTheProxiesSaw() throws Exception {
+        checkAttacks(RFC7239, true, 4);
+    }
+
+    /** An address that an allow-list lets through, and that the attacker writes everywhere. */
+    private static final byte[] PARTNER = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, (byte) 192, 0, 2, 1};
+    private static final AllowList ALLOW = AllowList.of("192.0.2.1", "10.0.0.0/8", "fd00::/8");
+    private static final String[] ATTACK_WORDS = {
+        "for=", "FOR=", "For=\"", "\"", "\"", "\\", "\\\"", ",", ", ", ";", "=", " ", "\t", "by=", "proto=https",
+        "192.0.2.1", "\"192.0.2.1\"", "[::ffff:192.0.2.1]:80", "10.0.0.5", "fd00::5", "\"[fd00::5]\"", "unknown",
+        "_hidden", "[", "]", ":", "%", "%25eth0", "\u0000", "\r", "\n", "\u007f", "\u00e9", "\u00ff", "\u4e2d",
+        "\ud83d\ude00", "\u0661", "x", "'", "#", "for=\"192.0.2.1", "for=192.0.2.1;x=\"", "for=\"\\\"",
+    };
+
+    private static void checkAttacks(ClientAddress resolver, boolean rfc7239, long seed) throws Exception {
+        Random random = new Random(seed);
+        for (int c = 0; c < CASES_PER_HEADER / 2; c++) {
+            // Given whatever the attacker sends, on one or more field lines
+            List<String> lines = new ArrayList<>();
+            int attackerLines = random.nextInt(4);
+            for (int i = 0; i < attackerLines; i++) {
+                lines.add(attackText(random));
+            }
+            // and the hops the proxies append: the client as the first proxy saw it (an untrusted
+            // address, or a value that is not one), then each further proxy's trusted address
+            List<Hop> hops = new ArrayList<>();
+            if (random.nextInt(4) == 0) {
+                hops.add(new Hop(rfc7239 ? (random.nextBoolean() ? "for=unknown" : "for=_hidden")
+                        : (random.nextBoolean() ? "unknown" : "_hidden"), null, false));
+            } else {
+                byte[] client = untrustedAddress(random);
+                while (Arrays.equals(client, PARTNER)) {
+                    client = untrustedAddress(random);
+                }
+                hops.add(new Hop(addressText(random, client, rfc7239), client, false));
+            }
+            int proxies = random.nextInt(4);
+            for (int i = 0; i < proxies; i++) {
+                byte[] a = trustedAddress(random);
+                hops.add(new Hop(addressText(random, a, rfc7239), a, true));
+            }
+            for (Hop h : hops) {
+                if (lines.isEmpty() || random.nextInt(3) == 0) {
+                    lines.add(h.text());
+                } else {
+                    String sep = random.nextBoolean() ? ", " : ",";
+                    lines.set(lines.size() - 1, lines.get(lines.size() - 1) + sep + h.text());
+                }
+            }
+            byte[] peer = trustedAddress(random);
+            FakeRequest request = FakeRequest.get("/").peer(peerText(random, peer));
+            for (String line : lines) {
+                request.header(rfc7239 ? "Forwarded" : "X-Forwarded-For", line);
+            }
+
+            // When the key is resolved
+            String key = resolver.resolve(request);
+
+            // Then it is what the proxies saw, and allow-listed only if a trusted hop wrote it
+            byte[] expected = oracle(hops, peer);
+            int n = c;
+            Supplier<String> context = () -> "case " + n + " seed " + seed + " peer " + request.peerAddress()
+                    + " lines " + escape(lines) + " key " + key;
+            byte[] actual = keyBytes(key, context);
+            assertArrayEquals(group(expected), actual, context);
+            assertFalse(Arrays.equals(group(PARTNER), actual), context);
+            if (ALLOW.allows(key, request, resolver)) {
+                assertTrue(expected == peer || trustedHop(hops, expected), context);
+            }
+        }
+    }
+
+    private static boolean trustedHop(List<Hop> hops, byte[] address) {
+        for (Hop h : hops) {
+            if (h.trusted() && h.address() == address) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String attackText(Random random) {
+        if (random.nextInt(200) == 0) {
+            return ATTACK_WORDS[random.nextInt(ATTACK_WORDS.length)].repeat(1 + random.nextInt(1 << 14));
+        }
+        StringBuilder b = new StringBuilder();
+        int words = random.nextInt(12);
+        for (int i = 0; i < words; i++) {
+            b.append(random.nextInt(4) == 0 ? String.valueOf(JUNK.charAt(random.nextInt(JUNK.length())))
+                    : ATTACK_WORDS[random.nextInt(ATTACK_WORDS.length)]);
+        }
+        return b.toString();
+    }
+
+    private static String escape(List<String> lines) {
+        StringBuilder b = new StringBuilder("[");
+        for (String line : lines) {
+            String shown = line.length() > 200 ? line.substring(0, 200) + "...(" + line.length() + ")" : line;
+            for (char ch : shown.toCharArray()) {
+                b.append(ch < 0x20 || ch > 0x7e ? String.format("\\u%04x", (int) ch) : String.valueOf(ch));
+            }
+            b.append(" | ");
+        }
+        return b.append(']').toString();
+    }
+
     private static void check(ClientAddress resolver, boolean rfc7239, long seed) throws Exception {
         Random random = new Random(seed);
         for (int c = 0; c < CASES_PER_HEADER; c++) {
@@ -69,8 +190,10 @@ class HostileForwardingPropertyTest {
 
             // Then it is the oracle's address, grouped as configured
             byte[] expected = peerTrusted ? oracle(hops, peer) : peer;
-            String context = "case " + c + " seed " + seed + " peer " + request.peerAddress() + " lines " + lines;
-            assertArrayEquals(group(expected), keyBytes(key, context), context + " key " + key);
+            int at = c;
+            Supplier<String> context = () -> "case " + at + " seed " + seed + " peer " + request.peerAddress()
+                    + " lines " + escape(lines) + " key " + key;
+            assertArrayEquals(group(expected), keyBytes(key, context), context);
         }
     }
 
@@ -267,8 +390,8 @@ class HostileForwardingPropertyTest {
     }
 
     /** Parses a key with the JDK, after checking it is a literal (so no name lookup can happen). */
-    private static byte[] keyBytes(String key, String context) throws Exception {
-        assertTrue(key != null && key.matches("[0-9a-f:.]+(/64)?"), context + " key " + key);
+    private static byte[] keyBytes(String key, Supplier<String> context) throws Exception {
+        assertTrue(key != null && key.matches("[0-9a-f:.]+(/64)?"), () -> context.get() + " key " + key);
         String literal = key.endsWith("/64") ? key.substring(0, key.length() - 3) : key;
         byte[] raw = InetAddress.getByName(literal).getAddress();
         if (raw.length == 4) {

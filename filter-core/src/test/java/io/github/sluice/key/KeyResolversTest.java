@@ -52,7 +52,7 @@ class KeyResolversTest {
                 KeyResolvers.ip());
 
         assertEquals("principal:alice", chain.resolve(FakeRequest.get("/").principal("alice").header("X-Api-Key", "k")));
-        assertEquals("header:k", chain.resolve(FakeRequest.get("/").header("X-Api-Key", "k")));
+        assertEquals("header:X-Api-Key:k", chain.resolve(FakeRequest.get("/").header("X-Api-Key", "k")));
         assertEquals("ip:192.0.2.1", chain.resolve(FakeRequest.get("/").peer("192.0.2.1")));
     }
 
