@@ -223,6 +223,17 @@ public final class Concurrency extends Algorithm<Concurrency.PermitCell> {
         PermitCell.WAITERS.getAndAdd(cell, delta);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Permits in flight are interchangeable, so the refund of an admission (another policy
+     * refused the same request) is its release; no receipt is needed.
+     */
+    @Override
+    public void refund(PermitCell cell, long cost, long receipt, Clock clock) {
+        release(cell, 0, cost);
+    }
+
     @Override
     public void release(PermitCell cell, long now, long cost) {
         if (cost <= 0) {

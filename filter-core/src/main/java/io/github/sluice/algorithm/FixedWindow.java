@@ -2,6 +2,7 @@ package io.github.sluice.algorithm;
 
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
+import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.internal.Checks;
@@ -19,13 +20,16 @@ import java.util.Objects;
  *       epoch-anchored), so a one-minute window starts on the minute for every key.
  *   <li>{@link Alignment#FIRST_REQUEST} (go-zero without alignment: the key's TTL is set by its
  *       first request): a key's window starts at the first admitted request, and after it ends,
- *       a new one starts at the next admitted request. The start is the request's clock reading
- *       rounded <em>up</em> to a multiple of {@code 2^(b-1)} nanoseconds, where {@code b} is the
- *       bit length of {@code limit} (so at most {@code limit} ns later: 64 ns for a limit of 100);
- *       this keeps a key's state in one word and only ever lengthens a window by that much.
- *       The lengthening is not reported: {@code reset} is at most the window, so that a window
- *       opened by a request reads as exactly the window (a 10 s window announces {@code t=10},
- *       not 11); the enforcement keeps the rounded-up end, which is never early.
+ *       a new one starts at the next admitted request. So that a key's state fits one word, time
+ *       is counted in <em>cells</em> of {@code u = 2^(b-1)} nanoseconds, where {@code b} is the
+ *       bit length of {@code limit} (64 ns for a limit of 100): a window starts at the beginning
+ *       of its first request's cell and covers the fewest whole cells that still reach at least
+ *       {@code window} past that request, so it ends at least {@code window} after the request
+ *       and less than {@code 2u} later than that (under 128 ns for a limit of 100). A reading
+ *       belongs to the window whose cells contain it. The lengthening is not reported:
+ *       {@code reset} is at most the window, so that a window opened by a request reads as
+ *       exactly the window (a 10 s window announces {@code t=10}, not 11); the enforcement keeps
+ *       the true end, which is never early.
  * </ul>
  *
  * <h2>Decisions</h2>
@@ -45,9 +49,17 @@ import java.util.Objects;
  * nanosecond of window; a larger limit fails at build time. A key is fresh (evictable without
  * loss) when its window has passed or its count is zero.
  *
- * <p>A refund ({@link #release}) lowers the current window's count; it is meant to follow its
- * acquisition at once (as {@code Store.acquireAll} does). A refund arriving after the window
- * ended is dropped.
+ * <h2>Stale readings and refunds</h2>
+ * The window number never moves backwards. A request whose clock reading falls before the stored
+ * window (its thread read the clock, then was descheduled while others opened a later window) is
+ * refused, with a retry-after that ends when its reading would have reached the stored window:
+ * the earlier window's count is no longer known, so admitting it there could exceed the limit,
+ * and counting it in the later window would exceed the limit of the window its reading belongs
+ * to. This holds also when refunds have brought the stored window's count back to zero (a count
+ * of zero no longer means "no window"). A refund ({@link #refund}) lowers the count of the window
+ * its admission was counted in, named by its receipt (the window's number since the epoch, in
+ * cells for {@link Alignment#FIRST_REQUEST}); if the key has moved to a later window, the refund
+ * is dropped: the new window owes the old one nothing.
  *
  * <p>Immutable and thread-safe.
  */
@@ -86,8 +98,10 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
     private final long window;
     private final Alignment alignment;
     private final WindowWord layout;
-    /** The length of one index step: the window, or the start rounding of FIRST_REQUEST. */
+    /** The length of one index step (a cell): the window, or {@code 2^(b-1)} ns for FIRST_REQUEST. */
     private final long unit;
+    /** How many cells a window covers: 1 for EPOCH; for FIRST_REQUEST, enough to never end early. */
+    private final long span;
 
     private FixedWindow(long limit, long window, Alignment alignment) {
         this.limit = limit;
@@ -95,6 +109,9 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         this.alignment = alignment;
         this.layout = new WindowWord(limit, window, "window");
         this.unit = alignment == Alignment.EPOCH ? window : 1L << (layout.countBits - 1);
+        // A request anywhere in its first cell gets at least the window: (span - 1) * unit >=
+        // window - 1.
+        this.span = alignment == Alignment.EPOCH ? 1 : (window - 1 + unit - 1) / unit + 1;
     }
 
     /** @return a builder; {@code limit} and {@code window} must be set */
@@ -120,11 +137,21 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
     }
 
     /**
-     * @return for {@link Alignment#FIRST_REQUEST}, the rounding of a window's start in nanoseconds;
-     *     for {@link Alignment#EPOCH}, the window
+     * @return for {@link Alignment#FIRST_REQUEST}, the length of a cell in nanoseconds (a window
+     *     starts at the beginning of its first request's cell); for {@link Alignment#EPOCH}, the
+     *     window
      */
     public long startRoundingNanos() {
         return unit;
+    }
+
+    /**
+     * @return how long a window really lasts from the start of its first cell, in nanoseconds: the
+     *     window itself for {@link Alignment#EPOCH}; for {@link Alignment#FIRST_REQUEST}, whole
+     *     cells, at least the window plus a cell less one nanosecond
+     */
+    public long spanNanos() {
+        return span * unit;
     }
 
     @Override
@@ -147,11 +174,15 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         return new WindowCell(Math.floorDiv(now, unit));
     }
 
+    /** The cell of {@code now} since the key's origin; -1 for a reading before the origin. */
+    private long cellOf(WindowCell cell, long now) {
+        long c = Math.floorDiv(now, unit) - cell.origin;
+        return c < 0 ? -1 : Math.min(c, layout.maxIndex);
+    }
+
     @Override
     public int acquire(WindowCell cell, long now, long cost, MutableDecision out) {
-        long current = layout.clamp(Math.floorDiv(now, unit) - cell.origin);
-        long opening = alignment == Alignment.EPOCH ? current
-                : layout.clamp(-Math.floorDiv(-now, unit) - cell.origin);
+        long current = cellOf(cell, now);
         while (true) {
             long w = cell.word();
             if (w == Cell.RETIRED) {
@@ -159,17 +190,30 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
             }
             long index = layout.index(w);
             long count = layout.count(w);
-            if (!open(cell, index, count, current, now)) {
-                index = opening;
+            // The stored window is ahead of this reading: another thread's later reading opened
+            // it. Its predecessor's count is gone, so this request is refused (a peek reports the
+            // stored window).
+            boolean stale = current < index;
+            if (!stale && !(count > 0 && current < index + span)) {
+                // The stored window has passed, or counts nothing: a new one opens at this cell.
+                index = current;
                 count = 0;
             }
-            long end = end(cell, index);
-            // FIRST_REQUEST's rounded-up start may put the end up to 2^(b-1) ns beyond a window
-            // from now; reporting that would turn a fresh 10 s window into "t=11".
-            long reset = Math.min(end - now, window);
+            long start = start(cell, index);
+            long end = start + span * unit;
+            // FIRST_REQUEST's whole cells may put the end up to 2u ns beyond a window from now;
+            // reporting that would turn a fresh 10 s window into "t=11".
+            long reset = count > 0 ? Math.min(end - now, window) : 0;
             if (cost > limit) {
                 if (out != null) {
-                    out.deny(limit, limit - count, count > 0 ? reset : 0, Decision.NEVER);
+                    out.deny(limit, limit - count, reset, Decision.NEVER);
+                }
+                return DENIED;
+            }
+            if (stale && cost > 0) {
+                if (out != null) {
+                    out.deny(limit, limit - count, reset,
+                            count + cost <= limit ? start - now : end - now);
                 }
                 return DENIED;
             }
@@ -182,45 +226,43 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
             }
             if (cost == 0 || cell.casWord(w, layout.pack(index, count + cost))) {
                 if (out != null) {
-                    out.allow(limit, limit - count - cost, count + cost > 0 ? reset : 0);
+                    out.allow(limit, limit - count - cost,
+                            count + cost > 0 ? Math.min(end - now, window) : 0);
+                    if (cost > 0) {
+                        out.receipt(cell.origin + index);
+                    }
                 }
                 return ADMITTED;
             }
         }
     }
 
-    /** Whether the stored window still counts at {@code now}. */
-    private boolean open(WindowCell cell, long index, long count, long current, long now) {
-        if (count == 0) {
-            return false;
-        }
-        // EPOCH: a window number ahead of ours comes from a thread with a later clock reading.
-        return alignment == Alignment.EPOCH ? index >= current : now < end(cell, index);
+    /** The start of the window numbered {@code index}, in clock nanoseconds. */
+    private long start(WindowCell cell, long index) {
+        return (cell.origin + index) * unit;
     }
 
-    /** The end of the window numbered {@code index}, in clock nanoseconds. */
-    private long end(WindowCell cell, long index) {
-        long start = (cell.origin + index) * unit;
-        return alignment == Alignment.EPOCH ? start + unit : start + window;
-    }
-
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The receipt is the number of the window the admission was counted in (in cells since
+     * the epoch). The refund lowers that window's count, never below zero, and only while it is
+     * the key's stored window; a refund for a window the key has left is dropped. No clock is
+     * read.
+     */
     @Override
-    public void release(WindowCell cell, long now, long cost) {
-        if (cost <= 0) {
+    public void refund(WindowCell cell, long cost, long receipt, Clock clock) {
+        if (cost <= 0 || receipt == MutableDecision.NO_RECEIPT) {
             return;
         }
-        long current = layout.clamp(Math.floorDiv(now, unit) - cell.origin);
+        long index = receipt - cell.origin;
         while (true) {
             long w = cell.word();
-            if (w == Cell.RETIRED) {
+            if (w == Cell.RETIRED || layout.index(w) != index) {
                 return;
             }
-            long index = layout.index(w);
             long count = layout.count(w);
-            if (!open(cell, index, count, current, now)) {
-                return;
-            }
-            if (cell.casWord(w, layout.pack(index, Math.max(0, count - cost)))) {
+            if (count == 0 || cell.casWord(w, layout.pack(index, Math.max(0, count - cost)))) {
                 return;
             }
         }
@@ -238,9 +280,10 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         return w != Cell.RETIRED && fresh(cell, w, now) && cell.retire(w);
     }
 
+    /** Nothing counted, or the window has passed: a new cell would decide the same. */
     private boolean fresh(WindowCell cell, long w, long now) {
-        long current = layout.clamp(Math.floorDiv(now, unit) - cell.origin);
-        return !open(cell, layout.index(w), layout.count(w), current, now);
+        long count = layout.count(w);
+        return count == 0 || cellOf(cell, now) >= layout.index(w) + span;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.github.sluice.algorithm;
 
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
+import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.internal.Checks;
@@ -142,6 +143,9 @@ public final class Gcra extends Algorithm<Cell> {
             if (cost == 0 || cell.casWord(stored, newTat)) {
                 if (out != null) {
                     out.allow(limit, remaining(newTat - now), newTat - now);
+                    if (cost > 0) {
+                        out.receipt(now);
+                    }
                 }
                 return ADMITTED;
             }
@@ -154,12 +158,20 @@ public final class Gcra extends Algorithm<Cell> {
         return next > 0 ? next / emission : 0;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The receipt is the admission's clock reading. The TAT moves back by the admission's
+     * emission intervals less the time elapsed since that reading, never before now: a TAT that
+     * became due meanwhile and was pushed again by later requests is theirs, not the
+     * admission's.
+     */
     @Override
-    public void release(Cell cell, long now, long cost) {
+    public void refund(Cell cell, long cost, long receipt, Clock clock) {
         if (cost <= 0) {
             return;
         }
-        TimeWord.refund(cell, now, Math.min(cost, limit) * emission);
+        TimeWord.refund(cell, 0, Math.min(cost, limit) * emission, receipt, clock);
     }
 
     @Override

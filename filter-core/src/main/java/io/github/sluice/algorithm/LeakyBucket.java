@@ -2,6 +2,7 @@ package io.github.sluice.algorithm;
 
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
+import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.internal.Checks;
@@ -117,6 +118,9 @@ public final class LeakyBucket extends Algorithm<Cell> {
             if (cost == 0 || cell.casWord(emptyAt, now + after)) {
                 if (out != null) {
                     out.allow(capacity, (depth - after) / interval, after);
+                    if (cost > 0) {
+                        out.receipt(now);
+                    }
                 }
                 return ADMITTED;
             }
@@ -124,15 +128,18 @@ public final class LeakyBucket extends Algorithm<Cell> {
     }
 
     /**
-     * Takes {@code cost} units of water back out of the bucket (a refund of permits taken by a
-     * request that another policy refused). The bucket never goes below empty.
+     * {@inheritDoc}
+     *
+     * <p>The receipt is the admission's clock reading. The water it poured is taken out again,
+     * less what leaked since that reading: water that already leaked, and was replaced by later
+     * requests' water, is theirs.
      */
     @Override
-    public void release(Cell cell, long now, long cost) {
+    public void refund(Cell cell, long cost, long receipt, Clock clock) {
         if (cost <= 0) {
             return;
         }
-        TimeWord.refund(cell, now, Math.min(cost, capacity) * interval);
+        TimeWord.refund(cell, 0, Math.min(cost, capacity) * interval, receipt, clock);
     }
 
     /** A bucket is fresh once it has drained: its {@code emptyAt} is not in the future. */

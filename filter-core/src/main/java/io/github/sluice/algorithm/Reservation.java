@@ -92,11 +92,14 @@ public final class Reservation {
 
     /**
      * Gives the reservation up at the limiter's clock reading now (x/time/rate's
-     * {@code CancelAt(now)}). Does nothing if refused or already cancelled.
+     * {@code CancelAt(now)}), read once the limiter's state is locked, so that it is never older
+     * than a reading the state already reflects. This reservation's own fields are the receipt:
+     * never more than its tokens come back, less those reserved behind it. Does nothing if refused
+     * or already cancelled.
      */
     public void cancel() {
         if (ok && CANCELLED.compareAndSet(this, 0, 1)) {
-            limiter.cancel(this, limiter.clock().nanos());
+            limiter.cancel(this);
         }
     }
 

@@ -2,6 +2,7 @@ package io.github.sluice.algorithm;
 
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
+import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
@@ -47,12 +48,13 @@ import java.util.Objects;
  * (cost zero) only read.
  *
  * <h2>Refunds</h2>
- * {@link #release} moves {@code next} back by {@code n} intervals (never below fresh), which is an
- * exact refund when no other request took a slot after the refunded one, as when another policy
- * refuses the same request right away. If other requests were scheduled in between, the refund
- * lets a later request take a slot up to {@code n} intervals early, so two requests may then be
- * scheduled closer than one interval; the long-run rate is unchanged because the refunded request
- * never ran. Evaluate shaping policies after the policies that may refuse to avoid refunds.
+ * {@link #refund} moves {@code next} back to the refunded admission's slot, exactly undoing it,
+ * when its slots are still the last ones issued (its receipt is the {@code next} it published), as
+ * when another policy refuses the same request right away. If a later request took a slot after
+ * it, the refund gives nothing back: that request was already told its delay, and moving
+ * {@code next} back would schedule the one after it into an issued slot. Issued slots are
+ * therefore never closer than one interval. Evaluate shaping policies after the policies that may
+ * refuse, so that they are never refunded.
  *
  * <h2>Precision</h2>
  * The interval is {@code period / permits} rounded <em>up</em> to whole nanoseconds, so requests are
@@ -164,6 +166,7 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
                     } else {
                         out.shape(burst, remaining(now, after), after - floor, delay);
                     }
+                    out.receipt(after);
                 }
                 return ADMITTED;
             }
@@ -183,15 +186,30 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
     }
 
     /**
-     * Gives {@code cost} intervals back (see the class documentation on refunds); never earns more
-     * than the full slack.
+     * {@inheritDoc}
+     *
+     * <p>The receipt is the {@code next} the admission published (the end of its slots). The
+     * refund gives the slots back only while they are still the last ones issued: {@code next}
+     * moves back to the admission's own slot, exactly as if it had never been admitted. Once a
+     * later request has taken a slot behind them, that request was told its delay and will go at
+     * it, so the refund gives nothing back: returning the slots then would let the next request
+     * take one that overlaps an issued slot. No clock is read.
      */
     @Override
-    public void release(Cell cell, long now, long cost) {
-        if (cost <= 0) {
+    public void refund(Cell cell, long cost, long receipt, Clock clock) {
+        if (cost <= 0 || receipt == MutableDecision.NO_RECEIPT) {
             return;
         }
-        TimeWord.refund(cell, now - slackNanos, Math.min(cost, Checks.MAX_NANOS / interval) * interval);
+        long slots = Math.min(cost, Checks.MAX_NANOS / interval) * interval;
+        while (true) {
+            long next = cell.word();
+            if (next != receipt || next == Cell.RETIRED) {
+                return;
+            }
+            if (cell.casWord(next, next - slots)) {
+                return;
+            }
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.github.sluice.algorithm;
 
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
+import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.internal.Checks;
@@ -40,9 +41,16 @@ import java.util.Objects;
  *       counts it as inside the window (its stamp is recent), and no admission overwrites it, so a
  *       slow writer can never clobber a newer permit. A refusal re-reads the word and retries if it
  *       moved, so it decides on a consistent snapshot; it writes nothing.
- *   <li>A refund ({@link #release}) un-logs the newest written permits that are still in the
- *       window: it moves the word back first (other threads then see those slots as pending, hence
- *       in the window) and then rewrites the slots as expired entries of the previous lap.
+ *   <li>A refund ({@link #refund}) un-logs the permits of its own admission, found by the
+ *       timestamp on its receipt (not the newest permits: un-logging a newer permit instead would
+ *       leave the refunded one, which leaves the window earlier, behind). Refunds of one key take
+ *       turns; decisions never wait for them. Per permit, the newer permits above the refunded one
+ *       move one slot down, each write raising a slot to its newer neighbour's timestamp (so a
+ *       reader may count one permit twice, never one too few, and a write compares the exact old
+ *       value, so an admission that claimed the slot meanwhile is never overwritten); then the
+ *       word moves back by one and the duplicate left at the top is rewritten as an expired entry
+ *       of the previous lap (until then everyone reads it as pending, hence in the window). A
+ *       refund waits for a newer slot that is claimed but not yet written.
  * </ol>
  * Decisions are linearizable, with one conservative exception: if a thread is descheduled for
  * longer than the window between claiming slots and writing them, its permits keep counting as
@@ -231,6 +239,7 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
             if (out != null) {
                 int used = inWindow(cell, claimed, boundary, pendingStamp(stamp, boundary));
                 out.allow(limit, limit - used, stamp - boundary);
+                out.receipt(stamp);
             }
             return ADMITTED;
         }
@@ -275,59 +284,118 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
         return spins + 1;
     }
 
+    /** A refund gives up on a key flooded so hard that it keeps losing the race to retract. */
+    private static final int REFUND_ATTEMPTS = 64;
+
     /**
-     * Un-logs up to {@code cost} of the newest permits that are still in the window (a refund of
-     * permits taken by a request another policy refused). Permits that left the window are not
-     * refunded. If the newest slots are still being written by another thread, the refund waits
-     * for that write (spinning, then yielding) instead of skipping them, which would leak permits.
+     * {@inheritDoc}
+     *
+     * <p>The receipt is the timestamp the admission stamped on its permits. The refund un-logs
+     * {@code cost} permits carrying exactly that timestamp (the admission's own, or permits of
+     * another request stamped the same instant, which leaves the same log), never the newest
+     * ones: un-logging a newer permit would leave the refunded one behind, which leaves the
+     * window earlier than the permit it replaced, and a later request would get in too soon.
+     * Permits that were already overwritten (they had left every window) are not refunded. See
+     * the class documentation for how the log stays consistent meanwhile. No clock is read.
      */
     @Override
-    public void release(SlidingLogCell cell, long now, long cost) {
-        if (cost <= 0) {
+    public void refund(SlidingLogCell cell, long cost, long receipt, Clock clock) {
+        if (cost <= 0 || receipt == MutableDecision.NO_RECEIPT) {
             return;
         }
-        long boundary = now - window;
         int spins = 0;
+        while (!cell.tryStartRefund()) {
+            if (cell.word() == Cell.RETIRED) {
+                return;
+            }
+            spins = backOff(spins);
+        }
+        try {
+            long n = Math.min(cost, limit);
+            for (long k = 0; k < n && unlogOne(cell, receipt); k++) {
+                // one permit at a time: each pass keeps the ring sorted and its values known
+            }
+        } finally {
+            cell.endRefund();
+        }
+    }
+
+    /**
+     * Un-logs the newest permit stamped {@code stamp}, holding the refunds' turn: the newer
+     * permits above it move one slot down (each write raises a slot to its newer neighbour's
+     * stamp, so every reader sees a log at least as full as the true one), then the word moves
+     * back by one, retiring the duplicate at the top.
+     *
+     * @return {@code true} if a permit was un-logged; {@code false} if none carries the stamp,
+     *     or the refund gave up (then at worst one permit stays logged twice: stricter, never
+     *     looser)
+     */
+    private boolean unlogOne(SlidingLogCell cell, long stamp) {
+        int spins = 0;
+        int attempts = 0;
+        long target = stamp;
         while (true) {
             long word = cell.word();
             if (word == Cell.RETIRED) {
-                return;
+                return false;
             }
-            int m = 0;
-            int max = (int) Math.min(cost, limit);
+            // The newest permit stamped `target`; the permits above it are newer (sorted ring).
+            int at = 0;
             boolean pending = false;
-            while (m < max) {
-                long v = cell.slot(index(word, m + 1));
-                if ((int) (v & 1) != parity(word, m + 1)) {
+            for (int back = 1; back <= limit; back++) {
+                long v = cell.slot(index(word, back));
+                if ((int) (v & 1) != parity(word, back)) {
                     pending = true;
                     break;
                 }
-                if (v >> 1 <= boundary) {
+                long t = v >> 1;
+                if (t == target) {
+                    at = back;
                     break;
                 }
-                m++;
+                if (t < target) {
+                    break;
+                }
             }
             if (pending) {
-                // The newest slots were claimed (or un-logged) by a thread that has not written them
-                // yet: a few instructions away. Refunding around them would leak permits, so wait for
-                // the write. Only a refund waits; decisions never do.
+                // A newer permit is claimed but not yet written: a few instructions away.
                 spins = backOff(spins);
                 continue;
             }
-            if (m == 0) {
-                return;
+            if (at == 0) {
+                return false;
             }
-            long back = moved(word, -m);
-            if (!cell.casWord(word, back)) {
-                continue;
+            // Shift the newer permits one slot down, oldest first, each slot compared against
+            // the exact value it held: a slot claimed meanwhile by an admission (it had left the
+            // window) makes the compare fail, and the refund stops rather than overwrite it.
+            long expected = target << 1 | parity(word, at);
+            long top = target;
+            for (int back = at - 1; back >= 1; back--) {
+                long source = cell.slot(index(word, back));
+                if ((int) (source & 1) != parity(word, back)
+                        || !cell.casSlot(index(word, back + 1), expected,
+                                (source >> 1) << 1 | parity(word, back + 1))) {
+                    return false;
+                }
+                expected = source;
+                top = source >> 1;
             }
-            // The m slots now lie before the position with the wrong parity, so everyone reads them
-            // as pending (in the window) until they are rewritten as expired entries.
-            for (int k = 0; k < m; k++) {
-                int index = index(word, k + 1);
-                cell.slot(index, NEVER << 1 | (parity(word, k + 1) ^ 1));
+            // The newest slot now holds a copy of the permit below it: retire it.
+            long back = moved(word, -1);
+            if (cell.casWord(word, back)) {
+                // It lies before the position with the wrong parity, so everyone reads it as
+                // pending (in the window) until it is rewritten as an expired previous-lap entry.
+                cell.slot(index(word, 1), NEVER << 1 | (parity(word, 1) ^ 1));
+                return true;
             }
-            return;
+            // Admissions claimed newer slots meanwhile: the copy now sits below them. Un-log one
+            // permit stamped like the copy: the log is then exactly the one without the refunded
+            // permit.
+            if (++attempts == REFUND_ATTEMPTS) {
+                return false;
+            }
+            target = top;
+            spins = 0;
         }
     }
 

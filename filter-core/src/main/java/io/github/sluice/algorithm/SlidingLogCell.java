@@ -16,7 +16,7 @@ import java.lang.invoke.VarHandle;
  * See {@link SlidingLog} for the protocol.
  *
  * <p>Memory: {@code 8 * limit} bytes for the ring, plus 56 bytes of headers and fields (with
- * compressed references).
+ * compressed references; the refunds' turn flag fits in the cell's alignment padding).
  *
  * <p>Thread-safe. Instances are created by {@link SlidingLog#newCell(long)} only.
  */
@@ -24,10 +24,12 @@ public final class SlidingLogCell extends Cell {
 
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle LATEST;
+    private static final VarHandle REFUNDING;
 
     static {
         try {
             LATEST = MethodHandles.lookup().findVarHandle(SlidingLogCell.class, "latest", long.class);
+            REFUNDING = MethodHandles.lookup().findVarHandle(SlidingLogCell.class, "refunding", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -37,6 +39,9 @@ public final class SlidingLogCell extends Cell {
 
     /** The newest timestamp stamped, or about to be stamped, on a permit of this key. */
     private volatile long latest;
+
+    /** 1 while a refund rewrites slots; refunds of one key take turns, decisions never wait. */
+    private volatile int refunding;
 
     SlidingLogCell(int limit, long emptySlot, long never) {
         super(0);
@@ -51,6 +56,20 @@ public final class SlidingLogCell extends Cell {
 
     void slot(int index, long value) {
         SLOT.setRelease(ring, index, value);
+    }
+
+    /** Replaces a slot's value if it is still {@code expected}. */
+    boolean casSlot(int index, long expected, long value) {
+        return SLOT.compareAndSet(ring, index, expected, value);
+    }
+
+    /** @return {@code true} if this thread may now rewrite slots for a refund */
+    boolean tryStartRefund() {
+        return refunding == 0 && REFUNDING.compareAndSet(this, 0, 1);
+    }
+
+    void endRefund() {
+        refunding = 0;
     }
 
     long latest() {

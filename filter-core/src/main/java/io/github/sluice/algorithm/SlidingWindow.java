@@ -2,6 +2,7 @@ package io.github.sluice.algorithm;
 
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
+import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.internal.Checks;
@@ -48,9 +49,14 @@ import java.util.Objects;
  * slot). Memory per key: the cell (about 40 bytes with its header) plus the ring,
  * {@code 16 + 8 * slots} bytes: about 136 bytes for the default 10 slots.
  *
- * <p>A refund ({@link #release}) lowers the current slot's count; it is meant to follow its
- * acquisition at once (as {@code Store.acquireAll} does). A refund arriving after the slot moved
- * on is dropped, so a refund never lets a window hold more than {@code limit}.
+ * <h2>Stale readings and refunds</h2>
+ * The head never moves backwards, and a request whose clock reading falls in a slot before the
+ * head's (its thread was descheduled while others moved the head) is refused, with a retry-after
+ * that ends when its reading would have reached the head's slot: the guarantee holds over the
+ * slots of the readings admissions were decided at. A refund ({@link #refund}) lowers the count of
+ * the slot its admission was counted in, named by its receipt: the head's count while the head
+ * is still there, that slot's final count in the ring once it has moved on. The permits thus
+ * leave exactly the windows that counted them, never a later slot's.
  *
  * <p>Immutable and thread-safe.
  */
@@ -145,9 +151,15 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
         return new SlotCell(Math.floorDiv(now, slotNanos), slots);
     }
 
+    /** The slot of {@code now} since the key's origin; -1 for a reading before the origin. */
+    private long slotOf(SlotCell cell, long now) {
+        long s = Math.floorDiv(now, slotNanos) - cell.origin;
+        return s < 0 ? -1 : Math.min(s, layout.maxIndex);
+    }
+
     @Override
     public int acquire(SlotCell cell, long now, long cost, MutableDecision out) {
-        long slot = layout.clamp(Math.floorDiv(now, slotNanos) - cell.origin);
+        long slot = slotOf(cell, now);
         while (true) {
             long head = cell.word();
             if (head == Cell.RETIRED) {
@@ -155,13 +167,19 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
             }
             long headSlot = layout.index(head);
             long headCount = layout.count(head);
-            // A head ahead of our slot comes from a thread with a later clock reading: count there.
+            // A head ahead of our slot comes from a thread with a later clock reading. The slots
+            // between ours and the head are final, but they were filled by readings later than
+            // ours, so counting this request in the head's slot could put more than the limit in
+            // the window that ends with ours: it is refused (a peek reports the head's window).
+            boolean stale = slot < headSlot;
             long current = Math.max(slot, headSlot);
             long used = used(cell, headSlot, headCount, current);
-            if (cost > limit || used + cost > limit) {
+            if (cost > limit || used + cost > limit || (stale && cost > 0)) {
                 if (out != null) {
                     long retry = cost > limit ? Decision.NEVER
-                            : retryAfter(cell, headSlot, headCount, current, used, cost, now);
+                            : used + cost > limit
+                            ? retryAfter(cell, headSlot, headCount, current, used, cost, now)
+                            : slotStart(cell, headSlot) - now;
                     out.deny(limit, limit - used, reset(cell, headSlot, headCount, current, now),
                             retry);
                 }
@@ -182,6 +200,7 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
             if (cell.casWord(head, layout.pack(current, currentCount + cost))) {
                 if (out != null) {
                     out.allow(limit, limit - used - cost, slotStart(cell, current + slots) - now);
+                    out.receipt(cell.origin + current);
                 }
                 return ADMITTED;
             }
@@ -247,24 +266,53 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
         return (cell.origin + slot) * slotNanos;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The receipt is the slot the admission was counted in (its number since the epoch). While
+     * it is the head's slot, the head's count is lowered; once the head has moved on, the slot's
+     * final count in the ring is lowered instead, as long as the ring still holds that slot
+     * (after a whole window it has left every window, and the refund is dropped). Either way the
+     * permits leave exactly the windows that counted them. No clock is read.
+     */
     @Override
-    public void release(SlotCell cell, long now, long cost) {
-        if (cost <= 0) {
+    public void refund(SlotCell cell, long cost, long receipt, Clock clock) {
+        if (cost <= 0 || receipt == MutableDecision.NO_RECEIPT) {
             return;
         }
-        long slot = layout.clamp(Math.floorDiv(now, slotNanos) - cell.origin);
+        long slot = receipt - cell.origin;
+        if (slot < 0 || slot > layout.maxIndex) {
+            return;
+        }
         while (true) {
             long head = cell.word();
             if (head == Cell.RETIRED) {
                 return;
             }
             long headSlot = layout.index(head);
-            long headCount = layout.count(head);
-            if (headSlot < slot || headCount == 0) {
-                return;
+            if (headSlot < slot) {
+                return; // not a slot of this cell's past
             }
-            if (cell.casWord(head, layout.pack(headSlot, Math.max(0, headCount - cost)))) {
-                return;
+            if (headSlot == slot) {
+                long count = layout.count(head);
+                if (count == 0 || cell.casWord(head, layout.pack(slot, Math.max(0, count - cost)))) {
+                    return;
+                }
+                continue;
+            }
+            // The head left the slot after freezing its count in the ring (a mover raises the
+            // entry before it moves the head). Lower that entry if it is still this slot's; a
+            // slower mover may raise it again, which only refunds less.
+            int i = (int) (slot % slots);
+            while (true) {
+                long entry = (long) RING.getVolatile(cell.ring, i);
+                long count = layout.count(entry);
+                if (layout.index(entry) != slot || count == 0) {
+                    return;
+                }
+                if (RING.compareAndSet(cell.ring, i, entry, layout.pack(slot, Math.max(0, count - cost)))) {
+                    return;
+                }
             }
         }
     }
@@ -284,7 +332,7 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
     }
 
     private boolean fresh(SlotCell cell, long head, long now) {
-        long slot = layout.clamp(Math.floorDiv(now, slotNanos) - cell.origin);
+        long slot = slotOf(cell, now);
         long headSlot = layout.index(head);
         return used(cell, headSlot, layout.count(head), Math.max(slot, headSlot)) == 0;
     }

@@ -1,12 +1,41 @@
 package io.github.sluice.algorithm;
 
 import io.github.sluice.core.Cell;
+import io.github.sluice.core.Clock;
+import io.github.sluice.core.MutableDecision;
 
 /**
  * The state shared by the time-based algorithms (token bucket, GCRA, both leaky buckets): a cell
- * word holding an instant that moves forward as permits are taken. The state is fresh once the
- * instant is at or below a floor ({@code now} minus what the algorithm lets a key bank up); a
- * refund moves the instant back, never below the floor.
+ * word holding an instant that moves forward as permits are taken. The refund below serves the
+ * three that count admissions (token bucket, GCRA, policing leaky bucket); shaping, whose
+ * admissions are told a slot, refunds only the last slot issued (see
+ * {@link ShapingLeakyBucket#refund}). An admission at reading
+ * {@code t} sets the instant to {@code max(instant, t - keep) + cost * interval}, where
+ * {@code keep} is what the algorithm lets a key bank up (the bucket's capacity, shaping's slack,
+ * zero for GCRA and the policing leaky bucket). The state is fresh once the instant is at or below
+ * {@code now - keep}.
+ *
+ * <h2>Refunds</h2>
+ * The receipt of an admission is its clock reading {@code t}. A refund of {@code cost} permits
+ * moves the instant back by {@code cost * interval - (now - t)}, never below {@code now - keep},
+ * and not at all once that is not positive, where {@code now} is read <em>after</em> the word.
+ *
+ * <p>Why not the whole {@code cost * interval}: after the admission, the key may have banked up
+ * again ({@code max(instant, t' - keep)} took the second term: a full bucket, a due TAT), and then
+ * the admission's share of the instant was already given back by time; moving the instant back
+ * again would hand later requests permits they never waited for. Such a catch-up needs a later
+ * reading {@code t' > t}, and every admission the refund can see read its clock before the word
+ * this refund read, hence before this refund's own reading. The admissions after ours add their
+ * costs on top of ours; the most a catch-up can have absorbed of ours is what time refilled since
+ * {@code t}, which is at most {@code now - t}. So what remains, {@code cost * interval -
+ * (now - t)}, is provably still the admission's own, whatever happened in between (other
+ * admissions, refunds of earlier or later ones, catch-ups), and a refund that follows its
+ * admission at once gives back almost everything (all of it on a frozen clock). A stale or early
+ * {@code now} would break this, which is why the clock is read after the word and why a receipt
+ * later than {@code now} (not one of this clock's readings) gives nothing back.
+ *
+ * <p>Stale readings need no guard here: an admission's instant is a {@code max}, so a reading
+ * older than the state never moves it back; its own catch-up term is just smaller.
  *
  * <p>Stateless; every method is lock-free and follows the {@link Cell} rules.
  */
@@ -16,16 +45,31 @@ final class TimeWord {
     }
 
     /**
-     * Moves the instant back by {@code nanos}, never below {@code floor}; does nothing on a fresh or
-     * retired cell.
+     * Refunds an admission of {@code nanos} (its cost times the interval) made at reading
+     * {@code receipt}: see the class documentation.
+     *
+     * @param keep what the algorithm lets a key bank up, nanoseconds
      */
-    static void refund(Cell cell, long floor, long nanos) {
+    static void refund(Cell cell, long keep, long nanos, long receipt, Clock clock) {
+        if (nanos <= 0 || receipt == MutableDecision.NO_RECEIPT) {
+            return;
+        }
         while (true) {
             long t = cell.word();
-            if (t == Cell.RETIRED || t <= floor) {
+            if (t == Cell.RETIRED) {
                 return;
             }
-            if (cell.casWord(t, Math.max(t - nanos, floor))) {
+            // After the word: every admission reflected in t read its clock before this reading.
+            long now = clock.nanos();
+            long elapsed = now - receipt;
+            if (elapsed < 0 || elapsed >= nanos) {
+                return;
+            }
+            long floor = now - keep;
+            if (t <= floor) {
+                return;
+            }
+            if (cell.casWord(t, Math.max(t - (nanos - elapsed), floor))) {
                 return;
             }
         }

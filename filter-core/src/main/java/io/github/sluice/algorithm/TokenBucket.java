@@ -2,6 +2,7 @@ package io.github.sluice.algorithm;
 
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
+import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.internal.Checks;
@@ -29,6 +30,11 @@ import java.util.Objects;
  * {@code limit} is the burst; the window announced is the time to refill a full bucket
  * ({@code burst * interval}); {@code remaining} is the whole tokens left; {@code reset} is the
  * time until the bucket is full again.
+ *
+ * <h2>Refunds</h2>
+ * {@link #refund} gives an admission's tokens back, less what the bucket refilled since the
+ * admission's clock reading (its receipt): all of them when the refund follows at once, nothing
+ * once the bucket could have refilled them; never above a full bucket.
  *
  * <p>Immutable and thread-safe. The standalone limiter with reservations, waits and runtime
  * changes of rate and burst is {@link TokenBucketLimiter}.
@@ -120,18 +126,29 @@ public final class TokenBucket extends Algorithm<Cell> {
                 if (out != null) {
                     out.allow(burst, TokenMath.wholeTokens(next, now, interval),
                             TokenMath.resetNanos(next, now, capacity));
+                    if (cost > 0) {
+                        out.receipt(now);
+                    }
                 }
                 return ADMITTED;
             }
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The receipt is the admission's clock reading. The base moves back by the admission's
+     * tokens less the refill since that reading (nothing once a token interval per token has
+     * passed), never below a full bucket: see {@code TimeWord} in the source for why that much is
+     * provably the admission's own.
+     */
     @Override
-    public void release(Cell cell, long now, long cost) {
+    public void refund(Cell cell, long cost, long receipt, Clock clock) {
         if (cost <= 0) {
             return;
         }
-        TimeWord.refund(cell, now - capacity, Math.min(cost, burst) * interval);
+        TimeWord.refund(cell, capacity, Math.min(cost, burst) * interval, receipt, clock);
     }
 
     @Override

@@ -43,6 +43,15 @@ import java.util.concurrent.locks.StampedLock;
  * the old settings fails its conversion and decides again under the new ones. {@link #allow}
  * allocates nothing; {@link #reserve} allocates its {@link Reservation}.
  *
+ * <h2>Stale readings</h2>
+ * A thread may read the clock, then wait (for the lock, or descheduled) while others change the
+ * state at later readings. Every operation decides at its own reading or at the latest reading
+ * the state already reflects, whichever is later: time never moves backwards inside the limiter,
+ * so neither x/time/rate's {@code lastEvent} nor a cancellation ever sees an older time than one
+ * already applied (otherwise a stale {@code allow} could move {@code lastEvent} back and make a
+ * later cancellation restore more tokens than it reserved). With one thread and a monotonic clock
+ * this changes nothing.
+ *
  * <p>This is not strictly lock-free: an admission holds the write lock for the few instructions
  * that write the state, and a reader that overlaps a writer spins, then yields, until the writer
  * is done (a writer descheduled while holding the lock delays the others). Reservations,
@@ -87,6 +96,8 @@ public final class TokenBucketLimiter {
     private long base;
     /** x/time/rate's lastEvent: the time to act of the latest reservation (allow included). */
     private long lastEvent;
+    /** The latest clock reading the state reflects; an older one is taken as this one. */
+    private long latest;
 
     private TokenBucketLimiter(long interval, long burst, Clock clock, Sleeper sleeper) {
         this.clock = clock;
@@ -97,6 +108,7 @@ public final class TokenBucketLimiter {
         long now = clock.nanos();
         this.base = now - capacity;
         this.lastEvent = now - capacity;
+        this.latest = now;
     }
 
     /** @return a builder; {@code rate} and {@code burst} must be set */
@@ -174,7 +186,7 @@ public final class TokenBucketLimiter {
      */
     public boolean allow(long n) {
         checkTokens(n);
-        long now = clock.nanos();
+        long reading = clock.nanos();
         for (int attempt = 0; ; attempt++) {
             long stamp = lock.tryOptimisticRead();
             if (stamp == 0) {
@@ -185,9 +197,11 @@ public final class TokenBucketLimiter {
             long iv = interval;
             long bu = burst;
             long cap = capacity;
+            long l = latest;
             if (!lock.validate(stamp)) {
                 continue;
             }
+            long now = Math.max(reading, l);
             if (n > bu) {
                 return false;
             }
@@ -202,6 +216,7 @@ public final class TokenBucketLimiter {
             }
             base = next;
             lastEvent = now;
+            latest = now;
             lock.unlockWrite(write);
             return true;
         }
@@ -253,9 +268,10 @@ public final class TokenBucketLimiter {
         return reserve(clock.nanos(), n, Checks.nonNegativeNanos("maxWait", maxWait));
     }
 
-    private Reservation reserve(long now, long n, long maxWait) {
+    private Reservation reserve(long reading, long n, long maxWait) {
         long write = lock.writeLock();
         try {
+            long now = advanceTo(reading);
             if (n > burst) {
                 return new Reservation(this, false, n, 0, interval);
             }
@@ -350,9 +366,10 @@ public final class TokenBucketLimiter {
     }
 
     private void setInterval(long newInterval) {
-        long now = clock.nanos();
+        long reading = clock.nanos();
         long write = lock.writeLock();
         try {
+            long now = advanceTo(reading);
             long newCapacity = Checks.product("burst * interval", burst, newInterval);
             long credit = now - TokenMath.effectiveBase(base, now, capacity);
             base = now - TokenMath.rescale(credit, interval, newInterval);
@@ -373,9 +390,10 @@ public final class TokenBucketLimiter {
      */
     public void setBurst(long newBurst) {
         Checks.atLeast("burst", newBurst, 1);
-        long now = clock.nanos();
+        long reading = clock.nanos();
         long write = lock.writeLock();
         try {
+            long now = advanceTo(reading);
             long newCapacity = Checks.product("burst * interval", newBurst, interval);
             base = TokenMath.effectiveBase(base, now, capacity);
             burst = newBurst;
@@ -385,10 +403,28 @@ public final class TokenBucketLimiter {
         }
     }
 
-    /** x/time/rate's {@code CancelAt}; called once per granted reservation. */
-    void cancel(Reservation r, long now) {
+    /**
+     * The reading to decide at, holding the write lock: {@code reading}, or the latest reading the
+     * state already reflects if that is later (the caller's thread read the clock, then waited),
+     * so that time never moves backwards inside the limiter.
+     */
+    private long advanceTo(long reading) {
+        if (reading > latest) {
+            latest = reading;
+        }
+        return latest;
+    }
+
+    /**
+     * x/time/rate's {@code CancelAt}, at a clock reading taken once the lock is held: a reading
+     * taken before it could be older than the state by the time the state is changed, and the
+     * reservation's time to act would then seem not yet passed. Called once per granted
+     * reservation.
+     */
+    void cancel(Reservation r) {
         long write = lock.writeLock();
         try {
+            long now = advanceTo(clock.nanos());
             long act = r.rawTimeToAct();
             if (r.rawTokens() == 0 || act < now) {
                 return;

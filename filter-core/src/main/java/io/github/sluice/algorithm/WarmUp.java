@@ -2,6 +2,7 @@ package io.github.sluice.algorithm;
 
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
+import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.internal.Checks;
@@ -74,9 +75,14 @@ import java.util.Objects;
  * ever admitted that should not be.
  *
  * <h2>Refunds</h2>
- * {@link #release} undoes an admission of {@code n} permits: it gives the credit back (never above
- * {@code P}) and moves the ticket back by the cost of those permits at that credit. It is exact when
- * no other request was admitted in between, and otherwise errs towards a colder, slower key.
+ * {@link #refund} undoes an admission of {@code n} permits while the ticket it published (its
+ * receipt) is still the key's: the ticket moves back by what the admission added to it, never
+ * further, and the credit it spent comes back (never above {@code P}). That restores exactly the
+ * state the admission found, except when it spent all the credit there was: then the ticket moves
+ * back by the stable part only and the credit comes back in full, both erring towards a slower,
+ * colder key. Once a later request has taken the next ticket, the schedule is that request's and
+ * the refund gives nothing back: moving it back would let the request after that one in less
+ * than a stable interval after its predecessor.
  *
  * <h2>Headers</h2>
  * {@code limit} and the window are the configured stable rate ({@code permits} per
@@ -238,6 +244,7 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
             cell.casWord(ticket | PUBLISHING, ticket);
             if (out != null) {
                 out.allow(permits, remaining(ticket, now), wait);
+                out.receipt(ticket);
             }
             return ADMITTED;
         }
@@ -274,17 +281,27 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
     }
 
     /**
-     * Undoes an admission of {@code cost} permits (see the class documentation on refunds). Does
-     * nothing while another thread is publishing, or on a cold key.
+     * {@inheritDoc}
+     *
+     * <p>The receipt is the ticket the admission published. The refund undoes the admission only
+     * while that ticket is still the key's: the ticket moves back by what the admission added to
+     * it and the credit it spent comes back, which restores the state the admission found (when
+     * the admission spent all the credit, how much there was is not known: the ticket then moves
+     * back by the stable intervals only and the credit comes back as if all of it had been spent,
+     * both erring slower). Once a later request has taken the next ticket, the schedule is that
+     * request's, not the refunded one's, and the refund gives nothing back. No clock is read.
      */
     @Override
-    public void release(WarmUpCell cell, long now, long cost) {
-        if (cost <= 0 || cost > Checks.MAX_NANOS / interval) {
+    public void refund(WarmUpCell cell, long cost, long receipt, Clock clock) {
+        if (cost <= 0 || cost > Checks.MAX_NANOS / interval
+                || receipt == MutableDecision.NO_RECEIPT) {
             return;
         }
         while (true) {
             long word = cell.word();
-            if (word == Cell.RETIRED || (word & PUBLISHING) != 0) {
+            // A word being published is another admission's ticket (then ours is no longer the
+            // key's) or another refund's: either way this refund waits for nobody and gives up.
+            if (word == Cell.RETIRED || (word & PUBLISHING) != 0 || (word & TICKET) != receipt) {
                 return;
             }
             long credit = cell.stored();
@@ -292,12 +309,11 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
                 continue;
             }
             if (credit >= warmUp) {
-                return;
+                return; // a cold key: no admission of ours left anything to give back
             }
-            long next = word & TICKET;
-            long fresh = cost * interval;
             long restored = Math.min(warmUp, credit + spent(cost));
-            long ticket = Math.max(0, next - fresh - extra(restored, credit));
+            long wait = cost * interval + (credit > 0 ? extra(restored, credit) : 0);
+            long ticket = Math.max(0, receipt - wait);
             if (!cell.casWord(word, ticket | PUBLISHING)) {
                 continue;
             }

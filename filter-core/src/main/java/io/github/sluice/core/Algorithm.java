@@ -8,6 +8,18 @@ package io.github.sluice.core;
  * a denial does not write, time comes only from the {@code now} argument (nanoseconds of a
  * {@link Clock}), integer arithmetic that saturates instead of overflowing.
  *
+ * <p><b>Stale readings.</b> Threads read the clock before they decide, so a decision may carry a
+ * reading earlier than one the cell already reflects (its thread was descheduled in between).
+ * Such a reading never moves the state backwards and never reopens quota: a window, slot or
+ * schedule the key has left is never written again, and a request whose reading falls in one is
+ * refused (its retry-after is when the reading would have caught up), because what that window
+ * already admitted is no longer known. Every guarantee of an algorithm holds over the readings
+ * its admissions were decided at.
+ *
+ * <p><b>Admissions and refunds.</b> An admission of {@code cost > 0} recorded into a
+ * {@link MutableDecision} carries a receipt; {@link #refund} with that receipt undoes exactly that
+ * admission, as far as the key's state still holds it.
+ *
  * <p>Two algorithms are {@link Object#equals equal} when their configurations are equal, so that
  * a policy parsed from text equals the one built in code.
  *
@@ -77,7 +89,9 @@ public abstract class Algorithm<S extends Cell> {
      * @param cell the key's state
      * @param now the clock reading, nanoseconds, read once per decision
      * @param cost permits requested, {@code >= 0}
-     * @param out where to write the decision, or {@code null} when only the result code is needed
+     * @param out where to write the decision (an admission with its {@linkplain
+     *     MutableDecision#receipt() receipt}), or {@code null} when only the result code is needed
+     *     (such an admission cannot be refunded)
      * @return {@link #ADMITTED}, {@link #DENIED} or {@link #RETIRED}
      */
     public abstract int acquire(S cell, long now, long cost, MutableDecision out);
@@ -106,15 +120,48 @@ public abstract class Algorithm<S extends Cell> {
     }
 
     /**
-     * Gives {@code cost} permits back: for a concurrency limit, the end of a request; for a rate
-     * limit, a refund of permits taken by a request that was refused by another policy. A refund
-     * never raises the state above fresh. Does nothing on a retired cell.
+     * Gives back the permits of a request that has ended: for a concurrency limit, the permits
+     * taken by {@link #acquire} while the request ran. Rate limits hold nothing while a request
+     * runs, so for them this does nothing (the default); an admission of theirs is undone only by
+     * {@link #refund}, with its receipt. Never raises the state above fresh; does nothing on a
+     * retired cell.
      *
      * @param cell the key's state
      * @param now the clock reading, nanoseconds
      * @param cost permits to give back, {@code >= 0}
      */
-    public abstract void release(S cell, long now, long cost);
+    public void release(S cell, long now, long cost) {
+    }
+
+    /**
+     * Undoes one admission: gives back the {@code cost} permits that the acquisition which issued
+     * {@code receipt} (its {@link MutableDecision#receipt()}) took, when another policy refused the
+     * same request or a reservation is cancelled. Every implementation follows the refund rules:
+     * <ol>
+     *   <li><b>Only what the admission took.</b> The permits go back to the window, slot, log
+     *       entries or schedule the receipt names, never to a later window or to entries or
+     *       schedule that later requests own. If the state has moved on (a new window, a later
+     *       schedule, newer entries), the refund gives back only what is provably still the
+     *       admission's own, possibly nothing.
+     *   <li><b>No clock at release time decides where the permits go.</b> The receipt does. An
+     *       implementation that reads {@code clock} uses it only as an upper bound on the readings
+     *       of the acquisitions already applied to the cell, reading it after the cell's state, so
+     *       that a later reading can only make it give back less.
+     *   <li><b>Never above fresh, never twice.</b> A refund never leaves the state better than
+     *       fresh; each admission is refunded at most once, with its own cost (a larger cost, a
+     *       receipt of another cell or of another algorithm, or {@link MutableDecision#NO_RECEIPT}
+     *       gives back at most what the receipt proves, often nothing).
+     * </ol>
+     * A refund is lock-free, or waits only for another thread that is a few instructions from
+     * finishing a write on the same key; it never blocks a decision. Does nothing on a retired
+     * cell.
+     *
+     * @param cell the key's state
+     * @param cost the admission's cost, {@code >= 0}
+     * @param receipt the admission's receipt
+     * @param clock the clock the acquisition read, for algorithms that bound elapsed time
+     */
+    public abstract void refund(S cell, long cost, long receipt, Clock clock);
 
     /**
      * Tells whether the cell is equal to a fresh one: dropping it would change no future decision.

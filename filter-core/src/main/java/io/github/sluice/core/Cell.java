@@ -14,6 +14,10 @@ import java.lang.invoke.VarHandle;
  *       that reads it must return {@link Algorithm#RETIRED} without writing;
  *   <li>a denial, and an acquisition of cost zero, read and never write.
  * </ol>
+ * Two more rules keep the state honest when threads race: a decision whose clock reading is
+ * older than what the word already reflects never moves the word back (it is refused rather
+ * than let a window, slot or schedule the key has left take more), and a refund changes only
+ * what its admission's receipt proves was taken (see {@link Algorithm#refund}).
  *
  * <p>The cell also carries a coarse last-access stamp for the registry's eviction choice; it is
  * written at most about once a second per key, so a flood on one key keeps the cell's cache line

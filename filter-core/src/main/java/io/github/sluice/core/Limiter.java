@@ -110,7 +110,9 @@ public final class Limiter<S extends Cell> {
     }
 
     /**
-     * Gives permits back (see {@link Algorithm#release}).
+     * Gives back the permits of a request that has ended, for a concurrency limit (see
+     * {@link Algorithm#release}); a rate limit holds nothing while a request runs, so this does
+     * nothing for it: undo a rate-limit admission with {@link #refund}.
      *
      * @param permits permits to give back, {@code >= 0}
      * @throws IllegalArgumentException if {@code permits < 0}
@@ -118,6 +120,25 @@ public final class Limiter<S extends Cell> {
     public void release(long permits) {
         checkPermits(permits);
         algorithm.release(cell, clock.nanos(), permits);
+    }
+
+    /**
+     * Undoes one admission made by {@link #acquire(long, MutableDecision)}: gives back what it
+     * took, as far as the state still holds it (see {@link Algorithm#refund} for the rules).
+     * <pre>{@code
+     * MutableDecision d = new MutableDecision();
+     * if (limiter.acquire(3, d) && !otherCheckPasses()) {
+     *     limiter.refund(3, d.receipt());
+     * }
+     * }</pre>
+     *
+     * @param permits the admission's cost, {@code >= 0}
+     * @param receipt the admission's {@link MutableDecision#receipt()}
+     * @throws IllegalArgumentException if {@code permits < 0}
+     */
+    public void refund(long permits, long receipt) {
+        checkPermits(permits);
+        algorithm.refund(cell, permits, receipt, clock);
     }
 
     private static void checkPermits(long permits) {

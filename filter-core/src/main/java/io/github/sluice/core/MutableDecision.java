@@ -4,10 +4,19 @@ package io.github.sluice.core;
  * A reusable holder that algorithms and stores fill instead of allocating a {@link Decision}: the
  * per-request hot path writes into one of these and so allocates nothing.
  *
- * <p>Values have the meaning documented on {@link Decision}. Instances are not thread-safe: a
- * holder belongs to one request at a time.
+ * <p>Values have the meaning documented on {@link Decision}. An admission also carries a
+ * {@linkplain #receipt() receipt}: what its algorithm needs to undo exactly that admission later
+ * (see {@link Algorithm#refund}). Instances are not thread-safe: a holder belongs to one request
+ * at a time.
  */
 public final class MutableDecision {
+
+    /**
+     * The {@link #receipt()} of a decision that took nothing: a denial, a peek, an admission whose
+     * algorithm keeps no receipt, or one recorded without a holder. A refund that presents it gives
+     * nothing back. No algorithm issues this value as a real receipt.
+     */
+    public static final long NO_RECEIPT = Long.MIN_VALUE;
 
     private Outcome outcome = Outcome.ALLOWED;
     private long limit;
@@ -17,6 +26,7 @@ public final class MutableDecision {
     private long delayNanos;
     private boolean degraded;
     private int denialStatus;
+    private long receipt = NO_RECEIPT;
 
     /** Creates a holder; its content is an allowed decision with all values zero. */
     public MutableDecision() {
@@ -72,6 +82,7 @@ public final class MutableDecision {
                 other.retryAfterNanos, other.delayNanos);
         this.degraded = other.degraded;
         this.denialStatus = other.denialStatus;
+        this.receipt = other.receipt;
         return this;
     }
 
@@ -85,7 +96,33 @@ public final class MutableDecision {
         this.delayNanos = Math.max(0, delayNanos);
         this.degraded = false;
         this.denialStatus = 0;
+        this.receipt = NO_RECEIPT;
         return this;
+    }
+
+    /**
+     * Attaches the receipt of the admission just recorded. Algorithms call it after
+     * {@link #allow} or {@link #shape}, which (like {@link #deny}) clear it.
+     *
+     * @param receipt an opaque value only the algorithm (or store) that issued it interprets
+     * @return this holder
+     */
+    public MutableDecision receipt(long receipt) {
+        this.receipt = receipt;
+        return this;
+    }
+
+    /**
+     * Returns what identifies this admission to a later refund: which window, slot, schedule or
+     * log entries it took its permits from. Pass it, with the cost, to {@link Algorithm#refund}
+     * (or hand this holder to {@code KeySpace.refund}) to give back exactly those permits and
+     * nothing that belongs to later requests. Opaque: its meaning is the issuing algorithm's (and
+     * store's) own.
+     *
+     * @return the receipt, or {@link #NO_RECEIPT} if nothing was taken
+     */
+    public long receipt() {
+        return receipt;
     }
 
     /**

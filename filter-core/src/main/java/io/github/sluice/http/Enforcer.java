@@ -26,7 +26,9 @@ import java.util.Objects;
  *   <li>For each, resolve the key ({@code null}: the policy does not apply), bound its length,
  *       and skip the policy if its allow-list matches.
  *   <li>Acquire on every enforced policy <em>all or nothing</em> ({@link Store#acquireAll}): if
- *       one denies, the permits the others took are given back. Dry-run policies are then
+ *       one denies, the permits the others took are refunded, each with its admission's receipt,
+ *       so that they go back to the window, slot, log entries or schedule they came from and to
+ *       nothing that later requests own. Dry-run policies are then
  *       acquired on their own (peeked only, if an enforced one denied): they report but never
  *       deny, never delay, and never roll back the enforced ones.
  *   <li>Return a {@link Verdict}; tell the {@link EnforcementListener}.

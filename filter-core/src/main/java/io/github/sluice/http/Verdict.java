@@ -395,6 +395,9 @@ public final class Verdict implements ReleaseHandle {
     /**
      * Gives back the concurrency permits this request holds, on the first call only. Idempotent,
      * thread-safe, never throws; callable from any thread (an async listener, a timeout thread).
+     * This is the end of the request, not a refund: rate limits hold nothing while a request runs,
+     * and the permits a denied request took from other policies were refunded, by receipt, before
+     * this verdict was returned.
      */
     @Override
     public void release() {

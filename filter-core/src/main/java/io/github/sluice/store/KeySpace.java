@@ -28,13 +28,31 @@ public interface KeySpace {
     boolean acquire(String key, long cost, MutableDecision out);
 
     /**
-     * Gives permits back: the end of a request for a concurrency limit, or a refund for a rate
-     * limit. Releasing more than was taken never raises a key above its fresh state.
+     * Gives back the permits of a request that has ended: for a concurrency limit, the permits its
+     * admission holds. A rate limit holds nothing while a request runs, so this does nothing for
+     * it (undo a rate-limit admission with {@link #refund}). Releasing more than was taken never
+     * raises a key above its fresh state.
      *
      * @param key the client key
      * @param cost permits to give back, {@code >= 0}
      */
     void release(String key, long cost);
+
+    /**
+     * Undoes one admission of this key space, because another policy refused the same request:
+     * gives back the permits that {@code admission} took, and only those. The admission's
+     * {@linkplain MutableDecision#receipt() receipt} names where they were taken (window, slot,
+     * log entries, schedule); if the key's state has moved on since, only what is provably still
+     * the admission's own is given back, possibly nothing (the rules are on
+     * {@link Algorithm#refund}). For a concurrency limit this releases the admission's permits.
+     * Never waits for a remote store; a refund that is lost leaves the key stricter, never looser.
+     *
+     * @param key the client key the admission was for
+     * @param cost the admission's cost, {@code >= 0}
+     * @param admission the decision this key space wrote for that admission (its receipt, and
+     *     whether a degraded store took it); a denial or a peek gives nothing back
+     */
+    void refund(String key, long cost, MutableDecision admission);
 
     /** @return the number of keys currently held (approximate under concurrent change) */
     long size();

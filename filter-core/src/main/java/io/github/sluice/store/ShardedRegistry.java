@@ -212,6 +212,27 @@ public final class ShardedRegistry implements Store {
             }
         }
 
+        /**
+         * {@inheritDoc}
+         *
+         * <p>The cell found now may not be the one the admission wrote: an idle key is dropped once
+         * its state is fresh, which means that time has already given back everything its
+         * admissions took, and a new cell is made at its next request. Each algorithm checks the
+         * receipt against the cell it finds and gives back only what that cell provably holds of
+         * the admission, so such a refund finds nothing to give. A key dropped at the hard bound
+         * had its history forgotten anyway (see the class documentation).
+         */
+        @Override
+        public void refund(String key, long cost, MutableDecision admission) {
+            if (cost <= 0 || !admission.allowed()) {
+                return;
+            }
+            S cell = shard(key).map.get(key);
+            if (cell != null) {
+                algorithm.refund(cell, cost, admission.receipt(), clock);
+            }
+        }
+
         @Override
         public long size() {
             long n = 0;

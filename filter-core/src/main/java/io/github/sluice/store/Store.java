@@ -39,6 +39,12 @@ public interface Store extends AutoCloseable {
      * {@code out} is filled; after the first denial the remaining spaces are only peeked (cost
      * zero), so that their headers can still be reported.
      *
+     * <p>A give-back is a {@linkplain KeySpace#refund refund} with the admission's receipt: it
+     * returns the permits to the window, slot, log entries or schedule they were taken from, never
+     * to a later one, and if the key's state has moved on meanwhile (other requests, a new window)
+     * it returns only what is provably still the admission's own. A store that gives back after a
+     * round trip carries the receipts its scripts returned.
+     *
      * <p>The default implementation acquires one after the other; a remote store may do it in one
      * round trip.
      *
@@ -58,7 +64,7 @@ public interface Store extends AutoCloseable {
             } else if (!spaces[i].acquire(keys[i], costs[i], out[i])) {
                 denied = i;
                 for (int j = 0; j < i; j++) {
-                    spaces[j].release(keys[j], costs[j]);
+                    spaces[j].refund(keys[j], costs[j], out[j]);
                 }
             }
         }

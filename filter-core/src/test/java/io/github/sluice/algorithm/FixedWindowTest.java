@@ -56,7 +56,8 @@ class FixedWindowTest {
 
     @Test
     void acquire_firstRequestAligned_windowStartsAtTheFirstRequestAndAgainAfterItEnds() {
-        // Given 2 per 10 s starting at a key's first request (limit 2: starts rounded to 2 ns)
+        // Given 2 per 10 s starting at a key's first request (limit 2: cells of 2 ns, so a window
+        // lasts 10 s and 2 ns from the start of its first request's cell)
         FixedWindow fw = FixedWindow.builder().limit(2).window(Duration.ofSeconds(10))
                 .alignment(Alignment.FIRST_REQUEST).build();
         long t = MINUTE_START + 7 * S;
@@ -66,7 +67,7 @@ class FixedWindowTest {
         assertEquals(new Decision(Outcome.ALLOWED, 2, 1, 10 * S, 0, 0), out.toDecision());
         fw.acquire(cell, t + 9 * S, 1, out);
         fw.acquire(cell, t + 9 * S, 1, out);
-        assertEquals(new Decision(Outcome.DENIED, 2, 0, S, S, 0), out.toDecision());
+        assertEquals(new Decision(Outcome.DENIED, 2, 0, S + 2, S + 2, 0), out.toDecision());
 
         // When nothing comes for a while after the window ended
         fw.acquire(cell, t + 25 * S, 1, out);
@@ -74,13 +75,14 @@ class FixedWindowTest {
         // Then the next window starts at that request, not at a multiple of the window
         assertEquals(new Decision(Outcome.ALLOWED, 2, 1, 10 * S, 0, 0), out.toDecision());
         fw.acquire(cell, t + 34 * S, 1, out);
-        assertEquals(new Decision(Outcome.ALLOWED, 2, 0, S, 0, 0), out.toDecision());
+        assertEquals(new Decision(Outcome.ALLOWED, 2, 0, S + 2, 0, 0), out.toDecision());
     }
 
     @Test
     void acquire_firstRequestOffTheRounding_reportsTheWindowNotTheRoundedEnd() {
-        // Given 5 per 10 s from a key's first request (starts rounded up to 4 ns), and a first
-        // request 1 ns past a multiple of 4: its window really ends 10 s + 3 ns later
+        // Given 5 per 10 s from a key's first request (cells of 4 ns), and a first request 1 ns
+        // into its cell: its window, whole cells from that cell's start, really ends 10 s + 3 ns
+        // after the request
         FixedWindow fw = FixedWindow.builder().limit(5).window(Duration.ofSeconds(10))
                 .alignment(Alignment.FIRST_REQUEST).build();
         long t = MINUTE_START + 1;
@@ -92,7 +94,7 @@ class FixedWindowTest {
         // Then the reset reads exactly the window (so headers say t=10, not 11)
         assertEquals(new Decision(Outcome.ALLOWED, 5, 4, 10 * S, 0, 0), out.toDecision());
 
-        // And the enforcement keeps the rounded-up end: full until then, a new window after
+        // And the enforcement keeps the true end: full until then, a new window after
         fw.acquire(cell, t, 4, out);
         fw.acquire(cell, t + 10 * S + 2, 1, out);
         assertEquals(new Decision(Outcome.DENIED, 5, 0, 1, 1, 0), out.toDecision());
@@ -137,18 +139,119 @@ class FixedWindowTest {
     }
 
     @Test
-    void release_refundsTheCurrentWindowOnly() {
+    void refund_inItsOwnWindow_givesThePermitsBackButNeverBelowZero() {
+        // Given 2 per minute, both taken
+        FixedWindow fw = FixedWindow.of(2, Duration.ofMinutes(1));
+        WindowCell cell = fw.newCell(MINUTE_START);
+        fw.acquire(cell, MINUTE_START, 2, out);
+        long receipt = out.receipt();
+
+        // When the admission is refunded later in the same window, with a cost too large
+        fw.refund(cell, 5, receipt, () -> MINUTE_START + 30 * S);
+
+        // Then the window counts nothing again, not less than nothing
+        assertTrue(fw.isFresh(cell, MINUTE_START + S));
+        assertEquals(Algorithm.ADMITTED, fw.acquire(cell, MINUTE_START + S, 2, out));
+        assertEquals(Algorithm.DENIED, fw.acquire(cell, MINUTE_START + S, 1, out));
+    }
+
+    @Test
+    void refund_afterTheKeyMovedToTheNextWindow_isDropped() {
+        // Given 2 per minute: an admission in the first minute, then the second minute full
+        FixedWindow fw = FixedWindow.of(2, Duration.ofMinutes(1));
+        WindowCell cell = fw.newCell(MINUTE_START);
+        fw.acquire(cell, MINUTE_START + S, 2, out);
+        long late = out.receipt();
+        fw.acquire(cell, MINUTE_START + 61 * S, 2, out);
+
+        // When the first minute's admission is refunded only now
+        fw.refund(cell, 2, late, () -> MINUTE_START + 61 * S);
+
+        // Then the new window does not owe it anything
+        assertEquals(Algorithm.DENIED, fw.acquire(cell, MINUTE_START + 61 * S, 1, out));
+    }
+
+    @Test
+    void refund_withNoReceipt_givesNothingBack() {
         FixedWindow fw = FixedWindow.of(2, Duration.ofMinutes(1));
         WindowCell cell = fw.newCell(MINUTE_START);
         fw.acquire(cell, MINUTE_START, 2, null);
 
-        fw.release(cell, MINUTE_START + S, 5);
-        assertTrue(fw.isFresh(cell, MINUTE_START + S), "a refund never goes below zero");
-        fw.acquire(cell, MINUTE_START + S, 2, null);
-        fw.release(cell, MINUTE_START + 61 * S, 2);
+        fw.refund(cell, 2, MutableDecision.NO_RECEIPT, () -> MINUTE_START);
 
-        assertEquals(Algorithm.ADMITTED, fw.acquire(cell, MINUTE_START + 61 * S, 2, out));
-        assertEquals(0, out.remaining(), "the late refund did not credit the new window");
+        assertEquals(Algorithm.DENIED, fw.acquire(cell, MINUTE_START, 1, out));
+    }
+
+    @Test
+    void acquire_staleReadingAfterRefundsEmptiedTheNextWindow_isRefusedAndTheIndexNeverMovesBack() {
+        // Given 2 per minute: minute 0 full, then minute 1 opened by an admission refunded at once
+        FixedWindow fw = FixedWindow.of(2, Duration.ofMinutes(1));
+        WindowCell cell = fw.newCell(MINUTE_START);
+        fw.acquire(cell, MINUTE_START + S, 2, out);
+        fw.acquire(cell, MINUTE_START + 61 * S, 1, out);
+        fw.refund(cell, 1, out.receipt(), () -> MINUTE_START + 61 * S);
+        long word = cell.word();
+
+        // When a thread that read the clock at 59 s decides only now
+        int stale = fw.acquire(cell, MINUTE_START + 59 * S, 1, out);
+
+        // Then it is refused until its reading would have reached minute 1, nothing is written,
+        // and minute 1 keeps its whole quota
+        assertEquals(Algorithm.DENIED, stale);
+        assertEquals(new Decision(Outcome.DENIED, 2, 2, 0, S, 0), out.toDecision());
+        assertEquals(word, cell.word(), "the window index moved back");
+        assertEquals(Algorithm.ADMITTED, fw.acquire(cell, MINUTE_START + 62 * S, 2, out));
+    }
+
+    @Test
+    void acquire_staleReadingBehindAnOpenWindow_isRefusedNotCountedInTheLaterWindow() {
+        // Given 2 per minute: one admission in minute 1
+        FixedWindow fw = FixedWindow.of(2, Duration.ofMinutes(1));
+        WindowCell cell = fw.newCell(MINUTE_START);
+        fw.acquire(cell, MINUTE_START + 61 * S, 1, out);
+
+        // When a thread that read the clock in minute 0 decides (minute 0's count is unknown now)
+        int stale = fw.acquire(cell, MINUTE_START + 30 * S, 1, out);
+
+        // Then it is refused (retry when minute 1 begins) and minute 1 still has one left
+        assertEquals(Algorithm.DENIED, stale);
+        assertEquals(30 * S, out.retryAfterNanos());
+        assertEquals(Algorithm.ADMITTED, fw.acquire(cell, MINUTE_START + 61 * S, 1, out));
+        assertEquals(0, out.remaining());
+    }
+
+    @Test
+    void acquire_firstRequestStaleReadingBeforeTheStoredWindow_isRefused() {
+        // Given 2 per 10 s from a key's first request: the window opened at 0 s is full, and one
+        // opened at 20 s was refunded back to zero
+        FixedWindow fw = FixedWindow.builder().limit(2).window(Duration.ofSeconds(10))
+                .alignment(Alignment.FIRST_REQUEST).build();
+        WindowCell cell = fw.newCell(MINUTE_START);
+        fw.acquire(cell, MINUTE_START, 2, out);
+        fw.acquire(cell, MINUTE_START + 20 * S, 1, out);
+        fw.refund(cell, 1, out.receipt(), () -> MINUTE_START + 20 * S);
+        long word = cell.word();
+
+        // When a thread that read the clock at 9 s decides only now
+        int stale = fw.acquire(cell, MINUTE_START + 9 * S, 1, out);
+
+        // Then it is refused, and the window opened at 20 s stays where it is
+        assertEquals(Algorithm.DENIED, stale);
+        assertEquals(11 * S, out.retryAfterNanos());
+        assertEquals(word, cell.word());
+    }
+
+    @Test
+    void acquire_stalePeek_reportsTheStoredWindowWithoutWriting() {
+        FixedWindow fw = FixedWindow.of(3, Duration.ofMinutes(1));
+        WindowCell cell = fw.newCell(MINUTE_START);
+        fw.acquire(cell, MINUTE_START + 61 * S, 1, out);
+        long word = cell.word();
+
+        assertEquals(Algorithm.ADMITTED, fw.acquire(cell, MINUTE_START + 59 * S, 0, out));
+
+        assertEquals(2, out.remaining());
+        assertEquals(word, cell.word());
     }
 
     static Stream<Arguments> configurations() {
@@ -176,8 +279,9 @@ class FixedWindowTest {
             Alignment alignment, long seed) {
         FixedWindow fw = FixedWindow.builder().limit(limit).window(window).alignment(alignment).build();
 
+        // Refunds included: the admissions that stay never exceed the limit per window
         List<ModelCheck.Event> admitted = ModelCheck.run(fw, model(limit, window, alignment),
-                seed + 100, 100_000, window.toNanos(), 0);
+                seed + 100, 100_000, window.toNanos(), 0.2);
 
         if (alignment == Alignment.EPOCH) {
             Invariants.epochWindows(admitted, limit, window.toNanos());
@@ -188,7 +292,7 @@ class FixedWindowTest {
     }
 
     private static FixedWindowModel model(long limit, Duration window, Alignment alignment) {
-        // The documented rounding of a first request's start: 2^(bit length of limit - 1) ns.
+        // The documented cell of first-request windows: 2^(bit length of limit - 1) ns.
         return new FixedWindowModel(limit, window.toNanos(), alignment == Alignment.EPOCH,
                 Long.highestOneBit(limit));
     }

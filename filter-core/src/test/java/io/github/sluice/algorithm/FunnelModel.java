@@ -52,10 +52,18 @@ final class FunnelModel {
                 full.subtract(leftQuota).longValueExact(), 0, 0);
     }
 
-    /** Takes {@code quota} units back out; the funnel never holds less than nothing. */
-    void refund(long quota, long now) {
+    /**
+     * Takes back out the {@code quota} units poured at {@code pouredAt}, less what leaked since
+     * (that water has left, and what is in the funnel now may be later pours'); the funnel never
+     * holds less than nothing.
+     */
+    void refund(long quota, long pouredAt, long now) {
         makeSpace(now);
         BigInteger full = capacity.multiply(interval);
-        leftQuota = leftQuota.add(BigInteger.valueOf(quota).multiply(interval)).min(full);
+        BigInteger back = BigInteger.valueOf(quota).multiply(interval)
+                .subtract(BigInteger.valueOf(now - pouredAt));
+        if (back.signum() > 0) {
+            leftQuota = leftQuota.add(back).min(full);
+        }
     }
 }

@@ -113,18 +113,51 @@ class GcraTest {
     }
 
     @Test
-    void release_refund_neverGoesBelowFresh() {
+    void refund_atOnce_neverGoesBelowFresh() {
         Gcra gcra = Gcra.of(1, Duration.ofSeconds(1), 2);
         Cell cell = gcra.newCell(START);
         MutableDecision out = new MutableDecision();
         gcra.acquire(cell, START, 3, out);
         assertEquals(0, out.remaining());
 
-        gcra.release(cell, START, 10);
+        gcra.refund(cell, 10, out.receipt(), () -> START);
 
         gcra.acquire(cell, START, 0, out);
         assertEquals(3, out.remaining());
         assertEquals(0, out.resetNanos());
+    }
+
+    @Test
+    void refund_afterTheTatBecameDueAndWasPushedAgain_givesNothingBack() {
+        // Given 3 at once, one a second: 3 taken at 0 s; at 3 s the TAT is due and 3 are taken
+        Gcra gcra = Gcra.of(1, Duration.ofSeconds(1), 2);
+        Cell cell = gcra.newCell(START);
+        MutableDecision first = new MutableDecision();
+        gcra.acquire(cell, START, 3, first);
+        assertEquals(Algorithm.ADMITTED, gcra.acquire(cell, START + 3 * S, 3, null));
+
+        // When the first admission is refunded only now
+        gcra.refund(cell, 3, first.receipt(), () -> START + 3 * S);
+
+        // Then nothing is given back: the TAT is the later admission's
+        assertEquals(Algorithm.DENIED, gcra.acquire(cell, START + 3 * S, 1, null));
+    }
+
+    @Test
+    void refund_partlyDue_givesBackWhatIsStillAhead() {
+        // Given 3 at once, one a second: 3 taken at 0 s (TAT 3 s), then 1 more at 1 s (TAT 4 s)
+        Gcra gcra = Gcra.of(1, Duration.ofSeconds(1), 2);
+        Cell cell = gcra.newCell(START);
+        MutableDecision first = new MutableDecision();
+        gcra.acquire(cell, START, 3, first);
+        assertEquals(Algorithm.ADMITTED, gcra.acquire(cell, START + S, 1, null));
+
+        // When the first admission is refunded at 1 s
+        gcra.refund(cell, 3, first.receipt(), () -> START + S);
+
+        // Then 2 seconds of TAT come back (the third had become due): TAT 2 s, so 2 more fit
+        assertEquals(Algorithm.ADMITTED, gcra.acquire(cell, START + S, 2, null));
+        assertEquals(Algorithm.DENIED, gcra.acquire(cell, START + S, 1, null));
     }
 
     static Stream<Arguments> configurations() {
@@ -153,9 +186,10 @@ class GcraTest {
             long burst, long seed) {
         Gcra gcra = Gcra.of(permits, period, burst);
 
+        // Refunds included: the admissions that stay never exceed the burst plus the rate
         List<ModelCheck.Event> admitted = ModelCheck.run(gcra,
                 new GcraModel(gcra.emissionIntervalNanos(), burst), seed + 100, 100_000,
-                gcra.emissionIntervalNanos(), 0);
+                gcra.emissionIntervalNanos(), 0.2);
 
         Invariants.bucket(admitted, burst + 1, gcra.emissionIntervalNanos());
     }

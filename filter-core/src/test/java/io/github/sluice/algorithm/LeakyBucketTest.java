@@ -14,6 +14,8 @@ import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -99,20 +101,36 @@ class LeakyBucketTest {
         assertTrue(algorithm.retireIfFresh(cell, clock.nanos()));
 
         assertEquals(Algorithm.RETIRED, algorithm.acquire(cell, clock.nanos(), 1, null));
-        algorithm.release(cell, clock.nanos(), 1);
+        algorithm.refund(cell, 1, clock.nanos(), clock);
         assertTrue(cell.retired());
     }
 
     @Test
-    void release_refund_neverGoesBelowEmpty() {
+    void refund_atOnce_neverGoesBelowEmpty() {
         Limiter<?> limiter = Limiter.of(bucket(3, 1, Duration.ofSeconds(1)), clock);
-        assertTrue(limiter.tryAcquire(2));
+        MutableDecision out = new MutableDecision();
+        assertTrue(limiter.acquire(2, out));
 
-        limiter.release(1);
-        assertEquals(2, limiter.acquire(0).remaining());
-        limiter.release(10);
+        limiter.refund(10, out.receipt());
 
         assertEquals(new Decision(Outcome.ALLOWED, 3, 3, 0, 0, 0), limiter.acquire(0));
+    }
+
+    @Test
+    void refund_afterItsWaterLeakedAndTheBucketFilledAgain_takesNothingOut() {
+        // Given a bucket of 2 leaking one a second: 2 poured at 0 s; at 2 s it is empty again and
+        // 2 are poured
+        Limiter<?> limiter = Limiter.of(bucket(2, 1, Duration.ofSeconds(1)), clock);
+        MutableDecision first = new MutableDecision();
+        assertTrue(limiter.acquire(2, first));
+        clock.advance(Duration.ofSeconds(2));
+        assertTrue(limiter.tryAcquire(2));
+
+        // When the first pour is refunded only now
+        limiter.refund(2, first.receipt());
+
+        // Then no water comes out: what is in the bucket is the later pour's
+        assertFalse(limiter.tryAcquire(1));
     }
 
     @Test
@@ -143,11 +161,16 @@ class LeakyBucketTest {
         int allowed = 0;
         int denied = 0;
 
+        List<long[]> poured = new ArrayList<>();
+        List<Long> receipts = new ArrayList<>();
         for (int i = 0; i < 100_000; i++) {
             long cost = random.nextInt(20) == 0 ? capacity + 1 : random.nextLong(4);
-            if (random.nextInt(12) == 0) {
-                model.refund(cost, clock.nanos());
-                limiter.release(cost);
+            if (random.nextInt(12) == 0 && !poured.isEmpty()) {
+                // Refund a pour not yet refunded: mostly a recent one, sometimes an old one
+                int j = random.nextInt(3) != 0 ? poured.size() - 1 : random.nextInt(poured.size());
+                long[] p = poured.remove(j);
+                model.refund(p[0], p[1], clock.nanos());
+                limiter.refund(p[0], receipts.remove(j));
                 // A refund hands back at most what is in the bucket: count afresh from here
                 admittedUnits = 0;
                 start = clock.nanos();
@@ -159,6 +182,10 @@ class LeakyBucketTest {
                 if (out.allowed()) {
                     admittedUnits += cost;
                     allowed++;
+                    if (cost > 0) {
+                        poured.add(new long[] {cost, clock.nanos()});
+                        receipts.add(out.receipt());
+                    }
                 } else {
                     denied++;
                 }

@@ -139,18 +139,45 @@ class ShapingLeakyBucketTest {
     }
 
     @Test
-    void release_rightAfterAcquire_givesTheSlotBackExactly() {
+    void refund_rightAfterAcquire_givesTheSlotBackExactly() {
         Limiter<?> limiter = Limiter.of(tenPerSecond(0), clock);
-        limiter.acquire(1);
-        Decision shaped = limiter.acquire(1);
+        MutableDecision first = new MutableDecision();
+        limiter.acquire(1, first);
+        MutableDecision second = new MutableDecision();
+        limiter.acquire(1, second);
+        Decision shaped = second.toDecision();
 
-        limiter.release(1);
+        limiter.refund(1, second.receipt());
         Decision again = limiter.acquire(1);
 
         assertEquals(shaped, again);
-        limiter.release(100);
+    }
+
+    @Test
+    void refund_ofTheOnlyAdmission_leavesTheKeyFresh() {
+        Limiter<?> limiter = Limiter.of(tenPerSecond(0), clock);
+        MutableDecision out = new MutableDecision();
+        limiter.acquire(1, out);
+
+        limiter.refund(100, out.receipt());
+
         assertEquals(new Decision(Outcome.ALLOWED, 4, 4, 0, 0, 0), limiter.acquire(0),
                 "a refund never earns more than the full slack");
+    }
+
+    @Test
+    void refund_afterALaterRequestTookTheNextSlot_givesNothingBack() {
+        // Given 10/s, no slack: a request at 0 ms (slot 0), then one delayed to 100 ms
+        Limiter<?> limiter = Limiter.of(tenPerSecond(0), clock);
+        MutableDecision first = new MutableDecision();
+        limiter.acquire(1, first);
+        assertEquals(100 * MS, limiter.acquire(1).delayNanos());
+
+        // When the first is refunded
+        limiter.refund(1, first.receipt());
+
+        // Then the next request still waits for the slot after the delayed one, never shares it
+        assertEquals(200 * MS, limiter.acquire(1).delayNanos());
     }
 
     @Test
@@ -179,6 +206,8 @@ class ShapingLeakyBucketTest {
         MutableDecision out = new MutableDecision();
         long lastDelayedAt = Long.MIN_VALUE;
         long lastDelayedCost = 0;
+        List<long[]> admissions = new ArrayList<>();
+        List<Long> receipts = new ArrayList<>();
         int shaped = 0;
         int denied = 0;
 
@@ -201,11 +230,19 @@ class ShapingLeakyBucketTest {
             } else if (out.outcome() == Outcome.DENIED) {
                 denied++;
             }
-            if (out.allowed() && cost > 0 && random.nextInt(10) == 0) {
-                // Another policy refused the same request: its slot is handed back at once
-                model.refund(cost, clock.nanos());
-                limiter.release(cost);
-                lastDelayedAt = Long.MIN_VALUE;
+            if (out.allowed() && cost > 0) {
+                admissions.add(new long[] {cost, model.last()});
+                receipts.add(out.receipt());
+                int r = random.nextInt(20);
+                if (r < 3) {
+                    // Another policy refused the same request: its slot is handed back at once,
+                    // or (rarely) an older admission's, which later slots now follow
+                    int j = r == 0 ? random.nextInt(admissions.size()) : admissions.size() - 1;
+                    long[] a = admissions.remove(j);
+                    model.refund(a[0], a[1], clock.nanos());
+                    limiter.refund(a[0], receipts.remove(j));
+                    lastDelayedAt = Long.MIN_VALUE;
+                }
             }
             // Clients often come back exactly when told to: after the retry-after or the delay
             long step = switch (random.nextInt(6)) {

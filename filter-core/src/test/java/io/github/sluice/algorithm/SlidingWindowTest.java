@@ -83,19 +83,73 @@ class SlidingWindowTest {
     }
 
     @Test
-    void release_refundsTheCurrentSlotOnly() {
+    void refund_whileTheHeadIsInItsSlot_lowersTheHeadsCount() {
+        // Given 2 per 2 s in two slots of 1 s, both taken in slot 0
+        SlidingWindow sw = SlidingWindow.of(2, Duration.ofSeconds(2), 2);
+        SlotCell cell = sw.newCell(MINUTE_START);
+        sw.acquire(cell, MINUTE_START, 2, out);
+
+        // When the admission is refunded (the clock has meanwhile reached slot 1: irrelevant)
+        sw.refund(cell, 2, out.receipt(), () -> MINUTE_START + S);
+
+        // Then both permits are free again
+        assertEquals(Algorithm.ADMITTED, sw.acquire(cell, MINUTE_START + S, 2, out));
+    }
+
+    @Test
+    void refund_afterTheHeadMovedOn_lowersTheFinalCountOfItsOwnSlot() {
+        // Given 3 per 2 s in two slots of 1 s: one admission in slot 0, then one in slot 1
+        SlidingWindow sw = SlidingWindow.of(3, Duration.ofSeconds(2), 2);
+        SlotCell cell = sw.newCell(MINUTE_START);
+        sw.acquire(cell, MINUTE_START, 1, out);
+        long first = out.receipt();
+        sw.acquire(cell, MINUTE_START + S, 1, out);
+
+        // When the slot-0 admission is refunded after the head moved to slot 1
+        sw.refund(cell, 1, first, () -> MINUTE_START + S);
+
+        // Then slot 0 counts nothing (two more fit now) and slot 1 keeps its permit (in slot 2,
+        // whose window is slots 1 and 2, two fit, not three)
+        assertEquals(Algorithm.ADMITTED, sw.acquire(cell, MINUTE_START + S, 2, out));
+        assertEquals(0, out.remaining());
+        assertEquals(Algorithm.ADMITTED, sw.acquire(cell, MINUTE_START + 2 * S, 0, out));
+        assertEquals(0, out.remaining(), "slot 1 holds 3: the refund left it alone");
+    }
+
+    @Test
+    void refund_ofASlotThatLeftEveryWindow_isDropped() {
+        // Given 2 per 2 s in two slots: slot 0 took 2, then slots 2 and 3 took 2 (the ring entry
+        // of slot 0 now holds slot 2)
+        SlidingWindow sw = SlidingWindow.of(2, Duration.ofSeconds(2), 2);
+        SlotCell cell = sw.newCell(MINUTE_START);
+        sw.acquire(cell, MINUTE_START, 2, out);
+        long old = out.receipt();
+        sw.acquire(cell, MINUTE_START + 2 * S, 1, null);
+        sw.acquire(cell, MINUTE_START + 3 * S, 1, null);
+
+        // When slot 0's admission is refunded only now
+        sw.refund(cell, 2, old, () -> MINUTE_START + 3 * S);
+
+        // Then nothing is given back: the window of slots 2 and 3 is still full
+        assertEquals(Algorithm.DENIED, sw.acquire(cell, MINUTE_START + 3 * S, 1, out));
+    }
+
+    @Test
+    void acquire_staleReadingBehindTheHead_isRefusedUntilItsReadingReachesTheHeadsSlot() {
+        // Given 2 per 2 s in two slots: slot 0 took 2, slot 2 took 1
         SlidingWindow sw = SlidingWindow.of(2, Duration.ofSeconds(2), 2);
         SlotCell cell = sw.newCell(MINUTE_START);
         sw.acquire(cell, MINUTE_START, 2, null);
+        sw.acquire(cell, MINUTE_START + 2 * S, 1, null);
+        long head = cell.word();
 
-        sw.release(cell, MINUTE_START + S, 2);
+        // When a thread that read the clock in slot 1 (its window, slots 0 and 1, is full) decides
+        int stale = sw.acquire(cell, MINUTE_START + S + S / 2, 1, out);
 
-        assertEquals(Algorithm.DENIED, sw.acquire(cell, MINUTE_START + S, 1, out),
-                "a refund after the slot moved on is dropped");
-        sw.acquire(cell, MINUTE_START + 2 * S, 2, null);
-        sw.release(cell, MINUTE_START + 2 * S, 1);
-        assertEquals(1, sw.acquire(cell, MINUTE_START + 2 * S, 0, out) == Algorithm.ADMITTED
-                ? out.remaining() : -1);
+        // Then it is refused with a retry-after until slot 2, and nothing is written
+        assertEquals(Algorithm.DENIED, stale);
+        assertEquals(S / 2, out.retryAfterNanos());
+        assertEquals(head, cell.word());
     }
 
     static Stream<Arguments> configurations() {
@@ -123,8 +177,9 @@ class SlidingWindowTest {
         SlidingWindow sw = SlidingWindow.of(limit, window, slots);
         long slot = (window.toNanos() + slots - 1) / slots;
 
+        // Refunds included: the admissions that stay never exceed the limit per window of slots
         List<ModelCheck.Event> admitted = ModelCheck.run(sw,
-                new SlidingWindowModel(limit, slot, slots), seed + 100, 100_000, slot, 0);
+                new SlidingWindowModel(limit, slot, slots), seed + 100, 100_000, slot, 0.2);
 
         Invariants.slidingWindows(admitted, limit, slot, slots);
     }

@@ -9,7 +9,7 @@ import java.util.Iterator;
  * Reference model of the sliding log, written as the Redis sorted-set design of the seeds: drop
  * the timestamps at or before {@code now - window} ({@code ZREMRANGEBYSCORE}), count the rest
  * ({@code ZCARD}), and log one timestamp per admitted permit ({@code ZADD}). A refund removes the
- * newest timestamps.
+ * refunded admission's own timestamps ({@code ZREM} of its members).
  */
 final class SortedSetLogModel {
 
@@ -60,10 +60,24 @@ final class SortedSetLogModel {
         return new Decision(Outcome.ALLOWED, limit, limit - log.size(), reset(now), 0, 0);
     }
 
-    void refund(long cost, long now) {
+    /** @return the stamp of the latest admission */
+    long lastStamp() {
+        return latest;
+    }
+
+    /**
+     * Refunds an admission of {@code cost} stamped {@code stamp}: removes up to {@code cost}
+     * timestamps equal to it (its own, or another admission's of the same instant: the same log),
+     * never newer ones. Timestamps that left the window were removed already.
+     */
+    void refund(long cost, long stamp, long now) {
         removeExpired(now);
-        for (long i = 0; i < cost && !log.isEmpty(); i++) {
-            log.removeLast();
+        long left = cost;
+        for (Iterator<Long> it = log.descendingIterator(); it.hasNext() && left > 0; ) {
+            if (it.next() == stamp) {
+                it.remove();
+                left--;
+            }
         }
     }
 

@@ -59,9 +59,19 @@ final class UberShapingModel {
                 remaining(last, now), reset(last, now), 0, delay);
     }
 
-    void refund(long cost, long now) {
+    /** @return the time of the last permission issued */
+    long last() {
+        return last;
+    }
+
+    /**
+     * Hands back an admission of {@code cost} whose last permission was {@code lastIssued}: only
+     * while that is still the last permission issued (a later request was already told its time,
+     * and handing back earlier permissions would give the next request the same one).
+     */
+    void refund(long cost, long lastIssued, long now) {
         long quiet = now - maxSlack - perRequest;
-        if (last > quiet) {
+        if (last == lastIssued && last > quiet) {
             last = Math.max(last - cost * perRequest, quiet);
         }
     }

@@ -117,12 +117,23 @@ final class WarmUpSpecModel {
         return new Decision(Outcome.ALLOWED, permits, remaining(now), wait, 0, 0);
     }
 
-    void release(long cost) {
-        if (cost <= 0 || cost > MAX_NANOS / interval || credit >= warmUp) {
+    /** @return the next free ticket */
+    long next() {
+        return next;
+    }
+
+    /**
+     * Refunds an admission of {@code cost} that left the ticket {@code ticket}: only while that
+     * is still the next free ticket (a later admission's schedule is its own). The ticket moves
+     * back by what the admission added (the stable intervals, plus the extra cost of the credit it
+     * spent, known only when some credit is left), and the credit it spent comes back.
+     */
+    void refund(long cost, long ticket) {
+        if (cost <= 0 || cost > MAX_NANOS / interval || credit >= warmUp || next != ticket) {
             return;
         }
         long restored = Math.min(warmUp, credit + spent(cost));
-        next = Math.max(0, next - cost * interval - extra(restored, credit));
+        next = Math.max(0, next - cost * interval - (credit > 0 ? extra(restored, credit) : 0));
         credit = restored;
     }
 }

@@ -216,7 +216,7 @@ class WarmUpTest {
     }
 
     @Test
-    void release_rightAfterAnAdmission_undoesItExactly() {
+    void refund_rightAfterAnAdmission_undoesItExactly() {
         // Given two identical keys that were used once, 1.5 s ago (2/s, 4 s, cold factor 3)
         WarmUp algorithm = warmUp(2, Duration.ofSeconds(4), 3.0);
         WarmUpCell refunded = algorithm.newCell(clock.nanos());
@@ -226,8 +226,9 @@ class WarmUpTest {
         clock.advance(Duration.ofMillis(1_500));
 
         // When one admits 3 permits that another policy then refuses, and hands them back
-        assertEquals(Algorithm.ADMITTED, algorithm.acquire(refunded, clock.nanos(), 3, null));
-        algorithm.release(refunded, clock.nanos(), 3);
+        MutableDecision admission = new MutableDecision();
+        assertEquals(Algorithm.ADMITTED, algorithm.acquire(refunded, clock.nanos(), 3, admission));
+        algorithm.refund(refunded, 3, admission.receipt(), clock);
 
         // Then it holds the state of the admission instant: the credit 3.5 s + 0.125 s of rest
         assertEquals(3_625 * MS, refunded.stored());
@@ -258,7 +259,7 @@ class WarmUpTest {
         assertTrue(algorithm.isFresh(cell, cold));
         assertTrue(algorithm.retireIfFresh(cell, cold));
         assertEquals(Algorithm.RETIRED, algorithm.acquire(cell, cold, 1, null));
-        algorithm.release(cell, cold, 1);
+        algorithm.refund(cell, 1, t0, () -> cold);
         assertTrue(cell.retired());
     }
 
@@ -278,7 +279,7 @@ class WarmUpTest {
         assertEquals(1, out.retryAfterNanos());
         assertFalse(algorithm.isFresh(cell, ticket + 100 * SECOND));
         assertFalse(algorithm.retireIfFresh(cell, ticket + 100 * SECOND));
-        algorithm.release(cell, ticket, 1);
+        algorithm.refund(cell, 1, ticket, () -> ticket);
         assertEquals(ticket | WarmUp.PUBLISHING, cell.word(), "a refund waits for nobody");
 
         // And once it finishes publishing, the key works again
@@ -310,11 +311,17 @@ class WarmUpTest {
             assertEquals(model.widthBits, algorithm.widthBits(), "width bits");
             assertEquals(model.slope, algorithm.slope(), "slope");
             MutableDecision out = new MutableDecision();
+            List<long[]> admitted = new ArrayList<>();
             for (int i = 0; i < 5_000; i++) {
                 long cost = random.nextInt(30) == 0 ? Long.MAX_VALUE / 3 : random.nextLong(4);
-                if (random.nextInt(12) == 0) {
-                    model.release(cost);
-                    limiter.release(cost);
+                if (random.nextInt(12) == 0 && !admitted.isEmpty()) {
+                    // Refund an admission: mostly the latest (exact), sometimes an older one
+                    // whose ticket a later request has taken (nothing comes back)
+                    int j = random.nextInt(3) != 0 ? admitted.size() - 1
+                            : random.nextInt(admitted.size());
+                    long[] a = admitted.remove(j);
+                    model.refund(a[0], a[1]);
+                    limiter.refund(a[0], a[2]);
                     continue;
                 }
                 Decision expected = model.acquire(cost, own.nanos());
@@ -322,6 +329,9 @@ class WarmUpTest {
                 assertEquals(expected, out.toDecision(), "config " + config + " operation " + i);
                 if (out.allowed()) {
                     allowed++;
+                    if (cost > 0) {
+                        admitted.add(new long[] {cost, model.next(), out.receipt()});
+                    }
                 } else {
                     denied++;
                 }

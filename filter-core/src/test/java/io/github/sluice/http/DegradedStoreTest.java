@@ -50,6 +50,11 @@ class DegradedStoreTest {
                     }
 
                     @Override
+                    public void refund(String key, long cost, MutableDecision admission) {
+                        real.refund(key, cost, admission);
+                    }
+
+                    @Override
                     public long size() {
                         return real.size();
                     }

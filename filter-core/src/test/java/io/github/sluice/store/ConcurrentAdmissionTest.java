@@ -151,6 +151,15 @@ class ConcurrentAdmissionTest {
         }
     }
 
+    /** The end of a concurrent request, or the refund of a rate limit's admission. */
+    private static void giveBack(KeySpace space, String key, MutableDecision admission) {
+        if (space.algorithm().concurrency()) {
+            space.release(key, 1);
+        } else {
+            space.refund(key, 1, admission);
+        }
+    }
+
     static Stream<Arguments> refundable() {
         return Stream.of(
                 Arguments.of(TokenBucket.of(1, Duration.ofHours(1), 3)),
@@ -190,28 +199,31 @@ class ConcurrentAdmissionTest {
             long seed = t;
             workers.add(pool.submit((Callable<Void>) () -> {
                 Random random = new Random(seed);
-                MutableDecision out = new MutableDecision();
                 List<Integer> mine = new ArrayList<>();
+                List<MutableDecision> admissions = new ArrayList<>();
                 start.await();
                 for (int i = 0; i < 20_000 || swept.get() < 500 && i < 5_000_000; i++) {
                     if (mine.isEmpty() || random.nextBoolean()) {
                         int k = random.nextInt(keys);
+                        MutableDecision out = new MutableDecision();
                         if (space.acquire("k" + k, 1, out)) {
                             // Counted after admission and before release: never above the truth.
                             if (held.incrementAndGet(k) > 3) {
                                 overAdmitted.set(true);
                             }
                             mine.add(k);
+                            admissions.add(out);
                         }
                     } else {
-                        int k = mine.remove(random.nextInt(mine.size()));
+                        int j = random.nextInt(mine.size());
+                        int k = mine.remove(j);
                         held.decrementAndGet(k);
-                        space.release("k" + k, 1);
+                        giveBack(space, "k" + k, admissions.remove(j));
                     }
                 }
-                for (int k : mine) {
-                    held.decrementAndGet(k);
-                    space.release("k" + k, 1);
+                for (int j = 0; j < mine.size(); j++) {
+                    held.decrementAndGet(mine.get(j));
+                    giveBack(space, "k" + mine.get(j), admissions.get(j));
                 }
                 return null;
             }));

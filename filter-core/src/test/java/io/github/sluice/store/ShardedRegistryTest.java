@@ -59,19 +59,39 @@ class ShardedRegistryTest {
         Workload workload = new Workload(7, policy.unitNanos(), policy.algorithm().limit(), 0.3);
         Random random = workload.random();
 
-        // When 100,000 random requests and releases go to random keys at random times
+        // When 100,000 random requests and refunds (releases, for concurrency) go to random keys
+        // at random times, a refund undoing one of the key's admissions not yet refunded
+        List<List<long[]>> held = new ArrayList<>();
+        List<List<MutableDecision>> admissions = new ArrayList<>();
+        int[] calls = new int[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            held.add(new ArrayList<>());
+            admissions.add(new ArrayList<>());
+        }
         for (int i = 0; i < 100_000; i++) {
             workload.next(clock.nanos());
             clock.advanceNanos(workload.step());
             int k = random.nextInt(keys.length);
             long cost = Math.min(workload.cost(), 3 * policy.algorithm().limit());
             if (workload.op() == Workload.Op.RELEASE) {
-                space.release(keys[k], cost);
-                models[k].release(clock.nanos(), cost);
+                if (policy.algorithm().concurrency()) {
+                    space.release(keys[k], cost);
+                    models[k].release(clock.nanos(), cost);
+                } else if (!held.get(k).isEmpty()) {
+                    int j = random.nextInt(held.get(k).size());
+                    long[] h = held.get(k).remove(j);
+                    space.refund(keys[k], h[1], admissions.get(k).remove(j));
+                    models[k].refund(clock.nanos(), h[1], (int) h[0]);
+                }
             } else {
                 Decision expected = models[k].acquire(clock.nanos(), cost);
+                int call = calls[k]++;
                 assertEquals(expected.allowed(), space.acquire(keys[k], cost, out));
                 assertEquals(expected, out.toDecision(), "operation " + i + " on " + keys[k]);
+                if (expected.allowed() && cost > 0) {
+                    held.get(k).add(new long[] {call, cost});
+                    admissions.get(k).add(new MutableDecision().copyFrom(out));
+                }
             }
             registry.sweep(keys.length);
         }

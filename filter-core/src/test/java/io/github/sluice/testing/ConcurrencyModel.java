@@ -36,6 +36,12 @@ public final class ConcurrencyModel implements Model {
         inFlight = Math.max(0, inFlight - cost);
     }
 
+    /** Permits are interchangeable: a refund is a release. */
+    @Override
+    public void refund(long now, long cost, int call) {
+        release(now, cost);
+    }
+
     /** @return the permits held */
     public long inFlight() {
         return inFlight;

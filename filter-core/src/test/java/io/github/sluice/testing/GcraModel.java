@@ -3,6 +3,8 @@ package io.github.sluice.testing;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.Outcome;
 import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * redis-cell's {@code rate_limit()} transcribed step by step over a key that may be missing (its
@@ -15,6 +17,8 @@ public final class GcraModel implements Model {
     private final long limit;
     /** The stored TAT, or {@code null} when the key is missing (never written, or expired). */
     private BigInteger stored;
+    /** The time of every acquisition, by number. */
+    private final List<Long> calls = new ArrayList<>();
 
     /**
      * @param emissionNanos the emission interval
@@ -28,6 +32,7 @@ public final class GcraModel implements Model {
 
     @Override
     public Decision acquire(long nowNanos, long quantity) {
+        calls.add(nowNanos);
         BigInteger now = BigInteger.valueOf(nowNanos);
         expire(now);
         BigInteger increment = emission.multiply(BigInteger.valueOf(quantity));
@@ -55,16 +60,21 @@ public final class GcraModel implements Model {
                 ttl.longValueExact(), retryAfter, 0);
     }
 
-    /** Sluice's refund: move the TAT back by the refunded emission, never before now. */
+    /**
+     * Sluice's refund: move the TAT back by the refunded emission less the time elapsed since the
+     * admission (a TAT that became due meanwhile was the admission's, given back by time), never
+     * before now.
+     */
     @Override
-    public void release(long nowNanos, long cost) {
+    public void refund(long nowNanos, long cost, int call) {
         BigInteger now = BigInteger.valueOf(nowNanos);
         expire(now);
-        if (stored == null || cost == 0) {
+        BigInteger back = emission.multiply(BigInteger.valueOf(Math.min(cost, limit)))
+                .subtract(BigInteger.valueOf(nowNanos - calls.get(call)));
+        if (stored == null || back.signum() <= 0) {
             return;
         }
-        BigInteger back = stored.subtract(emission.multiply(BigInteger.valueOf(Math.min(cost, limit))));
-        stored = back.max(now);
+        stored = stored.subtract(back).max(now);
     }
 
     /** Redis drops the key when its TTL (TAT - now at the last write) has elapsed. */

@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * "No window ever admits more than allowed", checked on a log of admissions alone (no model), for
- * workloads without refunds.
+ * "No window ever admits more than allowed", checked on a log of admissions alone (no model): the
+ * admissions that stayed admitted (refunded ones left out) and, for concurrency, the releases.
  */
 public final class Invariants {
 
@@ -48,22 +48,34 @@ public final class Invariants {
     }
 
     /**
-     * Windows that start at the first admission after the previous window ended (rounded up to
-     * {@code rounding}): at most {@code limit} admitted per window.
+     * Windows opened by requests (fixed window, first-request alignment), checked against the
+     * windows the algorithm says it counted each admission in (the receipt: the number of the
+     * window's first cell of {@code cell} ns): every admission's reading lies inside its window,
+     * a window lasts whole cells reaching at least {@code window} past any reading of its first
+     * cell, windows do not overlap, and none holds more than {@code limit}. Any partition with
+     * these properties proves the guarantee, whichever requests opened the windows.
      */
     public static void firstRequestWindows(List<ModelCheck.Event> events, long limit, long window,
-            long rounding) {
+            long cell) {
+        long length = (window + 2 * cell - 2) / cell * cell;
+        long start = Long.MIN_VALUE;
         long end = Long.MIN_VALUE;
         long total = 0;
         for (ModelCheck.Event e : events) {
-            if (e.time() >= end) {
-                long start = Math.floorDiv(e.time() + rounding - 1, rounding) * rounding;
-                end = start + window;
+            long s = e.receipt() * cell;
+            if (s != start) {
+                assertTrue(s >= end, () -> "the window starting at " + s + " overlaps the previous one");
+                start = s;
+                end = s + length;
                 total = 0;
             }
+            long st = start;
+            long en = end;
+            assertTrue(e.time() >= st && e.time() < en,
+                    () -> "admission at " + e.time() + " counted in the window [" + st + ", " + en + ")");
             total += e.cost();
             long t = total;
-            assertTrue(t <= limit, () -> "window ending at " + e.time() + " admitted " + t);
+            assertTrue(t <= limit, () -> "the window starting at " + st + " admitted " + t);
         }
     }
 

@@ -2,7 +2,9 @@ package io.github.sluice.testing;
 
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.Outcome;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -15,6 +17,8 @@ public final class SlidingWindowModel implements Model {
     private final long slot;
     private final int slots;
     private final Map<Long, Long> counts = new HashMap<>();
+    /** The slot of every acquisition, by number. */
+    private final List<Long> calls = new ArrayList<>();
 
     /**
      * @param limit permits per window
@@ -34,6 +38,7 @@ public final class SlidingWindowModel implements Model {
     @Override
     public Decision acquire(long now, long cost) {
         long current = Math.floorDiv(now, slot);
+        calls.add(current);
         long used = 0;
         for (long s = current - slots + 1; s <= current; s++) {
             used += count(s);
@@ -69,10 +74,9 @@ public final class SlidingWindowModel implements Model {
         return 0;
     }
 
-    /** A refund lowers the current slot's count; once the slot has moved on it is dropped. */
+    /** A refund lowers the count of the slot the admission was counted in, wherever time is. */
     @Override
-    public void release(long now, long cost) {
-        long current = Math.floorDiv(now, slot);
-        counts.computeIfPresent(current, (s, c) -> Math.max(0, c - cost));
+    public void refund(long now, long cost, int call) {
+        counts.computeIfPresent(calls.get(call), (s, c) -> Math.max(0, c - cost));
     }
 }

@@ -2,6 +2,8 @@ package io.github.sluice.testing;
 
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.Outcome;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A token bucket as x/time/rate describes it, kept as a credit of token-nanoseconds and the time of
@@ -17,6 +19,8 @@ public final class TokenBucketModel implements Model {
     private long credit;
     private long last;
     private boolean started;
+    /** The time of every acquisition, by number. */
+    private final List<Long> calls = new ArrayList<>();
 
     /**
      * @param intervalNanos nanoseconds per token
@@ -40,6 +44,7 @@ public final class TokenBucketModel implements Model {
 
     @Override
     public Decision acquire(long now, long n) {
+        calls.add(now);
         advance(now);
         long tokens = credit / interval;
         long reset = capacity - credit;
@@ -54,10 +59,16 @@ public final class TokenBucketModel implements Model {
         return new Decision(Outcome.ALLOWED, burst, credit / interval, capacity - credit, 0, 0);
     }
 
-    /** A refund puts tokens back, never more than the burst. */
+    /**
+     * A refund puts the admission's tokens back, less what refilled since it was made (that much
+     * of it may have been given back by time already), never more than the burst.
+     */
     @Override
-    public void release(long now, long n) {
+    public void refund(long now, long n, int call) {
+        long back = Math.min(n, burst) * interval - (now - calls.get(call));
         advance(now);
-        credit = Math.min(capacity, credit + Math.min(n, burst) * interval);
+        if (back > 0) {
+            credit = Math.min(capacity, credit + back);
+        }
     }
 }

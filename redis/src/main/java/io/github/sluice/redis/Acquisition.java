@@ -25,14 +25,19 @@ import java.util.concurrent.locks.LockSupport;
  *       groups are sent together and awaited against one deadline: the command timeout, counted
  *       from the moment the request entered the store (hashing keys and sending included).
  *   <li>A group that fails or times out is decided by the failure policy.
- *   <li>If any policy denied, permits taken by the others are given back (without waiting).
+ *   <li>If any policy denied, permits taken by the others are given back (without waiting): a
+ *       group that Redis admitted is refunded by one more script call, each policy carrying the
+ *       receipt its script returned, so that the refund lands in the window, slot, log entries
+ *       or schedule its admission took, however long the round trip took and whatever other
+ *       requests did meanwhile; a policy the local fallback admitted is refunded there.
  * </ol>
  *
  * <p>Not instantiated: a static procedure over the caller's arrays.
  */
 final class Acquisition {
 
-    private static final int REPLY = 5;
+    /** Integers per policy in the script's reply: the decision's five, then its receipt. */
+    private static final int REPLY = 6;
     private static final long POLL_MIN_NANOS = 1_000_000L;
     private static final long POLL_MAX_MILLIS = 20;
 
@@ -43,6 +48,11 @@ final class Acquisition {
         if (cost < 0) {
             throw new IllegalArgumentException("cost must be >= 0 but was " + cost);
         }
+    }
+
+    /** @return a receipt as the script's argument: the number, or none */
+    static String receiptArg(long receipt) {
+        return receipt == MutableDecision.NO_RECEIPT ? Binding.NO_RECEIPT : Long.toString(receipt);
     }
 
     /**
@@ -185,7 +195,8 @@ final class Acquisition {
             List<CompletableFuture<List<Object>>> futures = new ArrayList<>(groups);
             String nowArg = e.nowArg(now);
             for (int g = 0; g < groups; g++) {
-                futures.add(e.submit(keysOf(g, redisKeys), argvOf(g, "a", nowArg, ks, costs, false)));
+                futures.add(e.submit(keysOf(g, redisKeys),
+                        argvOf(g, "a", nowArg, ks, costs, null)));
             }
             for (int g = 0; g < groups; g++) {
                 List<Object> reply = awaitReply(e, futures.get(g), deadline);
@@ -199,7 +210,7 @@ final class Acquisition {
                 for (int i = 0; i < n; i++) {
                     if (group[i] == g) {
                         if (leaseIds[i] != null && ks[i].leases != null) {
-                            ks[i].refund(keys[i], leaseIds[i], 1, costs[i]);
+                            ks[i].refund(keys[i], leaseIds[i], 1, costs[i], MutableDecision.NO_RECEIPT);
                         }
                         leaseIds[i] = null;
                         denied = degradeOne(i, denied, ks, keys, costs, out);
@@ -244,11 +255,19 @@ final class Acquisition {
                 if (group[i] != g) {
                     continue;
                 }
+                int at = REPLY * m++;
                 try {
-                    Engine.decode(reply, REPLY * m++, ks[i].limit, out[i]);
+                    Engine.decode(reply, at, ks[i].limit, out[i]);
                 } catch (IllegalStateException ex) {
                     e.log.log(Level.WARNING, "sluice-redis ''{0}'': {1}", e.name, ex.getMessage());
                     return false;
+                }
+                if (!(reply.get(at + REPLY - 1) instanceof Long receipt)) {
+                    Engine.LOG.log(Level.WARNING, "sluice-redis: unexpected script reply {0}", reply);
+                    return false;
+                }
+                if (out[i].allowed() && !denied && costs[i] > 0) {
+                    out[i].receipt(receipt);
                 }
                 fromRedis[i] = true;
                 peek[i] = denied;
@@ -279,9 +298,12 @@ final class Acquisition {
             return k;
         }
 
-        /** The group's arguments; {@code chargedOnly} keeps the others at cost 0 (a refund). */
+        /**
+         * The group's arguments. For a refund ({@code admissions} not null), the policies not
+         * charged stay at cost 0 and the charged ones carry their admission's receipt.
+         */
         private String[] argvOf(int g, String op, String nowArg, RedisKeySpace[] ks, long[] costs,
-                boolean chargedOnly) {
+                MutableDecision[] admissions) {
             int members = 0;
             for (int i = 0; i < n; i++) {
                 members += group[i] == g ? 1 : 0;
@@ -292,8 +314,12 @@ final class Acquisition {
             int at = 2;
             for (int i = 0; i < n; i++) {
                 if (group[i] == g) {
-                    long cost = chargedOnly && !charged[i] ? 0 : costs[i];
+                    boolean refunded = admissions != null && charged[i];
+                    long cost = admissions != null && !charged[i] ? 0 : costs[i];
                     ks[i].binding.fill(argv, at, cost, leaseIds[i], 1);
+                    if (refunded) {
+                        argv[at + Binding.RECEIPT] = receiptArg(admissions[i].receipt());
+                    }
                     at += Binding.STRIDE;
                 }
             }
@@ -318,7 +344,7 @@ final class Acquisition {
                 }
                 return -1;
             }
-            giveBack(e, ks, keys, costs);
+            giveBack(e, ks, keys, costs, out);
             for (int i = 0; i < n; i++) {
                 if (fromRedis[i] && !peek[i] && !out[i].allowed() && costs[i] > 0
                         && ks[i].cache != null) {
@@ -328,11 +354,20 @@ final class Acquisition {
             return first;
         }
 
-        /** Gives back what a denied request took: one refund call per Redis group. */
-        private void giveBack(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs) {
+        /**
+         * Gives back what a denied request took: one refund call per Redis group, each policy
+         * with its admission's receipt; the local fallback's admissions are refunded there.
+         */
+        private void giveBack(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs,
+                MutableDecision[] out) {
             for (int i = 0; i < n; i++) {
                 if (charged[i] && !fromRedis[i]) {
-                    ks[i].giveBack(keys[i], new LeaseBook.Lease(ks[i].degradedWhere(), null, 1, costs[i]));
+                    if (ks[i].leases != null) {
+                        ks[i].giveBack(keys[i],
+                                new LeaseBook.Lease(ks[i].degradedWhere(), null, 1, costs[i]));
+                    } else if (ks[i].fallback != null) {
+                        ks[i].fallback.refund(keys[i], costs[i], out[i]);
+                    }
                 }
             }
             for (int g = 0; g < groups; g++) {
@@ -348,7 +383,7 @@ final class Acquisition {
                 }
                 if (any) {
                     e.fireAndForget(keysOf(g, redisKeys),
-                            argvOf(g, "r", e.nowArg(e.localClock.nanos()), ks, costs, true));
+                            argvOf(g, "r", e.nowArg(e.localClock.nanos()), ks, costs, out));
                 }
             }
         }

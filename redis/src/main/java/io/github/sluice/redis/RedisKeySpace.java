@@ -69,9 +69,9 @@ final class RedisKeySpace implements KeySpace {
     /**
      * {@inheritDoc}
      *
-     * <p>Never waits: the release is sent and not awaited. If it is lost (Redis down), a rate
-     * limit simply keeps the permits (stricter), and a concurrency lease expires after the lease
-     * timeout.
+     * <p>Never waits: the release is sent and not awaited. If it is lost (Redis down), a
+     * concurrency lease expires after the lease timeout. A rate limit holds nothing while a
+     * request runs: nothing is sent.
      *
      * @throws NullPointerException if {@code key} is null
      * @throws IllegalArgumentException if {@code cost < 0}
@@ -80,40 +80,73 @@ final class RedisKeySpace implements KeySpace {
     public void release(String key, long cost) {
         Objects.requireNonNull(key, "key");
         Acquisition.checkCost(cost);
-        if (cost == 0) {
+        if (cost == 0 || leases == null) {
             return;
         }
         try {
-            if (leases != null) {
-                for (LeaseBook.Lease l : leases.pop(key, cost)) {
-                    giveBack(key, l);
-                }
-            } else if (engine.breaker.isOpen()) {
-                if (fallback != null) {
-                    fallback.release(key, cost);
-                }
-            } else {
-                refund(key, null, 0, cost);
+            for (LeaseBook.Lease l : leases.pop(key, cost)) {
+                giveBack(key, l);
             }
         } catch (RuntimeException e) {
             engine.log.log(Level.WARNING, "sluice-redis: release failed", e);
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>An admission decided by Redis is refunded by the script, with the receipt the script
+     * returned; one decided by the local fallback (Redis was down) is refunded there; one a
+     * fail-open store let through took nothing. Never waits: the refund is sent and not awaited,
+     * and if it is lost (Redis down) the key keeps the permits, which is stricter. For a
+     * concurrency limit this releases the admission's lease.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code cost < 0}
+     */
+    @Override
+    public void refund(String key, long cost, MutableDecision admission) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(admission, "admission");
+        Acquisition.checkCost(cost);
+        if (cost == 0 || !admission.allowed()) {
+            return;
+        }
+        if (leases != null) {
+            release(key, cost);
+            return;
+        }
+        try {
+            if (admission.degraded()) {
+                if (fallback != null) {
+                    fallback.refund(key, cost, admission);
+                }
+            } else {
+                refund(key, null, 0, cost, admission.receipt());
+            }
+        } catch (RuntimeException e) {
+            Engine.LOG.log(Level.WARNING, "sluice-redis: refund failed", e);
+        }
+    }
+
     void giveBack(String key, LeaseBook.Lease l) {
         switch (l.where()) {
-            case REDIS -> refund(key, l.id(), l.first(), l.count());
+            case REDIS -> refund(key, l.id(), l.first(), l.count(), MutableDecision.NO_RECEIPT);
             case LOCAL -> fallback.release(key, l.count());
             case NONE -> { }
         }
     }
 
-    /** Sends a release of {@code cost} permits (or of a lease) without waiting. */
-    void refund(String key, String leaseId, long first, long cost) {
+    /**
+     * Sends a release of {@code cost} permits without waiting: a refund carrying the receipt the
+     * script returned for the admission, or the release of a concurrency lease.
+     */
+    void refund(String key, String leaseId, long first, long cost, long receipt) {
         String[] argv = new String[2 + Binding.STRIDE];
         argv[0] = engine.nowArg(engine.localClock.nanos());
         argv[1] = "r";
         binding.fill(argv, 2, cost, leaseId, first);
+        argv[2 + Binding.RECEIPT] = Acquisition.receiptArg(receipt);
         engine.fireAndForget(new String[] {engine.keys.key(name, key)}, argv);
     }
 

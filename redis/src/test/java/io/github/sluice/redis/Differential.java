@@ -12,6 +12,10 @@ import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -71,10 +75,13 @@ final class Differential implements AutoCloseable {
             Random random = new Random(seed);
             MutableDecision m = new MutableDecision();
             MutableDecision r = new MutableDecision();
+            // Admissions not yet refunded, per key: cost, and each side's decision (its receipt)
+            Map<String, List<Object[]>> held = new HashMap<>();
             for (int i = 0; i < steps; i++) {
                 String key = "k" + random.nextInt(3);
                 int op = random.nextInt(10);
                 String where = algorithm + " seed " + seed + " step " + i;
+                List<Object[]> mine = held.computeIfAbsent(key, k -> new ArrayList<>());
                 if (op < 6) {
                     long cost = random.nextInt(10) == 0 ? 0 : 1 + random.nextInt(maxCost);
                     boolean am = mem.acquire(key, cost, m);
@@ -82,10 +89,21 @@ final class Differential implements AutoCloseable {
                     assertFalse(r.degraded(), where + ": Redis did not answer");
                     compare(where + " acquire(" + key + ", " + cost + ")", m, r);
                     assertEquals(am, ar, where);
-                } else if (op < 7) {
+                    if (am && cost > 0) {
+                        mine.add(new Object[] {cost, new MutableDecision().copyFrom(m),
+                                new MutableDecision().copyFrom(r)});
+                    }
+                } else if (op < 7 && algorithm.concurrency()) {
                     long cost = 1 + random.nextInt(2);
                     mem.release(key, cost);
                     red.release(key, cost);
+                } else if (op < 7 && !mine.isEmpty()) {
+                    // A refund: mostly of the key's latest admission (another policy refused the
+                    // same request), sometimes of an older one, after the state has moved on
+                    int j = random.nextInt(3) != 0 ? mine.size() - 1 : random.nextInt(mine.size());
+                    Object[] a = mine.remove(j);
+                    mem.refund(key, (Long) a[0], (MutableDecision) a[1]);
+                    red.refund(key, (Long) a[0], (MutableDecision) a[2]);
                 } else if (random.nextBoolean()) {
                     clock.advanceNanos(1000L * (1 + random.nextInt(20)));
                 } else {

@@ -83,13 +83,24 @@ class TokenBucketRedisTest {
     }
 
     @Test
-    void release_refund_neverExceedsCapacity() {
+    void refund_atOnce_neverExceedsCapacity() {
+        KeySpace space = store.keySpace("tb", TokenBucket.of(1, Duration.ofSeconds(1), 2));
+        MutableDecision admission = new MutableDecision();
+        assertTrue(space.acquire("k", 2, admission));
+
+        space.refund("k", 5, admission);
+
+        assertEquals(2, acquire(space, "k", 0).remaining());
+    }
+
+    @Test
+    void release_ofARateLimit_givesNothingBack() {
         KeySpace space = store.keySpace("tb", TokenBucket.of(1, Duration.ofSeconds(1), 2));
         acquire(space, "k", 2);
 
-        space.release("k", 5);
+        space.release("k", 2);
 
-        assertEquals(2, acquire(space, "k", 0).remaining());
+        assertEquals(0, acquire(space, "k", 0).remaining());
     }
 
     @Test

@@ -14,8 +14,12 @@ public abstract class Binding {
 
     /** Parameters per policy in the script's argument layout. */
     public static final int PARAMS = 5;
-    /** Arguments per policy: kind, cost and the parameters. */
-    public static final int STRIDE = 2 + PARAMS;
+    /** Arguments per policy: kind, cost, the parameters, and the receipt a refund carries. */
+    public static final int STRIDE = 3 + PARAMS;
+    /** Where, from a policy's first argument, the receipt of the admission a refund undoes goes. */
+    public static final int RECEIPT = 2 + PARAMS;
+    /** The receipt argument of a call that carries none (an acquisition, a lease's release). */
+    public static final String NO_RECEIPT = "-";
     /** The longest duration the in-memory algorithms accept (their {@code Checks.MAX_NANOS}). */
     static final long MAX_NANOS = 1L << 61;
 
@@ -77,7 +81,8 @@ public abstract class Binding {
     }
 
     /**
-     * Writes this policy's {@link #STRIDE} arguments.
+     * Writes this policy's {@link #STRIDE} arguments, with no receipt (a refund then sets the
+     * receipt at {@link #RECEIPT}).
      *
      * @param argv the argument array
      * @param offset where this policy's arguments start
@@ -89,6 +94,7 @@ public abstract class Binding {
         argv[offset] = kind;
         argv[offset + 1] = Long.toString(cost);
         System.arraycopy(params, 0, argv, offset + 2, PARAMS);
+        argv[offset + RECEIPT] = NO_RECEIPT;
     }
 
     /**

@@ -1,61 +1,73 @@
 -- fixed-window: a hash {s = window start (us), c = count}, as
 -- io.github.sluice.algorithm.FixedWindow. p[1] = limit, p[2] = window (us), p[3] = 1 for windows
 -- aligned to the epoch, 0 for windows opened by a key's first request (starting at that
--- request's microsecond).
+-- request's microsecond and covering the readings up to a window later, that one included: the
+-- whole microseconds a window needs so as never to end early, as the in-memory cells).
+--
+-- The stored window never moves backwards: a reading before its start (a client clock that lags,
+-- or a request that waited) is refused, because the earlier window's count is gone; a count of
+-- zero (refunds) still marks the window. Returns: stale, start, count, fin (the window's end).
 local function fw_state(key, now, p)
   local window, epoch = p[2], p[3] == 1
+  local span = window
+  local mine = now
+  if epoch then
+    mine = idiv(now, window) * window
+  else
+    span = window + 1
+  end
   local start, count = hget_numbers(key, 's', 'c')
-  local open = false
-  if start and count and count > 0 then
-    if epoch then
-      open = start >= idiv(now, window) * window
-    else
-      open = now < start + window
+  if start and count then
+    if mine < start then
+      return true, start, count, start + span
+    end
+    if count > 0 and now < start + span then
+      return false, start, count, start + span
     end
   end
-  if not open then
-    count = 0
-    if epoch then
-      start = idiv(now, window) * window
-    else
-      start = now
-    end
-  end
-  return open, start, count
+  return false, mine, 0, mine + span
 end
 
 A['fixed-window'] = {
   decide = function(key, now, cost, p)
     local limit, window = p[1], p[2]
-    local open, start, count = fw_state(key, now, p)
-    local fin = start + window
+    local stale, start, count, fin = fw_state(key, now, p)
+    local reset = 0
+    if count > 0 then
+      reset = min(fin - now, window)
+    end
     if cost > limit then
-      local reset = 0
-      if count > 0 then
-        reset = fin - now
-      end
       return {0, limit - count, reset, NEVER, 0}
     end
+    if stale and cost > 0 then
+      local retry = fin - now
+      if count + cost <= limit then
+        retry = start - now
+      end
+      return {0, limit - count, reset, retry, 0}
+    end
     if count + cost > limit then
-      return {0, limit - count, fin - now, fin - now, 0}
+      return {0, limit - count, reset, fin - now, 0}
     end
-    local reset = 0
     if count + cost > 0 then
-      reset = fin - now
+      reset = min(fin - now, window)
     end
-    return {1, limit - count - cost, reset, 0, 0, start, count + cost}
+    local r = {1, limit - count - cost, reset, 0, 0, start, count + cost, fin - now}
+    r.receipt = start
+    return r
   end,
   commit = function(key, now, cost, p, r)
     claim(key, 'hash')
     redis.call('HSET', key, 's', s(r[6]), 'c', s(r[7]))
-    redis.call('PEXPIRE', key, s(px(r[3])))
+    redis.call('PEXPIRE', key, s(px(r[8])))
   end,
+  -- A refund: the receipt is the start of the window the admission was counted in. Dropped once
+  -- the key has moved to another window. HSET keeps the key's TTL: the window ends when it ended.
   release = function(key, now, cost, p)
-    local open, start, count = fw_state(key, now, p)
-    if open then
-      -- HSET keeps the key's TTL: the window still ends when it ended.
+    local start, count = hget_numbers(key, 's', 'c')
+    local counted = receipt_of(p)
+    if counted and start == counted and count and count > 0 then
       redis.call('HSET', key, 'c', s(max(0, count - cost)))
     end
   end
 }
-

@@ -24,23 +24,17 @@ A['gcra'] = {
     if now < allow_at then
       return {0, gcra_remaining(tolerance, emission, tat - now), tat - now, allow_at - now, 0}
     end
-    return {1, gcra_remaining(tolerance, emission, new_tat - now), new_tat - now, 0, 0, new_tat}
+    local r = {1, gcra_remaining(tolerance, emission, new_tat - now), new_tat - now, 0, 0, new_tat}
+    r.receipt = now
+    return r
   end,
   commit = function(key, now, cost, p, r)
     redis.call('SET', key, s(r[6]), 'PX', s(px(r[3])))
   end,
+  -- A refund: the receipt is the admission's clock reading (see instant_refund).
   release = function(key, now, cost, p)
     local emission, limit = p[1], p[2]
-    local tat = get_number(key)
-    if not tat or tat <= now then
-      return
-    end
-    local nxt = max(now, tat - min(cost, limit) * emission)
-    if nxt <= now then
-      redis.call('DEL', key)
-    else
-      redis.call('SET', key, s(nxt), 'PX', s(px(nxt - now)))
-    end
+    instant_refund(key, now, min(cost, limit) * emission, receipt_of(p), now)
   end
 }
 

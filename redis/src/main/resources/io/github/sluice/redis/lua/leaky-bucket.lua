@@ -14,23 +14,17 @@ A['leaky-bucket'] = {
     if after > depth then
       return {0, idiv(depth - level, interval), level, after - depth, 0}
     end
-    return {1, idiv(depth - after, interval), after, 0, 0, now + after}
+    local r = {1, idiv(depth - after, interval), after, 0, 0, now + after}
+    r.receipt = now
+    return r
   end,
   commit = function(key, now, cost, p, r)
     redis.call('SET', key, s(r[6]), 'PX', s(px(r[3])))
   end,
+  -- A refund: the receipt is the admission's clock reading (see instant_refund).
   release = function(key, now, cost, p)
     local interval, capacity = p[1], p[2]
-    local empty_at = get_number(key)
-    if not empty_at or empty_at <= now then
-      return
-    end
-    local nxt = max(empty_at - min(cost, capacity) * interval, now)
-    if nxt <= now then
-      redis.call('DEL', key)
-    else
-      redis.call('SET', key, s(nxt), 'PX', s(px(nxt - now)))
-    end
+    instant_refund(key, now, min(cost, capacity) * interval, receipt_of(p), now)
   end
 }
 

@@ -1,13 +1,16 @@
 -- The dispatcher. KEYS[i] is policy i's key; ARGV[1] is the client's clock in microseconds, or
 -- '' to read Redis TIME; ARGV[2] is the operation:
 --   'a'  acquire, all or nothing: every policy is decided; only if all admit are they written.
---        After the first denial the remaining policies are peeked (cost 0). Reply: five integers
---        per policy: admitted (1/0), remaining, reset (us), retry-after (us, -1 = never), delay.
---   'r'  release (refund, or the end of a concurrent request). Reply: an empty array.
+--        After the first denial the remaining policies are peeked (cost 0). Reply: six integers
+--        per policy: admitted (1/0), remaining, reset (us), retry-after (us, -1 = never), delay,
+--        and the admission's receipt (0 when it has none), which a refund sends back.
+--   'r'  release: a refund (with the admission's receipt), or the end of a concurrent request.
+--        Reply: an empty array.
 --   'n'  renew the leases the arguments name (concurrency). Reply: an empty array.
 -- Per policy, ARGV holds STRIDE values from 3 + (i - 1) * STRIDE: the algorithm's kind, the
--- cost, then up to five parameters (numbers, or strings such as a lease id).
-local STRIDE = 7
+-- cost, then up to five parameters (numbers, or strings such as a lease id), then the receipt
+-- of the admission a refund undoes ('-' for none).
+local STRIDE = 8
 
 local now
 if ARGV[1] ~= '' then
@@ -59,6 +62,7 @@ if op == 'a' then
     for j = 1, 5 do
       out[#out + 1] = res[i][j]
     end
+    out[#out + 1] = res[i].receipt or 0
   end
   return out
 elseif op == 'r' or op == 'n' then

@@ -73,3 +73,42 @@ local function hget_numbers(key, f1, f2)
   return tonumber(v[1]), tonumber(v[2])
 end
 
+
+-- Refunds carry the receipt the admission's script returned (p[6]): a number, or '-' when there is
+-- none. What a receipt means is the algorithm's own (a clock reading, a window start, a slot, a
+-- log timestamp, a published schedule); a refund gives back only what the receipt proves is still
+-- the admission's.
+local function receipt_of(p)
+  local r = p[6]
+  if type(r) == 'number' then
+    return r
+  end
+  return nil
+end
+
+-- The refund of the instant algorithms (token bucket, GCRA, policing leaky bucket), as
+-- io.github.sluice.algorithm.TimeWord: an admission at reading t of `took` microseconds (cost
+-- times the interval) moves the stored instant back by took - (now - t), never below `floor`
+-- (the fresh state), and not at all once that is not positive: what time refilled since t may
+-- already have been given back and taken by later requests. The script is atomic and reads its
+-- clock after every admission it can see, so now bounds their readings (with a client clock,
+-- as far as the instances' clocks agree).
+local function instant_refund(key, now, took, t, floor)
+  if not t or now < t then
+    return
+  end
+  local back = took - (now - t)
+  if back <= 0 then
+    return
+  end
+  local stored = get_number(key)
+  if not stored or stored <= floor then
+    return
+  end
+  local nxt = max(stored - back, floor)
+  if nxt <= floor then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, s(nxt), 'PX', s(px(nxt - floor)))
+  end
+end

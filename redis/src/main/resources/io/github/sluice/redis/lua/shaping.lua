@@ -28,19 +28,25 @@ A['shaping'] = {
       return {0, shaping_remaining(now, slot, p), slot - now + slack, delay - max_delay, 0}
     end
     local after = slot + cost * interval
-    return {1, shaping_remaining(now, after, p), after - floor, 0, delay, after}
+    local r = {1, shaping_remaining(now, after, p), after - floor, 0, delay, after}
+    r.receipt = after
+    return r
   end,
   commit = function(key, now, cost, p, r)
     redis.call('SET', key, s(r[6]), 'PX', s(px(r[3])))
   end,
+  -- A refund: the receipt is the `next` the admission published. Its slots are given back only
+  -- while they are still the last ones issued; once a later request took a slot behind them, it
+  -- was told its delay, and moving `next` back would schedule another request into that slot.
   release = function(key, now, cost, p)
     local interval, slack, max_cost = p[1], p[2], p[5]
-    local floor = now - slack
+    local published = receipt_of(p)
     local nxt = get_number(key)
-    if not nxt or nxt <= floor then
+    if not published or not nxt or nxt ~= published then
       return
     end
-    nxt = max(nxt - min(cost, max_cost) * interval, floor)
+    local floor = now - slack
+    nxt = nxt - min(cost, max_cost) * interval
     if nxt <= floor then
       redis.call('DEL', key)
     else

@@ -35,7 +35,9 @@ A['sliding-log'] = {
     end
     -- Timestamps never go backwards in the log, even if a clock does.
     local stamp = max(now, log_newest(key) or now)
-    return {1, limit - used - cost, stamp - boundary, 0, 0, stamp}
+    local r = {1, limit - used - cost, stamp - boundary, 0, 0, stamp}
+    r.receipt = stamp
+    return r
   end,
   commit = function(key, now, cost, p, r)
     claim(key, 'zset')
@@ -55,16 +57,21 @@ A['sliding-log'] = {
     end
     redis.call('PEXPIRE', key, s(px(r[3])))
   end,
+  -- A refund: the receipt is the timestamp the admission logged. Up to `cost` permits carrying
+  -- exactly that timestamp are un-logged (the admission's own, or another's of the same instant:
+  -- the same log), never newer ones, which would leave the refunded one behind to leave the
+  -- window too early. Permits already trimmed are not refunded.
   release = function(key, now, cost, p)
-    local limit, window = p[1], p[2]
-    -- Un-log the newest permits still in the window.
-    local newest = redis.pcall('ZREVRANGEBYSCORE', key, '+inf', '(' .. s(now - window),
-      'LIMIT', 0, min(cost, limit))
-    if type(newest) == 'table' and #newest > 0 and not newest['err'] then
-      for i = 1, #newest, 1000 do
-        redis.call('ZREM', key, unpack(newest, i, min(#newest, i + 999)))
+    local limit = p[1]
+    local stamp = receipt_of(p)
+    if not stamp then
+      return
+    end
+    local own = redis.pcall('ZRANGEBYSCORE', key, s(stamp), s(stamp), 'LIMIT', 0, min(cost, limit))
+    if type(own) == 'table' and #own > 0 and not own['err'] then
+      for i = 1, #own, 1000 do
+        redis.call('ZREM', key, unpack(own, i, min(#own, i + 999)))
       end
     end
   end
 }
-

@@ -24,9 +24,13 @@ A['sliding-window'] = {
     local limit, slot_us, slots = p[1], p[2], p[3]
     local counts, head = sw_read(key)
     local current = idiv(now, slot_us)
-    -- A head ahead of our slot was written with a later clock reading: count there.
+    -- A head ahead of our slot was written with a later clock reading: this request is refused
+    -- (a peek reports the head's window), as counting it in the head's slot could put more than
+    -- the limit in the window that ends with its own slot.
+    local stale = false
     if head and head > current then
       current = head
+      stale = true
     end
     local function count(sn)
       return counts[sn] or 0
@@ -41,6 +45,9 @@ A['sliding-window'] = {
         reset = (sn + slots) * slot_us - now
         break
       end
+    end
+    if stale and cost > 0 and cost <= limit and used + cost <= limit then
+      return {0, limit - used, reset, current * slot_us - now, 0}
     end
     if cost > limit or used + cost > limit then
       local retry = NEVER
@@ -60,13 +67,15 @@ A['sliding-window'] = {
     if cost == 0 then
       return {1, limit - used, reset, 0, 0}
     end
-    local stale = {}
+    local left = {}
     for sn, _ in pairs(counts) do
       if sn <= current - slots then
-        stale[#stale + 1] = s(sn)
+        left[#left + 1] = s(sn)
       end
     end
-    return {1, limit - used - cost, (current + slots) * slot_us - now, 0, 0, current, stale}
+    local r = {1, limit - used - cost, (current + slots) * slot_us - now, 0, 0, current, left}
+    r.receipt = current
+    return r
   end,
   commit = function(key, now, cost, p, r)
     claim(key, 'hash')
@@ -78,17 +87,17 @@ A['sliding-window'] = {
     end
     redis.call('PEXPIRE', key, s(px(r[3])))
   end,
+  -- A refund: the receipt is the slot the admission was counted in. Its count is lowered wherever
+  -- the head is now (the hash keeps every slot still inside a window); a slot that left every
+  -- window was deleted, and the refund is dropped.
   release = function(key, now, cost, p)
-    local slot_us = p[2]
-    local head = tonumber(redis.pcall('HGET', key, 'h'))
-    -- As in memory: a refund only lowers the newest slot, and only while it is current.
-    if not head or head < idiv(now, slot_us) then
+    local slot = receipt_of(p)
+    if not slot then
       return
     end
-    local c = tonumber(redis.call('HGET', key, s(head))) or 0
-    if c > 0 then
-      redis.call('HSET', key, s(head), s(max(0, c - cost)))
+    local c = tonumber(redis.pcall('HGET', key, s(slot)))
+    if c and c > 0 then
+      redis.call('HSET', key, s(slot), s(max(0, c - cost)))
     end
   end
 }
-

@@ -17,24 +17,17 @@ A['token-bucket'] = {
     if nxt > now then
       return {0, idiv(max(0, now - eff), interval), eff - full, nxt - now, 0}
     end
-    return {1, idiv(now - nxt, interval), nxt - full, 0, 0, nxt}
+    local r = {1, idiv(now - nxt, interval), nxt - full, 0, 0, nxt}
+    r.receipt = now
+    return r
   end,
   commit = function(key, now, cost, p, r)
     redis.call('SET', key, s(r[6]), 'PX', s(px(r[3])))
   end,
+  -- A refund: the receipt is the admission's clock reading (see instant_refund).
   release = function(key, now, cost, p)
     local interval, burst = p[1], p[2]
-    local full = now - burst * interval
-    local base = get_number(key)
-    if not base or base <= full then
-      return
-    end
-    local nxt = max(base - min(cost, burst) * interval, full)
-    if nxt <= full then
-      redis.call('DEL', key)
-    else
-      redis.call('SET', key, s(nxt), 'PX', s(px(nxt - full)))
-    end
+    instant_refund(key, now, min(cost, burst) * interval, receipt_of(p), now - burst * interval)
   end
 }
 
