@@ -263,7 +263,7 @@ final class Acquisition {
                     return false;
                 }
                 if (!(reply.get(at + REPLY - 1) instanceof Long receipt)) {
-                    Engine.LOG.log(Level.WARNING, "sluice-redis: unexpected script reply {0}", reply);
+                    e.log.log(Level.WARNING, "sluice-redis: unexpected script reply {0}", reply);
                     return false;
                 }
                 if (out[i].allowed() && !denied && costs[i] > 0) {

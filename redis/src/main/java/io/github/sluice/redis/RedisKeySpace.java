@@ -125,7 +125,7 @@ final class RedisKeySpace implements KeySpace {
                 refund(key, null, 0, cost, admission.receipt());
             }
         } catch (RuntimeException e) {
-            Engine.LOG.log(Level.WARNING, "sluice-redis: refund failed", e);
+            engine.log.log(Level.WARNING, "sluice-redis: refund failed", e);
         }
     }
 
