@@ -374,6 +374,10 @@ class OutageLatencyTest {
             }
 
             @Override
+            public void refund(String key, long cost, MutableDecision admission) {
+            }
+
+            @Override
             public long size() {
                 return 0;
             }
