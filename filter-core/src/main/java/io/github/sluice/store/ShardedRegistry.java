@@ -45,7 +45,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * policy: shards have no bound of their own. At the bound, a new key takes the place of a key of
  * its shard, chosen among {@value #SAMPLE} entries sampled at random positions (a random number
  * generator, not the keys' hash codes, picks them; a shard of at most {@value #SAMPLE} entries is
- * examined whole):
+ * examined whole), and up to {@value #MAX_SAMPLE} while every entry sampled has used its whole
+ * quota:
  * <ol>
  *   <li>a fresh entry, dropped without loss, if the sample has one;
  *   <li>otherwise the entry closest to fresh: the one whose state holds the fewest consumed
@@ -58,11 +59,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * client cannot protect or expose a key by touching it.
  *
  * <p><b>What this costs an attacker.</b> To make a key K that has used up its quota come back
- * fresh, junk keys must be at least as consumed as K (one request per permit K consumed) and kept
- * before K, and must fill the samples that contain K: about {@code bound * consumed(K)} requests,
- * where least-recently-used eviction needed about one shard's worth of one-request keys aimed at K's
- * shard. A key of a token bucket or leaky bucket recovers with time; once its debt is below that of
- * the junk, it is the cheaper to forget, and its client regains only what it had not yet recovered.
+ * fresh, a flood must fill the policy with keys at least as consumed as K (a request per permit
+ * K consumed, for each key of the bound), and must have done so <em>before</em> K was kept, since
+ * among equals the newest goes first: at least {@code bound * consumed(K)} requests, and only
+ * against a K that was not already kept. With least-recently-used eviction by shard, about one
+ * shard's worth of one-request keys aimed at K's shard sufficed (see {@code TargetedEvictionTest}
+ * for the figures). A key of a token bucket or a leaky bucket recovers with time; once its
+ * consumption is below the flood's, it is the cheaper to forget, and its client regains only what
+ * it had not yet recovered.
  *
  * <h2>New keys are always decided by their algorithm</h2>
  * A rate-limit key is always decided on its own state, however many keys arrive at once; the
@@ -120,6 +124,8 @@ public final class ShardedRegistry implements Store {
 
     /** Entries sampled when choosing whom to drop at the bound (Redis samples 5 too). */
     static final int SAMPLE = 5;
+    /** Entries sampled at most, while every entry sampled has used its whole quota. */
+    static final int MAX_SAMPLE = 8 * SAMPLE;
     /** Entries examined for idle eviction when a key is added below the bound. */
     private static final int SWEEP_ON_MISS = 2;
     /** Entries of each shard examined for a key without permits, for a concurrency limit. */
@@ -647,9 +653,12 @@ public final class ShardedRegistry implements Store {
             int victim = -1;
             long victimDebt = Long.MAX_VALUE;
             long victimBorn = UNREAD;
-            // A shard no larger than the sample is examined whole; a larger one at random positions.
+            // A shard no larger than the sample is examined whole; a larger one at random positions,
+            // and further while every entry sampled has used its whole quota: a registry filled
+            // with such keys is what an attack on one of them needs, so it is searched harder.
             boolean whole = size <= SAMPLE;
-            for (int k = 0; k < (whole ? size : SAMPLE); k++) {
+            long full = algorithm.limit();
+            for (int k = 0; whole ? k < size : k < SAMPLE || k < MAX_SAMPLE && victimDebt >= full; k++) {
                 int i = whole ? k : random.nextInt(size);
                 S cell = cell(i);
                 if (algorithm.retireIfFresh(cell, now)) {

@@ -27,20 +27,24 @@ import org.junit.jupiter.params.provider.MethodSource;
  * with a whole new quota.
  *
  * <p>The registry holds {@value #MAX_KEYS} keys in {@value #SHARDS} shards. Before issue 12 a shard
- * held at most {@code MAX_KEYS / SHARDS} = {@value #SHARD_BOUND} keys, was chosen from
- * {@code String.hashCode}, and dropped its least recently used key: junk keys aimed at K's shard
- * (keys sharing K's hash code, computed offline) reset K within at most {@value #SHARD_BOUND} junk
- * requests. Measured on that code with this test, for every algorithm alike: 149 requests with
- * colliding keys of one request each, 741 with colliding keys as heavy as K, 2,953 with plain
- * distinct keys, 14,656 with plain keys as heavy as K. The registry must now withstand a hundred
- * times the shard's bound, {@value #BUDGET} junk requests, whatever the flood looks like.
+ * held at most {@code MAX_KEYS / SHARDS} = 256 keys, was chosen from {@code String.hashCode}, and
+ * dropped its least recently used key. Measured on that code with this test, the same for every
+ * algorithm: K was reset by {@value #BEFORE} junk requests on keys sharing K's hash code (computed
+ * offline), one request each; 741 with such keys as consumed as K; 2,953 with plain distinct keys;
+ * 14,656 with plain keys as consumed as K. The registry must now withstand a hundred times the
+ * cheapest of these, {@value #BUDGET} junk requests, whatever the flood looks like.
+ *
+ * <p>The cheapest flood known against the new registry fills it with keys as consumed as K
+ * <em>before</em> K is used (so that K is the newest among equals): {@code MAX_KEYS * LIMIT} =
+ * 20,480 requests for the filling alone, more than the budget. Filling part of it leaves K among
+ * less consumed keys that are dropped before it.
  */
 class TargetedEvictionTest {
 
     private static final int MAX_KEYS = 4096;
     private static final int SHARDS = 16;
-    private static final int SHARD_BOUND = MAX_KEYS / SHARDS;
-    private static final int BUDGET = 100 * SHARD_BOUND;
+    private static final int BEFORE = 149;
+    private static final int BUDGET = 100 * BEFORE;
     private static final int LIMIT = 5;
     private static final String VICTIM = "alice";
     private static final Duration WINDOW = Duration.ofMinutes(15);
@@ -54,7 +58,12 @@ class TargetedEvictionTest {
         /** One request per junk key, plain distinct keys (spoofed addresses). */
         SPREAD_LIGHT(1),
         /** A whole quota per plain junk key. */
-        SPREAD_HEAVY(LIMIT);
+        SPREAD_HEAVY(LIMIT),
+        /**
+         * A whole quota per plain junk key, 60% of the policy filled with them before K is used
+         * (so that K is newer than they are), then more of them.
+         */
+        PREFLOOD_HEAVY(LIMIT);
 
         final int perKey;
 
@@ -106,7 +115,18 @@ class TargetedEvictionTest {
             space.acquire("user-" + i, 1, out);
             clock.advanceNanos(1_000_000L);
         }
-        // and an attacker who used up the victim's quota a few seconds ago
+        // and an attacker who used up the victim's quota a few seconds ago (after filling the
+        // registry with junk keys as consumed as the victim will be, for the PREFLOOD_HEAVY flood)
+        int k = 0;
+        if (flood == Flood.PREFLOOD_HEAVY) {
+            for (; k < MAX_KEYS * 6 / 10; k++) {
+                for (int c = 0; c < LIMIT; c++) {
+                    requests.incrementAndGet();
+                    space.acquire("10.8." + k, 1, out);
+                    clock.advanceNanos(1_000_000L);
+                }
+            }
+        }
         for (int i = 0; i < LIMIT; i++) {
             assertTrue(space.acquire(VICTIM, 1, out));
         }
@@ -115,7 +135,7 @@ class TargetedEvictionTest {
 
         // When the attacker sends up to a hundred times the junk that reset the victim before
         Collisions collisions = new Collisions(VICTIM, 16);
-        for (int k = 0; requests.get() < BUDGET && victimDroppedAt.get() < 0; k++) {
+        for (; requests.get() < BUDGET && victimDroppedAt.get() < 0; k++) {
             String junk = flood.key(collisions, k);
             for (int c = 0; c < flood.perKey && requests.get() < BUDGET; c++) {
                 requests.incrementAndGet();
