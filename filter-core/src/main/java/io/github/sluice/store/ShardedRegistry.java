@@ -114,13 +114,13 @@ public final class ShardedRegistry implements Store {
      */
     public static final int DEFAULT_MAX_KEY_LENGTH = 128;
     /**
-     * The most heap the registry itself retains per key, in bytes, besides the key and its state:
-     * a map node of up to 48 bytes (a tree node, when many keys share a {@code String.hashCode};
-     * 32 otherwise) and up to 6 bytes of its tree bin; up to 16 bytes of the map's table (at most
-     * 2.67 four-byte slots per key, and both tables while it doubles); 16 bytes of the shard's record
-     * (the key's and the cell's references and an insertion number). Rounded up to 88.
+     * The most heap the registry itself retains per key of its bound, in bytes, besides the key and
+     * its state: a map node of up to 48 bytes (a tree node, when many keys share a
+     * {@code String.hashCode}; 32 otherwise) and up to 6 bytes of its tree bin; up to 16 bytes of
+     * the map's table (at most 2.67 four-byte slots per key, and both tables while it doubles); 4
+     * bytes of the shard's record (the key's reference).
      */
-    public static final long ENTRY_BYTES = 88;
+    public static final long ENTRY_BYTES = 48 + 6 + 16 + 4;
 
     /** Entries sampled when choosing whom to drop at the bound (Redis samples 5 too). */
     static final int SAMPLE = 5;
@@ -494,12 +494,14 @@ public final class ShardedRegistry implements Store {
                                 }
                             }
                         }
+                        // The time it was kept, for the choice among equals at the bound.
+                        cell.touch(now);
                         kept = map.putIfAbsent(key, cell);
                         if (kept != null) {
                             count.decrementAndGet();
                             return kept;
                         }
-                        shard.append(key, cell, limit);
+                        shard.append(key, limit);
                         return cell;
                     } finally {
                         shard.lock.unlock();
@@ -554,14 +556,14 @@ public final class ShardedRegistry implements Store {
     }
 
     /**
-     * One shard's record of the keys it added: parallel arrays (key, cell, insertion number), dense
-     * in {@code [0, size)}, guarded by {@link #lock}. Every cell recorded here is in the map and not
-     * retired: cells are retired only under this lock, and taken out of both at once.
+     * One shard's record of the keys it added: their strings, dense in {@code [0, size)}, guarded by
+     * {@link #lock}. Every key recorded here is in the map with a cell that is not retired: cells
+     * are retired only under this lock, and taken out of the map and the record at once. A cell's
+     * {@linkplain Cell#touched() stamp} is the time it was kept, written once before it is
+     * published.
      */
     private static final class Shard<S extends Cell> {
         private static final int INITIAL = 16;
-        /** An insertion number not read yet (they start at 1). */
-        private static final long UNREAD = 0;
 
         final ReentrantLock lock = new ReentrantLock();
         final Space<S> space;
@@ -569,13 +571,9 @@ public final class ShardedRegistry implements Store {
         /** The scratch decision of the peeks that measure an entry's consumption. */
         final MutableDecision peek = new MutableDecision();
         String[] keys;
-        Cell[] cells;
-        long[] born;
         int size;
         /** The idle-eviction cursor. */
         int hand;
-        /** The insertion number of the last key added. */
-        long added;
         /** Whether the last entry dropped by {@link #evictOne} was fresh. */
         boolean lastLossless;
 
@@ -590,30 +588,21 @@ public final class ShardedRegistry implements Store {
             return (int) (((long) bound + n - 1) / n);
         }
 
-        void append(String key, S cell, int bound) {
+        void append(String key, int bound) {
             int capacity = capacity(bound);
             if (keys == null || size == keys.length) {
                 int length = keys == null ? Math.min(INITIAL, capacity)
                         : (int) Math.min(2L * keys.length, capacity);
-                resize(Math.max(length, size + 1));
+                keys = Arrays.copyOf(keys == null ? new String[0] : keys, Math.max(length, size + 1));
             } else if (keys.length > 2 * capacity && size < capacity) {
-                resize(capacity); // the bound was lowered: give the memory back
+                keys = Arrays.copyOf(keys, capacity); // the bound was lowered: give memory back
             }
-            keys[size] = key;
-            cells[size] = cell;
-            born[size] = ++added;
-            size++;
+            keys[size++] = key;
         }
 
-        private void resize(int length) {
-            keys = Arrays.copyOf(keys == null ? new String[0] : keys, length);
-            cells = Arrays.copyOf(cells == null ? new Cell[0] : cells, length);
-            born = Arrays.copyOf(born == null ? new long[0] : born, length);
-        }
-
-        @SuppressWarnings("unchecked")
+        /** The live cell of the key recorded at {@code i}. */
         private S cell(int i) {
-            return (S) cells[i];
+            return space.map.get(keys[i]);
         }
 
         /** Examines the entry at the cursor and drops it if fresh; returns its key, or null. */
@@ -625,8 +614,9 @@ public final class ShardedRegistry implements Store {
                 hand = 0;
             }
             int i = hand;
-            if (algorithm.retireIfFresh(cell(i), now)) {
-                return removeAt(i, true); // the entry moved into i is examined next
+            S cell = cell(i);
+            if (algorithm.retireIfFresh(cell, now)) {
+                return removeAt(i, cell, true); // the entry moved into i is examined next
             }
             hand = i + 1;
             return null;
@@ -651,8 +641,9 @@ public final class ShardedRegistry implements Store {
             }
             ThreadLocalRandom random = ThreadLocalRandom.current();
             int victim = -1;
+            S victimCell = null;
             long victimDebt = Long.MAX_VALUE;
-            long victimBorn = UNREAD;
+            int ties = 0;
             // A shard no larger than the sample is examined whole; a larger one at random positions,
             // and further while every entry sampled has used its whole quota: a registry filled
             // with such keys is what an attack on one of them needs, so it is searched harder.
@@ -662,40 +653,33 @@ public final class ShardedRegistry implements Store {
                 int i = whole ? k : random.nextInt(size);
                 S cell = cell(i);
                 if (algorithm.retireIfFresh(cell, now)) {
-                    return removeAt(i, true);
+                    return removeAt(i, cell, true);
                 }
                 algorithm.acquire(cell, now, 0, peek);
                 long debt = peek.limit() - peek.remaining();
-                if (debt < victimDebt) {
+                int newer = victimCell == null ? 0 : cell.touched() - victimCell.touched();
+                if (debt < victimDebt || debt == victimDebt && newer > 0) {
                     victim = i;
+                    victimCell = cell;
                     victimDebt = debt;
-                    victimBorn = UNREAD;
-                } else if (debt == victimDebt && i != victim) {
-                    // Insertion numbers are read only on a tie: a memory access saved per entry.
-                    if (victimBorn == UNREAD) {
-                        victimBorn = born[victim];
-                    }
-                    if (born[i] > victimBorn) {
-                        victim = i;
-                        victimBorn = born[i];
-                    }
+                    ties = 1;
+                } else if (debt == victimDebt && newer == 0 && random.nextInt(++ties) == 0) {
+                    // Kept within the same second: uniformly at random among them.
+                    victim = i;
+                    victimCell = cell;
                 }
             }
             // Succeeds: only the holder of this lock retires this shard's cells.
-            algorithm.retire(cell(victim));
-            return removeAt(victim, false);
+            algorithm.retire(victimCell);
+            return removeAt(victim, victimCell, false);
         }
 
-        /** Takes entry {@code i} (already retired) out of the map and of this record. */
-        private String removeAt(int i, boolean lossless) {
+        /** Takes entry {@code i} (whose cell is retired) out of the map and of this record. */
+        private String removeAt(int i, S cell, boolean lossless) {
             String key = keys[i];
-            space.map.remove(key, cells[i]);
-            int last = --size;
-            keys[i] = keys[last];
-            cells[i] = cells[last];
-            born[i] = born[last];
-            keys[last] = null;
-            cells[last] = null;
+            space.map.remove(key, cell);
+            keys[i] = keys[--size];
+            keys[size] = null;
             lastLossless = lossless;
             return key;
         }

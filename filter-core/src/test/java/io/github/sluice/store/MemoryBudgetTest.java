@@ -28,11 +28,11 @@ class MemoryBudgetTest {
     void bytesPerKey_isTheStatePlusTheEntryPlusTheLongestKey() {
         ShardedRegistry registry = ShardedRegistry.builder().build();
 
-        // 24 (a one-word cell) + 88 (the entry) + 24 + 272 (a 128-character UTF-16 string)
-        assertEquals(408, registry.bytesPerKey(BUCKET));
-        // 56 + 8 * 100 (a log of 100 timestamps) + 88 + 296
-        assertEquals(1240, registry.bytesPerKey(LOG));
-        assertEquals(24 + 88 + 24 + 16 + 2 * 4096,
+        // 24 (a one-word cell) + 74 (the entry) + 24 + 272 (a 128-character UTF-16 string)
+        assertEquals(394, registry.bytesPerKey(BUCKET));
+        // 56 + 8 * 100 (a log of 100 timestamps) + 74 + 296
+        assertEquals(1226, registry.bytesPerKey(LOG));
+        assertEquals(24 + 74 + 24 + 16 + 2 * 4096,
                 ShardedRegistry.builder().maxKeyLength(4096).build().bytesPerKey(BUCKET));
     }
 
@@ -40,9 +40,9 @@ class MemoryBudgetTest {
     void explicitMaxKeys_overTheBudget_failsNamingThePolicyItsBytesPerKeyAndTheBudget() {
         ShardedRegistry registry = ShardedRegistry.builder().maxKeys(1_000_000).build();
 
-        Expect.illegalArgument("policy 'per-ip' (token-bucket) takes up to 408 bytes per key"
-                + " (24 for its state, 88 for the registry's entry, 296 for a key of up to 128"
-                + " characters); 1,000,000 keys (maxKeys) need up to 408,000,000 bytes (389.1 MiB),"
+        Expect.illegalArgument("policy 'per-ip' (token-bucket) takes up to 394 bytes per key"
+                + " (24 for its state, 74 for the registry's entry, 296 for a key of up to 128"
+                + " characters); 1,000,000 keys (maxKeys) need up to 394,000,000 bytes (375.7 MiB),"
                 + " more than the memory budget of 268,435,456 bytes (256 MiB);"
                 + " lower maxKeys or raise memoryBudget",
                 () -> registry.keySpace("per-ip", BUCKET));
@@ -50,19 +50,19 @@ class MemoryBudgetTest {
 
     @Test
     void explicitMaxKeys_policiesTogetherOverTheBudget_theOneThatTipsItFails() {
-        // Given a policy of 500,000 keys of 408 bytes bound within the 256 MiB budget
+        // Given a policy of 500,000 keys of 394 bytes bound within the 256 MiB budget
         ShardedRegistry registry = ShardedRegistry.builder().maxKeys(500_000).build();
         registry.keySpace("per-ip", BUCKET);
 
-        // When a second one is bound, then it fails: the two need 408,000,000 bytes
-        Expect.illegalArgument("policy 'per-user' (token-bucket) takes up to 408 bytes per key"
-                + " (24 for its state, 88 for the registry's entry, 296 for a key of up to 128"
-                + " characters); 500,000 keys (maxKeys) need up to 204,000,000 bytes (194.5 MiB),"
-                + " more than the memory budget of 268,435,456 bytes (256 MiB) less the 204,000,000"
-                + " bytes (194.5 MiB) of the policy bound before it; lower maxKeys or raise memoryBudget",
+        // When a second one is bound, then it fails: the two need 394,000,000 bytes
+        Expect.illegalArgument("policy 'per-user' (token-bucket) takes up to 394 bytes per key"
+                + " (24 for its state, 74 for the registry's entry, 296 for a key of up to 128"
+                + " characters); 500,000 keys (maxKeys) need up to 197,000,000 bytes (187.9 MiB),"
+                + " more than the memory budget of 268,435,456 bytes (256 MiB) less the 197,000,000"
+                + " bytes (187.9 MiB) of the policy bound before it; lower maxKeys or raise memoryBudget",
                 () -> registry.keySpace("per-user", BUCKET));
         // and a larger budget takes both
-        ShardedRegistry larger = ShardedRegistry.builder().maxKeys(500_000).memoryBudget(408_000_000)
+        ShardedRegistry larger = ShardedRegistry.builder().maxKeys(500_000).memoryBudget(394_000_000)
                 .build();
         larger.keySpace("per-ip", BUCKET);
         larger.keySpace("per-user", BUCKET);
@@ -74,14 +74,14 @@ class MemoryBudgetTest {
         ShardedRegistry registry = ShardedRegistry.builder().build();
         assertEquals(0, registry.maxKeys());
 
-        // One policy has the whole 256 MiB: 268,435,456 / 408 keys
+        // One policy has the whole 256 MiB: 268,435,456 / 394 keys
         registry.keySpace("per-ip", BUCKET);
-        assertEquals(657_930, registry.maxKeys("per-ip"));
+        assertEquals(681_308, registry.maxKeys("per-ip"));
 
         // A second halves it, and gets half too, in its own keys' size
         registry.keySpace("login", LOG);
-        assertEquals(328_965, registry.maxKeys("per-ip"));
-        assertEquals(108_240, registry.maxKeys("login"));
+        assertEquals(340_654, registry.maxKeys("per-ip"));
+        assertEquals(109_476, registry.maxKeys("login"));
 
         // A budget large enough keeps the old default of a million keys per policy
         ShardedRegistry large = ShardedRegistry.builder().memoryBudget(1L << 40).build();
@@ -94,12 +94,12 @@ class MemoryBudgetTest {
         ShardedRegistry registry = ShardedRegistry.builder().memoryBudget(2_000).build();
         registry.keySpace("per-ip", BUCKET);
 
-        Expect.illegalArgument("policy 'login' (sliding-log) takes up to 1,240 bytes (1.2 KiB) per key"
-                + " (856 for its state, 88 for the registry's entry, 296 for a key of up to 128"
+        Expect.illegalArgument("policy 'login' (sliding-log) takes up to 1,226 bytes (1.2 KiB) per key"
+                + " (856 for its state, 74 for the registry's entry, 296 for a key of up to 128"
                 + " characters); its share of the memory budget of 2,000 bytes (2 KiB), one of 2 equal"
                 + " shares, is 1,000 bytes and holds no such key; raise memoryBudget",
                 () -> registry.keySpace("login", LOG));
-        assertEquals(4, registry.maxKeys("per-ip"), "unchanged by the failed binding");
+        assertEquals(5, registry.maxKeys("per-ip"), "unchanged by the failed binding");
     }
 
     @Test
@@ -107,7 +107,7 @@ class MemoryBudgetTest {
         // Given a policy that holds its derived bound of 100 keys
         AtomicInteger dropped = new AtomicInteger();
         ShardedRegistry registry = ShardedRegistry.builder().clock(new FakeClock())
-                .memoryBudget(100 * 408).shards(4).listener((p, k, lossless) -> dropped.incrementAndGet())
+                .memoryBudget(100 * 394).shards(4).listener((p, k, lossless) -> dropped.incrementAndGet())
                 .build();
         KeySpace space = registry.keySpace("per-ip", BUCKET);
         MutableDecision out = new MutableDecision();

@@ -122,13 +122,13 @@ class ShardedRegistryTest {
 
     @Test
     void atTheBound_amongEquallyConsumedKeys_theNewestIsForgotten() {
-        // Given a policy bounded at 3 keys, each of which used its only permit, one second apart;
+        // Given a policy bounded at 3 keys, each of which used its only permit, two seconds apart;
         // the oldest key is the one used least recently
         ShardedRegistry registry = registry(3);
         KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofHours(1), 1));
         for (String key : List.of("a", "b", "c")) {
             assertTrue(space.acquire(key, 1, out));
-            clock.advanceNanos(S);
+            clock.advanceNanos(2 * S);
         }
 
         // When new keys arrive, each also using its permit
