@@ -52,7 +52,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>otherwise the entry closest to fresh: the one whose state holds the fewest consumed
  *       permits ({@code limit - remaining} of a peek). Forgetting a key gives its client back
  *       exactly that many permits, so this choice gives the least away;
- *   <li>among equally consumed entries, the one kept most recently: incumbents outlast newcomers.
+ *   <li>among equally consumed entries, the one kept most recently (to about a second, at random
+ *       among those kept within the same second): incumbents outlast newcomers.
  * </ol>
  * A dropped key's history is forgotten (its next request starts fresh) and the
  * {@link EvictionListener} is told ({@code lossless = false}). Recency of use plays no part: a
@@ -91,9 +92,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #bytesPerKey(Algorithm)}, is its {@linkplain Algorithm#bytesPerKey() state}, plus the
  * registry's entry ({@value #ENTRY_BYTES} bytes at most), plus a key of
  * {@link Builder#maxKeyLength(int) maxKeyLength} characters stored as UTF-16 (about
- * {@code 40 + 2 * length} bytes); figures for a 64-bit JVM with compressed references. The sum over
- * the policies of bound times worst case must fit the {@link Builder#memoryBudget(long) memory
- * budget} (default {@value #DEFAULT_MEMORY_BUDGET} bytes, 256 MiB: a quarter of a 1 GB heap). With
+ * {@code 40 + 2 * length} bytes; callers bound keys to it, as the enforcer does with its
+ * {@code max-key-length}); figures for a 64-bit JVM with compressed references, for live data
+ * (the collector's headroom, and its waste of 1 to 2% with cells of several kilobytes, come on
+ * top). The sum over the policies of bound times worst case must fit the
+ * {@link Builder#memoryBudget(long) memory budget} (default {@value #DEFAULT_MEMORY_BUDGET} bytes,
+ * 256 MiB: a quarter of a 1 GB heap). With
  * an explicit {@link Builder#maxKeys(int) maxKeys}, binding a policy that does not fit fails with a
  * message naming the policy, its bytes per key and the budget. Without one, each policy's bound is
  * derived: an equal share of the budget among the policies bound so far, divided by the policy's
@@ -110,7 +114,7 @@ public final class ShardedRegistry implements Store {
     public static final long DEFAULT_MEMORY_BUDGET = 256L << 20;
     /**
      * The default longest key, in characters: {@code Keys.DEFAULT_MAX_LENGTH}, the bound the
-     * enforcer applies to keys by default (longer keys are hashed to 39 characters).
+     * enforcer applies to keys by default (it replaces longer keys by a short digest).
      */
     public static final int DEFAULT_MAX_KEY_LENGTH = 128;
     /**
