@@ -82,8 +82,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * takes the place of a key without permits, looked for among the next {@value #CONCURRENCY_SCAN}
  * entries of each shard in turn; if none is found, the new key is <em>denied</em> (retry after one
  * second): the gate never opens silently. This can refuse a key while a key without permits exists
- * elsewhere only if more than {@value #CONCURRENCY_SCAN} entries of every shard in a row hold
- * permits. An algorithm with a bounded wait ({@code Concurrency.maxWait}) makes
+ * only if the {@value #CONCURRENCY_SCAN} entries examined in every shard all hold permits: with a
+ * fraction {@code p} of the policy's keys holding permits, a chance of about
+ * {@code p^(64 * shards)} (below 10^-40 for {@code p = 0.9} and 16 shards; keys holding permits
+ * are the requests in flight, usually a small part of the bound). An algorithm with a bounded wait ({@code Concurrency.maxWait}) makes
  * {@link KeySpace#acquire} wait for a release (see
  * {@link Algorithm#acquireOrWait(Cell, long, Clock, long, MutableDecision)}).
  *
