@@ -92,13 +92,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Memory</h2>
  * The bound holds bytes as well as keys. A policy's worst case per key,
  * {@link #bytesPerKey(Algorithm)}, is its {@linkplain Algorithm#bytesPerKey() state}, plus the
- * registry's entry ({@value #ENTRY_BYTES} bytes at most), plus a key of
+ * registry's entry ({@link #ENTRY_BYTES 74 bytes} at most), plus a key of
  * {@link Builder#maxKeyLength(int) maxKeyLength} characters stored as UTF-16 (about
  * {@code 40 + 2 * length} bytes; callers bound keys to it, as the enforcer does with its
  * {@code max-key-length}); figures for a 64-bit JVM with compressed references, for live data
  * (the collector's headroom, and its waste of 1 to 2% with cells of several kilobytes, come on
  * top). The sum over the policies of bound times worst case must fit the
- * {@link Builder#memoryBudget(long) memory budget} (default {@value #DEFAULT_MEMORY_BUDGET} bytes,
+ * {@link Builder#memoryBudget(long) memory budget} (default 268,435,456 bytes,
  * 256 MiB: a quarter of a 1 GB heap). With
  * an explicit {@link Builder#maxKeys(int) maxKeys}, binding a policy that does not fit fails with a
  * message naming the policy, its bytes per key and the budget. Without one, each policy's bound is
@@ -250,7 +250,7 @@ public final class ShardedRegistry implements Store {
     /**
      * Returns the most heap one key of {@code algorithm} can retain in this registry: the
      * algorithm's {@link Algorithm#bytesPerKey() state}, the registry's entry
-     * ({@value #ENTRY_BYTES}) and a key of {@link #maxKeyLength()} characters.
+     * ({@link #ENTRY_BYTES}) and a key of {@link #maxKeyLength()} characters.
      *
      * @param algorithm the algorithm
      * @return bytes
@@ -796,7 +796,7 @@ public final class ShardedRegistry implements Store {
         /**
          * Sets the most heap, in bytes, that all policies' keys together may take at worst (see
          * {@link ShardedRegistry#bytesPerKey(Algorithm)}). Default:
-         * {@value ShardedRegistry#DEFAULT_MEMORY_BUDGET} (256 MiB).
+         * {@link ShardedRegistry#DEFAULT_MEMORY_BUDGET 256 MiB}.
          *
          * @param bytes at least 1
          * @return this builder
