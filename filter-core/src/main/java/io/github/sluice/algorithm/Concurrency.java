@@ -158,6 +158,15 @@ public final class Concurrency extends Algorithm<Concurrency.PermitCell> {
         return 0;
     }
 
+    /**
+     * @return 32: a {@link PermitCell} (header, the word, the access stamp, the waiter and release
+     *     counts). A key on which requests wait also gets a monitor, outside the Java heap.
+     */
+    @Override
+    public long bytesPerKey() {
+        return objectBytes(1, 3, 0);
+    }
+
     /** @return {@code true}: permits are handed back by {@link #release} */
     @Override
     public boolean concurrency() {

@@ -169,6 +169,12 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         return window;
     }
 
+    /** @return 32: a {@link WindowCell} (header, the word, the access stamp, the origin) */
+    @Override
+    public long bytesPerKey() {
+        return objectBytes(2, 1, 0);
+    }
+
     @Override
     public WindowCell newCell(long now) {
         return new WindowCell(Math.floorDiv(now, unit));

@@ -112,6 +112,12 @@ public final class Gcra extends Algorithm<Cell> {
         return tolerance;
     }
 
+    /** @return 24: a plain {@link Cell} (header, the word, the access stamp) */
+    @Override
+    public long bytesPerKey() {
+        return objectBytes(1, 1, 0);
+    }
+
     @Override
     public Cell newCell(long now) {
         return new Cell(now);

@@ -128,6 +128,12 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
         return burst * interval;
     }
 
+    /** @return 24: a plain {@link Cell} (header, the word, the access stamp) */
+    @Override
+    public long bytesPerKey() {
+        return objectBytes(1, 1, 0);
+    }
+
     @Override
     public Cell newCell(long now) {
         return new Cell(now - slackNanos);

@@ -104,9 +104,13 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
         return window;
     }
 
-    /** @return approximate bytes of heap one key's state takes */
+    /**
+     * @return {@code 56 + 8 * limit}: a {@link SlidingLogCell} (header, the word, the access stamp,
+     *     the newest stamp, the ring's reference) and its ring of {@code limit} timestamps
+     */
+    @Override
     public long bytesPerKey() {
-        return 8L * limit + 56;
+        return objectBytes(2, 1, 1) + longArrayBytes(limit);
     }
 
     @Override

@@ -146,6 +146,15 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
         return window;
     }
 
+    /**
+     * @return {@code 56 + 8 * slots}: a {@link SlotCell} (header, the head word, the access stamp,
+     *     the origin, the ring's reference) and its ring of {@code slots} longs
+     */
+    @Override
+    public long bytesPerKey() {
+        return objectBytes(2, 1, 1) + longArrayBytes(slots);
+    }
+
     @Override
     public SlotCell newCell(long now) {
         return new SlotCell(Math.floorDiv(now, slotNanos), slots);

@@ -94,6 +94,12 @@ public final class TokenBucket extends Algorithm<Cell> {
         return capacity;
     }
 
+    /** @return 24: a plain {@link Cell} (header, the word, the access stamp) */
+    @Override
+    public long bytesPerKey() {
+        return objectBytes(1, 1, 0);
+    }
+
     @Override
     public Cell newCell(long now) {
         return new Cell(now - capacity);

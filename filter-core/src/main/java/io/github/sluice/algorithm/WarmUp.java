@@ -191,6 +191,12 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
         return period;
     }
 
+    /** @return 32: a {@link WarmUpCell} (header, the word, the access stamp, the stored credit) */
+    @Override
+    public long bytesPerKey() {
+        return objectBytes(2, 1, 0);
+    }
+
     /** A new key is cold: full credit, ticket due now. */
     @Override
     public WarmUpCell newCell(long now) {

@@ -64,7 +64,14 @@ import java.util.function.Function;
  *   <tr><td>{@code denial-content-type}</td><td>the fixed body's content type</td>
  *       <td>{@code text/plain; charset=utf-8}</td></tr>
  *   <tr><td>{@code max-key-length}</td><td>40..4096; longer keys are hashed</td><td>128</td></tr>
+<<<<<<< HEAD
  *   <tr><td>{@code max-keys}</td><td>keys per policy in memory, 1..1000000000</td><td>1000000</td></tr>
+=======
+ *   <tr><td>{@code max-keys}</td><td>keys per policy in memory, checked against the memory budget</td>
+ *       <td>each policy's share of the budget, at most 1000000</td></tr>
+ *   <tr><td>{@code memory-budget}</td><td>bytes all in-memory keys may take at worst, with an
+ *       optional {@code k}, {@code m} or {@code g} (binary multiples)</td><td>{@code 256m}</td></tr>
+>>>>>>> i12-registry
  *   <tr><td>{@code shards}</td><td>a power of two</td><td>4 per CPU, at least 16</td></tr>
  *   <tr><td>{@code listener}</td><td>{@code log}, {@code none}</td><td>{@code log}</td></tr>
  * </table>
@@ -78,8 +85,8 @@ public final class SluiceConfig {
     /** Setting names other than {@code policy.<name>}. */
     public static final Set<String> SETTINGS = Set.of("policies", "config", "headers", "headers-on",
             "expose-headers", "degraded-header", "trusted-proxies", "forwarded-header", "ipv6-prefix", "dry-run",
-            "problem-type", "denial-body", "denial-content-type", "max-key-length", "max-keys", "shards",
-            "listener");
+            "problem-type", "denial-body", "denial-content-type", "max-key-length", "max-keys", "memory-budget",
+            "shards", "listener");
 
     /**
      * The largest {@code max-keys}: a billion keys per policy is already tens of gigabytes of
@@ -97,6 +104,7 @@ public final class SluiceConfig {
     private final boolean dryRun;
     private final int maxKeyLength;
     private final int maxKeys;
+    private final long memoryBudget;
     private final int shards;
     private final EnforcementListener listener;
     private final Clock clock;
@@ -114,6 +122,7 @@ public final class SluiceConfig {
         this.denialBody = b.denialBody;
         this.maxKeyLength = b.maxKeyLength;
         this.maxKeys = b.maxKeys;
+        this.memoryBudget = b.memoryBudget;
         this.shards = b.shards;
         this.listener = b.listener;
     }
@@ -236,9 +245,17 @@ public final class SluiceConfig {
         return maxKeyLength;
     }
 
-    /** @return the in-memory registry's bound on keys per policy */
+    /**
+     * @return the in-memory registry's bound on keys per policy, or {@code 0} if each policy's
+     *     bound is derived from the memory budget
+     */
     public int maxKeys() {
         return maxKeys;
+    }
+
+    /** @return the in-memory registry's memory budget, in bytes */
+    public long memoryBudget() {
+        return memoryBudget;
     }
 
     /** @return the in-memory registry's shards per policy, or 0 for its default */
@@ -263,7 +280,11 @@ public final class SluiceConfig {
      * @return a new builder
      */
     public Enforcer.Builder enforcerBuilder() {
-        ShardedRegistry.Builder registry = ShardedRegistry.builder().clock(clock).maxKeys(maxKeys).listener(listener);
+        ShardedRegistry.Builder registry = ShardedRegistry.builder().clock(clock).listener(listener)
+                .memoryBudget(memoryBudget).maxKeyLength(maxKeyLength);
+        if (maxKeys > 0) {
+            registry.maxKeys(maxKeys);
+        }
         if (shards > 0) {
             registry.shards(shards);
         }
@@ -302,7 +323,8 @@ public final class SluiceConfig {
     public String toString() {
         return "SluiceConfig{policies=" + policies + ", ip=" + clientAddress + ", headers=" + headers
                 + ", denialBody=" + denialBody + ", dryRun=" + dryRun + ", maxKeyLength=" + maxKeyLength
-                + ", maxKeys=" + maxKeys + ", shards=" + shards + ", listener=" + listener + '}';
+                + ", maxKeys=" + maxKeys + ", memoryBudget=" + memoryBudget + ", shards=" + shards
+                + ", listener=" + listener + '}';
     }
 
     /** Raw settings with their origin, interpreted in {@link #build()}. */
@@ -447,6 +469,11 @@ public final class SluiceConfig {
                 call(v, "max-keys", v.value, () -> ShardedRegistry.builder().maxKeys(n));
                 b.maxKeys(n);
             }
+            if ((v = values.get("memory-budget")) != null) {
+                long bytes = byteSize(v, "memory-budget");
+                call(v, "memory-budget", v.value, () -> ShardedRegistry.builder().memoryBudget(bytes));
+                b.memoryBudget(bytes);
+            }
             if ((v = values.get("shards")) != null) {
                 int n = intValue(v, "shards", 65536);
                 call(v, "shards", v.value, () -> ShardedRegistry.builder().shards(n));
@@ -521,6 +548,27 @@ public final class SluiceConfig {
             return Integer.parseInt(v.value);
         }
 
+        /** A size in bytes: digits and an optional binary multiple, {@code k}, {@code m} or {@code g}. */
+        private static long byteSize(Raw v, String name) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9]{1,13})([kKmMgG]?)")
+                    .matcher(v.value);
+            if (!m.matches()) {
+                throw error(v, name, "must be a whole number of bytes, optionally followed by k, m or g"
+                        + " (as in 256m)");
+            }
+            int shift = switch (m.group(2).toLowerCase(java.util.Locale.ROOT)) {
+                case "k" -> 10;
+                case "m" -> 20;
+                case "g" -> 30;
+                default -> 0;
+            };
+            long n = Long.parseLong(m.group(1));
+            if (n > Long.MAX_VALUE >> shift) {
+                throw error(v, name, "is too large (at most " + (Long.MAX_VALUE >> 30) + "g)");
+            }
+            return n << shift;
+        }
+
         private static boolean booleanValue(Raw v, String name) {
             return switch (v.value) {
                 case "true" -> true;
@@ -560,7 +608,8 @@ public final class SluiceConfig {
         private DenialBody denialBody = ProblemBody.standard();
         private boolean dryRun;
         private int maxKeyLength = Keys.DEFAULT_MAX_LENGTH;
-        private int maxKeys = 1_000_000;
+        private int maxKeys;
+        private long memoryBudget = ShardedRegistry.DEFAULT_MEMORY_BUDGET;
         private int shards;
         private EnforcementListener listener = new LoggingListener();
         private Clock clock = Clock.system();
@@ -651,7 +700,13 @@ public final class SluiceConfig {
         }
 
         /**
+<<<<<<< HEAD
          * @param maxKeys the in-memory bound on keys per policy, between 1 and {@value #MAX_KEYS}
+=======
+         * @param maxKeys the in-memory bound on keys per policy, {@code >= 1}, checked against the
+         *     memory budget when the enforcer is built; not set, each policy's bound is derived from
+         *     the budget
+>>>>>>> i12-registry
          * @return this builder
          * @throws IllegalArgumentException if out of range
          */
@@ -661,6 +716,18 @@ public final class SluiceConfig {
                 throw new IllegalArgumentException("maxKeys must be at most " + MAX_KEYS + " but was " + maxKeys);
             }
             this.maxKeys = maxKeys;
+            return this;
+        }
+
+        /**
+         * @param bytes the most heap all in-memory keys may take at worst, {@code >= 1}; default
+         *     256 MiB
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder memoryBudget(long bytes) {
+            ShardedRegistry.builder().memoryBudget(bytes);
+            this.memoryBudget = bytes;
             return this;
         }
 

@@ -199,4 +199,52 @@ public abstract class Algorithm<S extends Cell> {
         } while (!cell.casWord(w, Cell.RETIRED));
         return true;
     }
+
+    // ---- memory ---------------------------------------------------------------------------------
+
+    /**
+     * Returns the most heap that one key's state can retain, in bytes: the {@link Cell} returned by
+     * {@link #newCell} and everything it references (a ring, a log), at any point of its life. It
+     * excludes what a store adds per key (its map entry and the key itself; the in-memory registry
+     * documents and adds both when it checks its memory budget).
+     *
+     * <p>Sizes are those of a 64-bit HotSpot JVM with compressed references and class pointers
+     * (the default for heaps below 32 GB): a 12-byte object header, 4-byte references, objects
+     * aligned to 8 bytes. Without compressed references objects are up to about a third larger.
+     * Implementations compute the figure from their cell's fields with {@link #objectBytes} and
+     * {@link #longArrayBytes}; a test measures it against the retained heap of many cells.
+     *
+     * @return bytes, {@code > 0}; the same value for every key of this algorithm
+     */
+    public abstract long bytesPerKey();
+
+    /**
+     * Returns the heap size of one object with the given fields, including those it inherits, as
+     * laid out by HotSpot with compressed references: {@code 12 + 8 * longs + 4 * (ints + refs)}
+     * rounded up to a multiple of 8.
+     *
+     * @param longs fields of type {@code long} (or {@code double})
+     * @param ints fields of type {@code int} or {@code float}; a narrower field may be counted as
+     *     one, which over-estimates by at most its padding
+     * @param refs reference fields
+     * @return bytes
+     */
+    protected static long objectBytes(int longs, int ints, int refs) {
+        return align(12L + 8L * longs + 4L * ints + 4L * refs);
+    }
+
+    /**
+     * Returns the heap size of a {@code long[]} of {@code length} elements: a 16-byte header plus
+     * the elements.
+     *
+     * @param length the array's length, {@code >= 0}
+     * @return bytes
+     */
+    protected static long longArrayBytes(long length) {
+        return align(16L + 8L * length);
+    }
+
+    private static long align(long bytes) {
+        return (bytes + 7) & ~7L;
+    }
 }

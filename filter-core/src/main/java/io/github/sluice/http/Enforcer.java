@@ -70,7 +70,8 @@ public final class Enforcer implements AutoCloseable {
             this.store = b.store;
             this.ownsStore = false;
         } else {
-            this.store = ShardedRegistry.builder().clock(b.clock).listener(b.listener).build();
+            this.store = ShardedRegistry.builder().clock(b.clock).listener(b.listener)
+                    .maxKeyLength(b.maxKeyLength).build();
             this.ownsStore = true;
         }
         this.spaces = new KeySpace[policies.length];

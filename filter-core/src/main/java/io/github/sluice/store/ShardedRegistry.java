@@ -4,71 +4,157 @@ import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
-import java.util.Iterator;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The in-memory {@link Store}: per policy, a map from key to {@link Cell} split into a
- * power-of-two number of shards.
+ * The in-memory {@link Store}: per policy, a map from key to {@link Cell}, bounded in keys and in
+ * bytes, that a flood of new keys cannot use to make a chosen key forget its state.
  *
- * <h2>Behaviour</h2>
+ * <h2>Lookups and new keys</h2>
  * <ul>
- *   <li><b>Lookups</b> of an existing key are a {@link ConcurrentHashMap#get} and take no lock;
- *       only a miss allocates (the cell and the map node).
- *   <li><b>Idle eviction is lossless</b>: a cell equal to a fresh one (a full bucket, a passed
- *       window, no permits held) is retired atomically (a compare-and-set from the very state
- *       found fresh, so no acquisition can slip in between) and dropped; the next request for its
- *       key creates a fresh cell, so no decision changes. It runs incrementally: each miss below
- *       the bound examines {@value #SWEEP_ON_MISS} entries of its shard at a cursor that goes
- *       round the shard, and {@link #sweep(int)} lets a scheduler sweep more. A request that
- *       finds its cell retired looks the key up again.
- *   <li><b>Hard bound</b>: each policy holds at most {@link Builder#maxKeys(int) maxKeys} keys,
- *       spread evenly over the shards (a shard holds at most {@code maxKeys / shards}; a policy
- *       never uses more shards than the largest power of two not above {@code maxKeys}). When a
- *       new key arrives at a full shard, the registry examines the next {@value #SAMPLE} entries
- *       at the shard's cursor and drops a fresh one if there is one (lossless), otherwise the
- *       least recently used of them (approximate LRU, like Redis; last use is known to about a
- *       second). The sample stops early at an entry no more recent than the previous victim, so
- *       a flood of new keys costs one or two entries per new key. A dropped key's history is
- *       forgotten: its next request starts from a fresh state, which may admit up to one more
- *       quota for it; the {@link EvictionListener} is told ({@code lossless = false}). Every new
- *       key is admitted by its own algorithm, however many distinct keys arrive.
- *   <li><b>Concurrency limits</b>: a key that holds permits, or has requests waiting for one, is
- *       never dropped, so a release always finds the permits it gives back. If a shard is full
- *       of such keys, a new key is <em>denied</em> (retry after one second): the gate never
- *       opens silently. An algorithm with a bounded wait ({@code Concurrency.maxWait}) makes
- *       {@link KeySpace#acquire} wait for a release (see
- *       {@link Algorithm#acquireOrWait(Cell, long, Clock, long, MutableDecision)}).
- *   <li><b>Memory</b>: per key, the map node, the key and the cell (about 100 bytes plus the key
- *       for one-word algorithms; see each algorithm for its cell).
+ *   <li><b>An existing key</b> is one {@link ConcurrentHashMap#get}: no lock, no allocation.
+ *   <li><b>A new key</b> is decided first, on a fresh cell that no other thread can see: every new
+ *       key is decided by its own algorithm, as if the registry were empty. Only a cell that then
+ *       holds state is kept (a peek, or a request no fresh state admits, leaves nothing behind), and
+ *       it is kept under the lock of one shard (see below). If another thread kept the same key
+ *       meanwhile, the request is decided again on that thread's cell.
+ *   <li><b>Shards</b> partition the bookkeeping of kept keys, not the lookups: each keeps a dense
+ *       record of its keys (for sampling and sweeping) under its own lock, taken only when a key is
+ *       added or dropped. A new key goes to a shard chosen at random for that insertion, so no
+ *       client can steer keys into the shard of another key, and a shard may hold more than its
+ *       share while the registry is below its bound (a full shard passes the key to the next).
  * </ul>
+ *
+ * <h2>Idle eviction is lossless</h2>
+ * A cell equal to a fresh one (a full bucket, a passed window, no permits held) is retired
+ * atomically (a compare-and-set from the very state found fresh, so no acquisition can slip in
+ * between) and dropped; the next request for its key creates a fresh cell, so no decision changes.
+ * Each new key below the bound examines {@value #SWEEP_ON_MISS} entries of its shard at a cursor
+ * that goes round the shard, and {@link #sweep(int)} lets a scheduler sweep more. A request that
+ * finds its cell retired looks the key up again.
+ *
+ * <h2>The bound, and who is dropped at it</h2>
+ * Each policy holds at most {@link #maxKeys(String) its bound} of keys, counted over the whole
+ * policy: shards have no bound of their own. At the bound, a new key takes the place of a key of
+ * its shard, chosen among {@value #SAMPLE} entries sampled at random positions (a random number
+ * generator, not the keys' hash codes, picks them; a shard of at most {@value #SAMPLE} entries is
+ * examined whole), and up to {@value #MAX_SAMPLE} while every entry sampled has used its whole
+ * quota:
+ * <ol>
+ *   <li>a fresh entry, dropped without loss, if the sample has one;
+ *   <li>otherwise the entry closest to fresh: the one whose state holds the fewest consumed
+ *       permits ({@code limit - remaining} of a peek). Forgetting a key gives its client back
+ *       exactly that many permits, so this choice gives the least away;
+ *   <li>among equally consumed entries, the one kept most recently (to about a second, at random
+ *       among those kept within the same second): incumbents outlast newcomers.
+ * </ol>
+ * A dropped key's history is forgotten (its next request starts fresh) and the
+ * {@link EvictionListener} is told ({@code lossless = false}). Recency of use plays no part: a
+ * client cannot protect or expose a key by touching it.
+ *
+ * <p><b>What this costs an attacker.</b> To make a key K that has used up its quota come back
+ * fresh, a flood must fill the policy with keys at least as consumed as K (a request per permit
+ * K consumed, for each key of the bound), and must have done so <em>before</em> K was kept, since
+ * among equals the newest goes first: at least {@code bound * consumed(K)} requests, and only
+ * against a K that was not already kept. With least-recently-used eviction by shard, about one
+ * shard's worth of one-request keys aimed at K's shard sufficed (see {@code TargetedEvictionTest}
+ * for the figures). A key of a token bucket or a leaky bucket recovers with time; once its
+ * consumption is below the flood's, it is the cheaper to forget, and its client regains only what
+ * it had not yet recovered.
+ *
+ * <h2>New keys are always decided by their algorithm</h2>
+ * A rate-limit key is always decided on its own state, however many keys arrive at once; the
+ * registry then always finds a key to drop for it, since every kept entry is droppable and dropping
+ * happens only under a shard's lock. (If, against that, no shard could take it, the decision
+ * stands and the new key's state is not kept, as if dropped at once; the listener is told.)
+ *
+ * <h2>Concurrency limits</h2>
+ * A key that holds permits, or has requests waiting for one, is never dropped, so a release always
+ * finds the permits it gives back. The bound counts the whole policy, so permit holders crowding
+ * one shard never refuse a new key while the policy is below its bound. At the bound, a new key
+ * takes the place of a key without permits, looked for among the next {@value #CONCURRENCY_SCAN}
+ * entries of each shard in turn; if none is found, the new key is <em>denied</em> (retry after one
+ * second): the gate never opens silently. This can refuse a key while a key without permits exists
+ * only if the {@value #CONCURRENCY_SCAN} entries examined in every shard all hold permits: with a
+ * fraction {@code p} of the policy's keys holding permits, a chance of about
+ * {@code p^(64 * shards)} (below 10^-40 for {@code p = 0.9} and 16 shards; keys holding permits
+ * are the requests in flight, usually a small part of the bound). An algorithm with a bounded wait ({@code Concurrency.maxWait}) makes
+ * {@link KeySpace#acquire} wait for a release (see
+ * {@link Algorithm#acquireOrWait(Cell, long, Clock, long, MutableDecision)}).
+ *
+ * <h2>Memory</h2>
+ * The bound holds bytes as well as keys. A policy's worst case per key,
+ * {@link #bytesPerKey(Algorithm)}, is its {@linkplain Algorithm#bytesPerKey() state}, plus the
+ * registry's entry ({@link #ENTRY_BYTES 74 bytes} at most), plus a key of
+ * {@link Builder#maxKeyLength(int) maxKeyLength} characters stored as UTF-16 (about
+ * {@code 40 + 2 * length} bytes; callers bound keys to it, as the enforcer does with its
+ * {@code max-key-length}); figures for a 64-bit JVM with compressed references, for live data
+ * (the collector's headroom, and its waste of 1 to 2% with cells of several kilobytes, come on
+ * top). The sum over the policies of bound times worst case must fit the
+ * {@link Builder#memoryBudget(long) memory budget} (default 268,435,456 bytes,
+ * 256 MiB: a quarter of a 1 GB heap). With
+ * an explicit {@link Builder#maxKeys(int) maxKeys}, binding a policy that does not fit fails with a
+ * message naming the policy, its bytes per key and the budget. Without one, each policy's bound is
+ * derived: an equal share of the budget among the policies bound so far, divided by the policy's
+ * bytes per key, at most {@value #DEFAULT_MAX_KEYS}; binding a policy lowers the bounds of those
+ * bound before it, which then drop keys as new ones arrive until they are within.
  *
  * <p>Thread-safe.
  */
 public final class ShardedRegistry implements Store {
 
-    /** Entries examined when choosing a victim at the hard bound (Redis samples 5 too). */
+    /** The largest bound a policy gets when {@link Builder#maxKeys(int)} is not set. */
+    public static final int DEFAULT_MAX_KEYS = 1_000_000;
+    /** The default memory budget: 256 MiB, a quarter of a 1 GB heap. */
+    public static final long DEFAULT_MEMORY_BUDGET = 256L << 20;
+    /**
+     * The default longest key, in characters: {@code Keys.DEFAULT_MAX_LENGTH}, the bound the
+     * enforcer applies to keys by default (it replaces longer keys by a short digest).
+     */
+    public static final int DEFAULT_MAX_KEY_LENGTH = 128;
+    /**
+     * The most heap the registry itself retains per key of its bound, in bytes, besides the key and
+     * its state: a map node of up to 48 bytes (a tree node, when many keys share a
+     * {@code String.hashCode}; 32 otherwise) and up to 6 bytes of its tree bin; up to 16 bytes of
+     * the map's table (at most 2.67 four-byte slots per key, and both tables while it doubles); 4
+     * bytes of the shard's record (the key's reference).
+     */
+    public static final long ENTRY_BYTES = 48 + 6 + 16 + 4;
+
+    /** Entries sampled when choosing whom to drop at the bound (Redis samples 5 too). */
     static final int SAMPLE = 5;
-    /** Entries examined for idle eviction on each miss. */
+    /** Entries sampled at most, while every entry sampled has used its whole quota. */
+    static final int MAX_SAMPLE = 8 * SAMPLE;
+    /** Entries examined for idle eviction when a key is added below the bound. */
     private static final int SWEEP_ON_MISS = 2;
-    /** Retry-after reported when a key cannot get a cell because its shard is full. */
+    /** Entries of each shard examined for a key without permits, for a concurrency limit. */
+    private static final int CONCURRENCY_SCAN = 64;
+    /** Retry-after reported when a concurrency key cannot be kept because every key holds permits. */
     private static final long FULL_RETRY_NANOS = 1_000_000_000L;
 
     private final Clock clock;
     private final int shardCount;
     private final int maxKeys;
+    private final long memoryBudget;
+    private final int maxKeyLength;
     private final EvictionListener listener;
     private final ConcurrentHashMap<String, Space<?>> spaces = new ConcurrentHashMap<>();
+    /** The policies in the order they were bound, for the memory budget; guarded by itself. */
+    private final List<Space<?>> budgeted = new ArrayList<>();
 
     private ShardedRegistry(Builder b) {
         this.clock = b.clock;
         this.shardCount = b.shards;
         this.maxKeys = b.maxKeys;
+        this.memoryBudget = b.memoryBudget;
+        this.maxKeyLength = b.maxKeyLength;
         this.listener = b.listener;
     }
 
@@ -81,9 +167,11 @@ public final class ShardedRegistry implements Store {
      * {@inheritDoc}
      *
      * <p>This store refuses a rebinding: a name stays bound to the first algorithm given for it,
-     * because its cells are shaped by that algorithm. A changed policy needs a new name.
+     * because its cells are shaped by that algorithm. A changed policy needs a new name. Binding a
+     * new name is checked against the memory budget (see the class documentation).
      *
-     * @throws IllegalArgumentException if the name is already bound to a different algorithm
+     * @throws IllegalArgumentException if the name is already bound to a different algorithm, or
+     *     if the policy's worst case does not fit the memory budget
      */
     @Override
     public KeySpace keySpace(String name, Algorithm<?> algorithm) {
@@ -98,7 +186,97 @@ public final class ShardedRegistry implements Store {
     }
 
     private <S extends Cell> Space<S> newSpace(String name, Algorithm<S> algorithm) {
-        return new Space<>(name, algorithm, this);
+        long perKey = bytesPerKey(algorithm);
+        synchronized (budgeted) {
+            if (maxKeys > 0) {
+                long committed = 0;
+                for (Space<?> s : budgeted) {
+                    committed = saturatedAdd(committed, saturatedMultiply(maxKeys, s.perKey));
+                }
+                long needed = saturatedMultiply(maxKeys, perKey);
+                if (needed > memoryBudget - committed) {
+                    throw new IllegalArgumentException(budgetMessage(name, algorithm, perKey)
+                            + "; " + Bytes.count(maxKeys) + " keys (maxKeys) need up to "
+                            + Bytes.describe(needed) + ", more than the memory budget of "
+                            + Bytes.describe(memoryBudget)
+                            + (budgeted.isEmpty() ? "" : " less the " + Bytes.describe(committed)
+                                    + " of the " + (budgeted.size() == 1 ? "policy"
+                                            : budgeted.size() + " policies") + " bound before it")
+                            + "; lower maxKeys or raise memoryBudget");
+                }
+                Space<S> space = new Space<>(name, algorithm, perKey, maxKeys, this);
+                budgeted.add(space);
+                return space;
+            }
+            int policies = budgeted.size() + 1;
+            int bound = derivedBound(policies, perKey, name, algorithm);
+            int[] lowered = new int[budgeted.size()];
+            for (int i = 0; i < lowered.length; i++) {
+                Space<?> s = budgeted.get(i);
+                lowered[i] = derivedBound(policies, s.perKey, s.name, s.algorithm);
+            }
+            Space<S> space = new Space<>(name, algorithm, perKey, bound, this);
+            for (int i = 0; i < lowered.length; i++) {
+                budgeted.get(i).bound = lowered[i];
+            }
+            budgeted.add(space);
+            return space;
+        }
+    }
+
+    /** The bound of a policy without an explicit maxKeys: its equal share of the budget. */
+    private int derivedBound(int policies, long perKey, String name, Algorithm<?> algorithm) {
+        long share = memoryBudget / policies;
+        long keys = Math.min(DEFAULT_MAX_KEYS, share / perKey);
+        if (keys < 1) {
+            throw new IllegalArgumentException(budgetMessage(name, algorithm, perKey) + "; "
+                    + (policies == 1 ? "the memory budget of " + Bytes.describe(memoryBudget)
+                            : "its share of the memory budget of " + Bytes.describe(memoryBudget)
+                                    + ", one of " + policies + " equal shares, is "
+                                    + Bytes.describe(share) + " and")
+                    + " holds no such key; raise memoryBudget");
+        }
+        return (int) keys;
+    }
+
+    private String budgetMessage(String name, Algorithm<?> algorithm, long perKey) {
+        return "policy '" + name + "' (" + algorithm.kind() + ") takes up to "
+                + Bytes.describe(perKey) + " per key (" + Bytes.count(algorithm.bytesPerKey())
+                + " for its state, " + ENTRY_BYTES + " for the registry's entry, "
+                + Bytes.count(keyBytes(maxKeyLength)) + " for a key of up to "
+                + Bytes.count(maxKeyLength) + " characters)";
+    }
+
+    /**
+     * Returns the most heap one key of {@code algorithm} can retain in this registry: the
+     * algorithm's {@link Algorithm#bytesPerKey() state}, the registry's entry
+     * ({@link #ENTRY_BYTES}) and a key of {@link #maxKeyLength()} characters.
+     *
+     * @param algorithm the algorithm
+     * @return bytes
+     * @throws NullPointerException if {@code algorithm} is null
+     */
+    public long bytesPerKey(Algorithm<?> algorithm) {
+        return saturatedAdd(algorithm.bytesPerKey() + ENTRY_BYTES, keyBytes(maxKeyLength));
+    }
+
+    /**
+     * The heap of a key string of {@code length} characters, at worst: the {@code String} (24
+     * bytes) and its array of UTF-16 code units (a 16-byte header, 2 bytes a character, aligned).
+     */
+    static long keyBytes(int length) {
+        return 24 + ((16L + 2L * length + 7) & ~7L);
+    }
+
+    private static long saturatedMultiply(long a, long b) {
+        long high = Math.multiplyHigh(a, b);
+        long low = a * b;
+        return high != 0 || low < 0 ? Long.MAX_VALUE : low;
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
     }
 
     /**
@@ -117,21 +295,49 @@ public final class ShardedRegistry implements Store {
         long now = clock.nanos();
         int dropped = 0;
         for (Space<?> space : spaces.values()) {
-            for (Shard<?> shard : space.shards) {
-                dropped += shard.sweep(now, entriesPerShard);
-            }
+            dropped += space.sweep(now, entriesPerShard);
         }
         return dropped;
     }
 
-    /** @return the number of shards per policy */
+    /** @return the number of shards per policy (fewer for a policy bounded below it) */
     public int shards() {
         return shardCount;
     }
 
-    /** @return the hard bound on keys per policy */
+    /**
+     * @return the bound on keys set for every policy, or {@code 0} if each policy's bound is
+     *     derived from the memory budget (see {@link #maxKeys(String)})
+     */
     public int maxKeys() {
         return maxKeys;
+    }
+
+    /**
+     * Returns the bound on keys of one policy: {@link Builder#maxKeys(int)} if set, otherwise its
+     * share of the memory budget (which binding further policies lowers).
+     *
+     * @param policy the policy's name
+     * @return the bound, {@code >= 1}
+     * @throws IllegalArgumentException if no policy of that name is bound
+     */
+    public int maxKeys(String policy) {
+        Space<?> space = spaces.get(Objects.requireNonNull(policy, "policy"));
+        if (space == null) {
+            throw new IllegalArgumentException("policy must be bound to this registry but was '"
+                    + policy + "' (bound: " + spaces.keySet() + ")");
+        }
+        return space.bound;
+    }
+
+    /** @return the memory budget, in bytes, for all policies together */
+    public long memoryBudget() {
+        return memoryBudget;
+    }
+
+    /** @return the longest key, in characters, that the memory budget assumes */
+    public int maxKeyLength() {
+        return maxKeyLength;
     }
 
     /** @return the clock */
@@ -141,35 +347,50 @@ public final class ShardedRegistry implements Store {
 
     @Override
     public String toString() {
-        return "ShardedRegistry{shards=" + shardCount + ", maxKeys=" + maxKeys
-                + ", policies=" + spaces.keySet() + '}';
+        return "ShardedRegistry{shards=" + shardCount + ", maxKeys="
+                + (maxKeys > 0 ? Integer.toString(maxKeys) : "derived") + ", memoryBudget="
+                + memoryBudget + ", maxKeyLength=" + maxKeyLength + ", policies=" + spaces.keySet()
+                + '}';
     }
 
     private static final class Space<S extends Cell> implements KeySpace {
         final String name;
         final Algorithm<S> algorithm;
         final Clock clock;
+        final EvictionListener listener;
+        /** Every key of the policy; lookups go here and nowhere else. */
+        final ConcurrentHashMap<String, S> map = new ConcurrentHashMap<>();
         final Shard<S>[] shards;
         final int mask;
+        /** Worst-case bytes per key, for the memory budget. */
+        final long perKey;
+        /** Keys kept, plus places reserved by insertions in progress (each under a shard's lock). */
+        final AtomicInteger count = new AtomicInteger();
+        /** The bound on {@link #count}; lowered when the budget is shared with a new policy. */
+        volatile int bound;
 
         @SuppressWarnings("unchecked")
-        Space(String name, Algorithm<S> algorithm, ShardedRegistry registry) {
+        Space(String name, Algorithm<S> algorithm, long perKey, int bound, ShardedRegistry registry) {
             this.name = name;
             this.algorithm = algorithm;
             this.clock = registry.clock;
-            // Never more shards than keys, so that the per-shard bounds add up to at most maxKeys.
-            int n = Math.min(registry.shardCount, Integer.highestOneBit(registry.maxKeys));
-            int perShard = registry.maxKeys / n;
+            this.listener = registry.listener;
+            this.perKey = perKey;
+            this.bound = bound;
+            int n = Math.min(registry.shardCount, Integer.highestOneBit(bound));
             this.shards = (Shard<S>[]) new Shard<?>[n];
             for (int i = 0; i < n; i++) {
-                shards[i] = new Shard<>(name, algorithm, perShard, registry.listener);
+                shards[i] = new Shard<>(this);
             }
             this.mask = n - 1;
         }
 
-        private Shard<S> shard(String key) {
-            int h = key.hashCode() * 0x9E3779B9;
-            return shards[(h ^ (h >>> 16)) & mask];
+        /**
+         * The structure that holds {@code key} for lookups: the policy's one map, whatever the key.
+         * (Shards keep only the bookkeeping of new keys; see the class documentation.)
+         */
+        private Space<S> shard(String key) {
+            return this;
         }
 
         @Override
@@ -185,23 +406,139 @@ public final class ShardedRegistry implements Store {
         @Override
         public boolean acquire(String key, long cost, MutableDecision out) {
             long now = clock.nanos();
-            Shard<S> shard = shard(key);
+            S cell = map.get(key);
             while (true) {
-                S cell = shard.map.get(key);
                 if (cell == null) {
-                    cell = shard.insert(key, now);
-                    if (cell == null) {
-                        out.deny(algorithm.limit(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS);
-                        return false;
+                    // Decide on a cell nobody else sees yet, then keep it only if it holds state:
+                    // the decision is the algorithm's own, whatever happens to the registry.
+                    S fresh = algorithm.newCell(now);
+                    int result = algorithm.acquireOrWait(fresh, now, clock, cost, out);
+                    if (result != Algorithm.ADMITTED || algorithm.isFresh(fresh, now)) {
+                        return result == Algorithm.ADMITTED;
                     }
+                    cell = keep(key, fresh, now);
+                    if (cell == fresh) {
+                        return true;
+                    }
+                    if (cell == null) {
+                        return notKept(key, out);
+                    }
+                    // Another thread kept this key first: decide again, on its cell.
                 }
                 int result = algorithm.acquireOrWait(cell, now, clock, cost, out);
                 if (result != Algorithm.RETIRED) {
-                    cell.touch(now);
                     return result == Algorithm.ADMITTED;
                 }
-                shard.remove(key, cell);
+                // Dropped under a shard's lock, which is about to take it out of the map too;
+                // helping is harmless, since remove(key, cell) cannot take out a newer cell.
+                map.remove(key, cell);
+                cell = map.get(key);
             }
+        }
+
+        /** A new key's state that no shard could keep. */
+        private boolean notKept(String key, MutableDecision out) {
+            if (algorithm.concurrency()) {
+                // Its permit would be counted nowhere: refuse rather than open the gate.
+                out.deny(algorithm.limit(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS);
+                return false;
+            }
+            Dropped.tell(Dropped.add(null, listener, key, false), listener, name);
+            return true;
+        }
+
+        /**
+         * Keeps {@code cell}, which has taken its first permits, for {@code key}: in a shard chosen
+         * at random, or the next ones. Returns {@code cell}, the cell another thread kept for the
+         * key first, or null if no shard could take it.
+         */
+        private S keep(String key, S cell, long now) {
+            Dropped dropped = null;
+            try {
+                int start = ThreadLocalRandom.current().nextInt() & mask;
+                // Two rounds: places freed by other threads during the first are found in the second.
+                for (int i = 0; i < 2 * shards.length; i++) {
+                    Shard<S> shard = shards[(start + i) & mask];
+                    shard.lock.lock();
+                    try {
+                        S kept = map.get(key);
+                        if (kept != null) {
+                            return kept;
+                        }
+                        int limit = bound;
+                        boolean reserved = false;
+                        int c;
+                        while ((c = count.get()) < limit && shard.size < shard.capacity(limit)) {
+                            if (count.compareAndSet(c, c + 1)) {
+                                reserved = true;
+                                break;
+                            }
+                        }
+                        if (reserved) {
+                            for (int k = 0; k < SWEEP_ON_MISS; k++) {
+                                String gone = shard.sweepOne(now);
+                                if (gone != null) {
+                                    count.decrementAndGet();
+                                    dropped = Dropped.add(dropped, listener, gone, true);
+                                }
+                            }
+                        } else if (c < limit) {
+                            continue; // this shard is full while the policy is not: the next one
+                        } else {
+                            // At the bound: the new key takes the place of one this shard drops.
+                            String gone = shard.evictOne(now);
+                            if (gone == null) {
+                                continue; // nothing here may be dropped: the next shard
+                            }
+                            dropped = Dropped.add(dropped, listener, gone, shard.lastLossless);
+                            if (c > limit) {
+                                // The bound was lowered: drop one more, until the policy is within.
+                                gone = shard.evictOne(now);
+                                if (gone != null) {
+                                    count.decrementAndGet();
+                                    dropped = Dropped.add(dropped, listener, gone, shard.lastLossless);
+                                }
+                            }
+                        }
+                        // The time it was kept, for the choice among equals at the bound.
+                        cell.touch(now);
+                        kept = map.putIfAbsent(key, cell);
+                        if (kept != null) {
+                            count.decrementAndGet();
+                            return kept;
+                        }
+                        shard.append(key, limit);
+                        return cell;
+                    } finally {
+                        shard.lock.unlock();
+                    }
+                }
+                return null;
+            } finally {
+                Dropped.tell(dropped, listener, name);
+            }
+        }
+
+        int sweep(long now, int entriesPerShard) {
+            int total = 0;
+            for (Shard<S> shard : shards) {
+                Dropped dropped = null;
+                shard.lock.lock();
+                try {
+                    for (int k = 0; k < entriesPerShard && shard.size > 0; k++) {
+                        String gone = shard.sweepOne(now);
+                        if (gone != null) {
+                            count.decrementAndGet();
+                            total++;
+                            dropped = Dropped.add(dropped, listener, gone, true);
+                        }
+                    }
+                } finally {
+                    shard.lock.unlock();
+                }
+                Dropped.tell(dropped, listener, name);
+            }
+            return total;
         }
 
         @Override
@@ -235,188 +572,179 @@ public final class ShardedRegistry implements Store {
 
         @Override
         public long size() {
-            long n = 0;
-            for (Shard<S> shard : shards) {
-                n += shard.count.get();
-            }
-            return n;
+            return count.get();
         }
 
         @Override
         public String toString() {
-            return "KeySpace{" + name + ", " + algorithm + ", keys=" + size() + '}';
+            return "KeySpace{" + name + ", " + algorithm + ", keys=" + size() + ", bound=" + bound
+                    + '}';
         }
     }
 
+    /**
+     * One shard's record of the keys it added: their strings, dense in {@code [0, size)}, guarded by
+     * {@link #lock}. Every key recorded here is in the map with a cell that is not retired: cells
+     * are retired only under this lock, and taken out of the map and the record at once. A cell's
+     * {@linkplain Cell#touched() stamp} is the time it was kept, written once before it is
+     * published.
+     */
     private static final class Shard<S extends Cell> {
-        final String policy;
+        private static final int INITIAL = 16;
+
+        final ReentrantLock lock = new ReentrantLock();
+        final Space<S> space;
         final Algorithm<S> algorithm;
-        final int bound;
-        final EvictionListener listener;
-        final ConcurrentHashMap<String, S> map = new ConcurrentHashMap<>();
-        /** Exact number of entries, reserved before an insert so the bound is never exceeded. */
-        final AtomicInteger count = new AtomicInteger();
-        /** Guards {@link #cursor}; a thread that cannot take it skips incremental sweeping. */
-        final AtomicBoolean sweeping = new AtomicBoolean();
-        Iterator<Map.Entry<String, S>> cursor;
-        /** The last-access stamp of the last entry dropped at the bound. Plain field: a hint. */
-        int victimStamp;
+        /** The scratch decision of the peeks that measure an entry's consumption. */
+        final MutableDecision peek = new MutableDecision();
+        String[] keys;
+        int size;
+        /** The idle-eviction cursor. */
+        int hand;
+        /** Whether the last entry dropped by {@link #evictOne} was fresh. */
+        boolean lastLossless;
 
-        Shard(String policy, Algorithm<S> algorithm, int bound, EvictionListener listener) {
-            this.policy = policy;
-            this.algorithm = algorithm;
-            this.bound = bound;
-            this.listener = listener;
+        Shard(Space<S> space) {
+            this.space = space;
+            this.algorithm = space.algorithm;
         }
 
-        /** Inserts a fresh cell for {@code key}; returns the winner, or null if no room. */
-        S insert(String key, long now) {
-            if (count.get() < bound) {
-                // Incremental idle eviction. At the bound, makeRoom's sample does it instead.
-                // Before our cell exists: a new cell is fresh, and sweeping after the insert could
-                // retire it before its first acquisition (and again on every retry).
-                sweep(now, SWEEP_ON_MISS);
-            }
-            while (count.incrementAndGet() > bound) {
-                count.decrementAndGet();
-                if (!makeRoom(now)) {
-                    return map.get(key);
-                }
-            }
-            S fresh = algorithm.newCell(now);
-            S prev = map.putIfAbsent(key, fresh);
-            if (prev != null) {
-                count.decrementAndGet();
-                return prev;
-            }
-            return fresh;
+        /** This shard's share of the policy's bound: it may hold more only at the bound. */
+        int capacity(int bound) {
+            int n = space.shards.length;
+            return (int) (((long) bound + n - 1) / n);
         }
 
-        void remove(String key, S cell) {
-            if (map.remove(key, cell)) {
-                count.decrementAndGet();
+        void append(String key, int bound) {
+            int capacity = capacity(bound);
+            if (keys == null || size == keys.length) {
+                int length = keys == null ? Math.min(INITIAL, capacity)
+                        : (int) Math.min(2L * keys.length, capacity);
+                keys = Arrays.copyOf(keys == null ? new String[0] : keys, Math.max(length, size + 1));
+            } else if (keys.length > 2 * capacity && size < capacity) {
+                keys = Arrays.copyOf(keys, capacity); // the bound was lowered: give memory back
             }
+            keys[size++] = key;
         }
 
-        /** Drops fresh cells among the next {@code n} entries; returns how many. */
-        int sweep(long now, int n) {
-            if (!sweeping.compareAndSet(false, true)) {
-                return 0;
-            }
-            int dropped = 0;
-            try {
-                for (int i = 0; i < n; i++) {
-                    Map.Entry<String, S> e = next();
-                    if (e == null) {
-                        break;
-                    }
-                    if (algorithm.retireIfFresh(e.getValue(), now)) {
-                        drop(e.getKey(), e.getValue(), true);
-                        dropped++;
-                    }
-                }
-            } finally {
-                sweeping.set(false);
-            }
-            return dropped;
+        /** The live cell of the key recorded at {@code i}. */
+        private S cell(int i) {
+            return space.map.get(keys[i]);
         }
 
-        /** Frees one entry at the bound: a fresh one if possible, else the LRU of a sample. */
-        boolean makeRoom(long now) {
-            for (int attempt = 0; attempt < 4; attempt++) {
-                Map.Entry<String, S> victim = sampleVictim(now);
-                if (victim == null) {
-                    // Only keys holding permits (never dropped), or a shard emptied meanwhile.
-                    return count.get() < bound;
-                }
-                S cell = victim.getValue();
-                boolean fresh = algorithm.retireIfFresh(cell, now);
-                if (fresh || (!algorithm.concurrency() && algorithm.retire(cell))) {
-                    drop(victim.getKey(), cell, fresh);
-                    return true;
-                }
+        /** Examines the entry at the cursor and drops it if fresh; returns its key, or null. */
+        String sweepOne(long now) {
+            if (size == 0) {
+                return null;
             }
-            return count.get() < bound;
+            if (hand >= size) {
+                hand = 0;
+            }
+            int i = hand;
+            S cell = cell(i);
+            if (algorithm.retireIfFresh(cell, now)) {
+                return removeAt(i, cell, true); // the entry moved into i is examined next
+            }
+            hand = i + 1;
+            return null;
         }
 
         /**
-         * A victim among the next {@value #SAMPLE} entries: a fresh one if any, else the least
-         * recently used, skipping concurrency keys that hold permits; null if none qualifies. The sample is taken at the shard's sweeping
-         * cursor, which goes round the map like a clock hand: always sampling from the start of
-         * the map would empty its first bins and make every later iteration crawl over them.
+         * Drops one entry to make room at the bound (see the class documentation for the choice);
+         * returns its key, or null if no entry here may be dropped. Sets {@link #lastLossless}.
          */
-        private Map.Entry<String, S> sampleVictim(long now) {
-            if (!sweeping.compareAndSet(false, true)) {
-                // Another thread holds the cursor: sample near a random point of our own.
-                Iterator<Map.Entry<String, S>> it = map.entrySet().iterator();
-                int skip = ThreadLocalRandom.current().nextInt(SAMPLE * 4);
-                for (int i = 0; i < skip && it.hasNext(); i++) {
-                    it.next();
-                }
-                return leastRecentlyUsed(it.hasNext() ? it : map.entrySet().iterator(), now);
+        String evictOne(long now) {
+            if (size == 0) {
+                return null;
             }
-            try {
-                if (cursor == null || !cursor.hasNext()) {
-                    cursor = map.entrySet().iterator();
-                }
-                return leastRecentlyUsed(cursor, now);
-            } finally {
-                sweeping.set(false);
-            }
-        }
-
-        /**
-         * The first fresh entry of the sample (a lossless drop), else its least recently used. The
-         * sample stops early at an entry no more recent than the previous victim: it is as good a
-         * choice, and a flood of new keys then costs one or two entries per eviction, not
-         * {@value #SAMPLE}.
-         */
-        private Map.Entry<String, S> leastRecentlyUsed(Iterator<Map.Entry<String, S>> it, long now) {
-            Map.Entry<String, S> victim = null;
-            int floor = victimStamp;
-            for (int i = 0; i < SAMPLE && it.hasNext(); i++) {
-                Map.Entry<String, S> e = it.next();
-                S cell = e.getValue();
-                if (algorithm.isFresh(cell, now)) {
-                    return e;
-                }
-                if (algorithm.concurrency()) {
-                    continue;
-                }
-                if (victim == null || cell.touched() - victim.getValue().touched() < 0) {
-                    victim = e;
-                    if (cell.touched() - floor <= 0) {
-                        break;
+            if (algorithm.concurrency()) {
+                for (int k = Math.min(size, CONCURRENCY_SCAN); k > 0 && size > 0; k--) {
+                    String gone = sweepOne(now);
+                    if (gone != null) {
+                        return gone;
                     }
                 }
+                return null;
             }
-            if (victim != null) {
-                victimStamp = victim.getValue().touched();
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            int victim = -1;
+            S victimCell = null;
+            long victimDebt = Long.MAX_VALUE;
+            int ties = 0;
+            // A shard no larger than the sample is examined whole; a larger one at random positions,
+            // and further while every entry sampled has used its whole quota: a registry filled
+            // with such keys is what an attack on one of them needs, so it is searched harder.
+            boolean whole = size <= SAMPLE;
+            long full = algorithm.limit();
+            for (int k = 0; whole ? k < size : k < SAMPLE || k < MAX_SAMPLE && victimDebt >= full; k++) {
+                int i = whole ? k : random.nextInt(size);
+                S cell = cell(i);
+                if (algorithm.retireIfFresh(cell, now)) {
+                    return removeAt(i, cell, true);
+                }
+                algorithm.acquire(cell, now, 0, peek);
+                long debt = peek.limit() - peek.remaining();
+                int newer = victimCell == null ? 0 : cell.touched() - victimCell.touched();
+                if (debt < victimDebt || debt == victimDebt && newer > 0) {
+                    victim = i;
+                    victimCell = cell;
+                    victimDebt = debt;
+                    ties = 1;
+                } else if (debt == victimDebt && newer == 0 && random.nextInt(++ties) == 0) {
+                    // Kept within the same second: uniformly at random among them.
+                    victim = i;
+                    victimCell = cell;
+                }
             }
-            return victim;
+            // Succeeds: only the holder of this lock retires this shard's cells.
+            algorithm.retire(victimCell);
+            return removeAt(victim, victimCell, false);
         }
 
-        private void drop(String key, S cell, boolean lossless) {
-            if (map.remove(key, cell)) {
-                count.decrementAndGet();
+        /** Takes entry {@code i} (whose cell is retired) out of the map and of this record. */
+        private String removeAt(int i, S cell, boolean lossless) {
+            String key = keys[i];
+            space.map.remove(key, cell);
+            keys[i] = keys[--size];
+            keys[size] = null;
+            lastLossless = lossless;
+            return key;
+        }
+    }
+
+    /** Keys dropped while a lock was held, told to the listener once it is released. */
+    private static final class Dropped {
+        String[] keys = new String[4];
+        boolean[] lossless = new boolean[4];
+        int n;
+
+        /** Records a drop; allocates nothing when nobody listens. */
+        static Dropped add(Dropped d, EvictionListener listener, String key, boolean lossless) {
+            if (listener == EvictionListener.NONE) {
+                return null;
+            }
+            Dropped r = d == null ? new Dropped() : d;
+            if (r.n == r.keys.length) {
+                r.keys = Arrays.copyOf(r.keys, 2 * r.n);
+                r.lossless = Arrays.copyOf(r.lossless, 2 * r.n);
+            }
+            r.keys[r.n] = key;
+            r.lossless[r.n] = lossless;
+            r.n++;
+            return r;
+        }
+
+        static void tell(Dropped d, EvictionListener listener, String policy) {
+            if (d == null) {
+                return;
+            }
+            for (int i = 0; i < d.n; i++) {
                 try {
-                    listener.evicted(policy, key, lossless);
+                    listener.evicted(policy, d.keys[i], d.lossless[i]);
                 } catch (RuntimeException ignored) {
                     // A listener must not break admission; see EvictionListener.
                 }
             }
-        }
-
-        private Map.Entry<String, S> next() {
-            for (int pass = 0; pass < 2; pass++) {
-                if (cursor == null || !cursor.hasNext()) {
-                    cursor = map.entrySet().iterator();
-                }
-                if (cursor.hasNext()) {
-                    return cursor.next();
-                }
-            }
-            return null;
         }
     }
 
@@ -426,7 +754,9 @@ public final class ShardedRegistry implements Store {
     public static final class Builder {
         private Clock clock = Clock.system();
         private int shards = defaultShards();
-        private int maxKeys = 1_000_000;
+        private int maxKeys;
+        private long memoryBudget = DEFAULT_MEMORY_BUDGET;
+        private int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
         private EvictionListener listener = EvictionListener.NONE;
 
         private Builder() {
@@ -450,8 +780,8 @@ public final class ShardedRegistry implements Store {
         }
 
         /**
-         * Sets the number of shards per policy. Default: four per processor, at least 16, rounded
-         * up to a power of two.
+         * Sets the number of shards per policy: how many threads can add keys to one policy at
+         * once. Default: four per processor, at least 16, rounded up to a power of two.
          *
          * @param shards a power of two between 1 and 65536
          * @return this builder
@@ -467,7 +797,10 @@ public final class ShardedRegistry implements Store {
         }
 
         /**
-         * Sets the hard bound on keys per policy. Default: 1,000,000.
+         * Sets the bound on keys of every policy, checked strictly against the
+         * {@link #memoryBudget(long) memory budget} when each policy is bound. Default: not set,
+         * each policy's bound is then its equal share of the budget divided by its bytes per key,
+         * at most {@value ShardedRegistry#DEFAULT_MAX_KEYS}.
          *
          * @param maxKeys at least 1
          * @return this builder
@@ -478,6 +811,41 @@ public final class ShardedRegistry implements Store {
                 throw new IllegalArgumentException("maxKeys must be >= 1 but was " + maxKeys);
             }
             this.maxKeys = maxKeys;
+            return this;
+        }
+
+        /**
+         * Sets the most heap, in bytes, that all policies' keys together may take at worst (see
+         * {@link ShardedRegistry#bytesPerKey(Algorithm)}). Default:
+         * {@link ShardedRegistry#DEFAULT_MEMORY_BUDGET 256 MiB}.
+         *
+         * @param bytes at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if {@code bytes < 1}
+         */
+        public Builder memoryBudget(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("memoryBudget must be >= 1 byte but was " + bytes);
+            }
+            this.memoryBudget = bytes;
+            return this;
+        }
+
+        /**
+         * Sets the longest key, in characters, that callers pass: the enforcer's
+         * {@code max-key-length}. Used only to compute the worst case per key; the registry does not
+         * shorten keys. Default: {@value ShardedRegistry#DEFAULT_MAX_KEY_LENGTH}.
+         *
+         * @param maxKeyLength between 1 and 1048576
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder maxKeyLength(int maxKeyLength) {
+            if (maxKeyLength < 1 || maxKeyLength > 1 << 20) {
+                throw new IllegalArgumentException(
+                        "maxKeyLength must be between 1 and 1048576 but was " + maxKeyLength);
+            }
+            this.maxKeyLength = maxKeyLength;
             return this;
         }
 

@@ -41,7 +41,8 @@ class SluiceConfigTest {
         assertSame(ProblemBody.standard(), c.denialBody());
         assertFalse(c.dryRun());
         assertEquals(128, c.maxKeyLength());
-        assertEquals(1_000_000, c.maxKeys());
+        assertEquals(0, c.maxKeys(), "derived from the memory budget");
+        assertEquals(256L << 20, c.memoryBudget());
         assertEquals(0, c.shards());
         assertInstanceOf(LoggingListener.class, c.listener());
     }
@@ -61,6 +62,7 @@ class SluiceConfigTest {
         p.put("problem-type", "https://example.com/limits");
         p.put("max-key-length", "64");
         p.put("max-keys", "1000");
+        p.put("memory-budget", "64m");
         p.put("shards", "8");
         p.put("listener", "none");
 
@@ -77,6 +79,7 @@ class SluiceConfigTest {
         assertEquals(ProblemBody.withType("https://example.com/limits"), c.denialBody());
         assertEquals(64, c.maxKeyLength());
         assertEquals(1000, c.maxKeys());
+        assertEquals(64L << 20, c.memoryBudget());
         assertEquals(8, c.shards());
         assertSame(EnforcementListener.NONE, c.listener());
     }
@@ -166,9 +169,12 @@ class SluiceConfigTest {
         "denial-content-type = text/plain => t line 1: denial-content-type='text/plain': denial-content-type needs denial-body (the problem document is always application/problem+json)",
         "max-key-length = 20 => t line 1: max-key-length='20': max-key-length must be between 40 and 4096 but was 20",
         "max-keys = 0 => t line 1: max-keys='0': max-keys must be >= 1 but was 0",
+        "memory-budget = 256MB => t line 1: memory-budget='256MB': memory-budget must be a whole number of bytes, optionally followed by k, m or g (as in 256m)",
+        "memory-budget = 0 => t line 1: memory-budget='0': memoryBudget must be >= 1 byte but was 0",
+        "memory-budget = 9000000000g => t line 1: memory-budget='9000000000g': memory-budget is too large (at most 8589934591g)",
         "shards = 3 => t line 1: shards='3': shards must be a power of two between 1 and 65536 but was 3",
         "listener = jul => t line 1: listener='jul': listener must be log or none",
-        "colour = blue => t line 1: colour='blue': unknown setting; known settings: [config, degraded-header, denial-body, denial-content-type, dry-run, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, policies, problem-type, shards, trusted-proxies] and policy.<name>",
+        "colour = blue => t line 1: colour='blue': unknown setting; known settings: [config, degraded-header, denial-body, denial-content-type, dry-run, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, policies, problem-type, shards, trusted-proxies] and policy.<name>",
         "policies = a = token-bucket 1/s key=ip => t line 1: policies='a = token-bucket 1/s key=ip': 'policies' is an init-param only; in a properties file write one policy.<name> = ... per policy",
         "config = other.properties => t line 1: config='other.properties': 'config' is an init-param only; in a properties file write one policy.<name> = ... per policy",
         "policy.A = token-bucket 1/s key=ip => t line 1: name='A': policy name must match [a-z0-9-]{1,64} but was 'A'; did you mean 'a'?",

@@ -115,6 +115,11 @@ class RefundRaceTest {
         public boolean retireIfFresh(Cell cell, long now) {
             return false;
         }
+
+        @Override
+        public long bytesPerKey() {
+            return objectBytes(1, 1, 0);
+        }
     }
 
     /**

@@ -102,25 +102,80 @@ class ShardedRegistryTest {
     }
 
     @Test
-    void atTheBound_theLeastRecentlyUsedKeyIsForgotten_andTheNewKeyAdmitted() {
-        // Given a policy bounded at 3 keys, used one second apart (so their stamps differ)
+    void atTheBound_aFreshKeyIsDroppedFirst_withoutLoss() {
+        // Given a policy bounded at 3 keys, one of which has recovered its whole quota since
+        ShardedRegistry registry = registry(3);
+        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(10), 5));
+        assertTrue(space.acquire("a", 5, out));
+        assertTrue(space.acquire("b", 1, out));
+        assertTrue(space.acquire("c", 5, out));
+        clock.advanceNanos(10 * S);
+
+        // When a fourth key arrives
+        assertTrue(space.acquire("d", 1, out));
+
+        // Then b, fresh again, was dropped without loss
+        assertEquals(List.of("b"), dropped);
+    }
+
+    @Test
+    void atTheBound_theKeyThatConsumedLeastIsForgotten_whateverItsAgeOrUse() {
+        // Given a policy bounded at 3 keys that consumed 4, 1 and 3 of 5 permits; the light one
+        // was kept first and is the most recently used
+        ShardedRegistry registry = registry(3);
+        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofHours(1), 5));
+        assertTrue(space.acquire("light", 1, out));
+        assertTrue(space.acquire("heavy", 4, out));
+        assertTrue(space.acquire("middle", 3, out));
+        clock.advanceNanos(2 * S);
+        assertTrue(space.acquire("light", 0, out), "a peek: light is the last key used");
+
+        // When a fourth key arrives
+        assertTrue(space.acquire("new", 1, out));
+
+        // Then the key whose forgetting gives the least back was dropped, with its history
+        assertEquals(List.of("light!"), dropped);
+        assertEquals(3, space.size());
+        assertTrue(space.acquire("light", 5, out), "light starts afresh: one more quota");
+        assertFalse(space.acquire("heavy", 2, out), "heavy kept its history");
+    }
+
+    @Test
+    void atTheBound_amongEquallyConsumedKeys_theNewestIsForgotten() {
+        // Given a policy bounded at 3 keys, each of which used its only permit, two seconds apart;
+        // the oldest key is the one used least recently
         ShardedRegistry registry = registry(3);
         KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofHours(1), 1));
         for (String key : List.of("a", "b", "c")) {
             assertTrue(space.acquire(key, 1, out));
             clock.advanceNanos(2 * S);
         }
-        assertTrue(space.acquire("a", 0, out), "a peek refreshes a's stamp");
-        clock.advanceNanos(2 * S);
 
-        // When a fourth key arrives
+        // When new keys arrive, each also using its permit
         assertTrue(space.acquire("d", 1, out));
+        assertTrue(space.acquire("e", 1, out));
 
-        // Then the least recently used key, b, was dropped with its history (lossy)
-        assertEquals(List.of("b!"), dropped);
-        assertEquals(3, space.size());
-        assertTrue(space.acquire("b", 1, out), "b starts afresh: up to one more quota");
-        assertFalse(space.acquire("a", 1, out), "a kept its history");
+        // Then the incumbents outlast the newcomers: c went, then d
+        assertEquals(List.of("c!", "d!"), dropped);
+        assertFalse(space.acquire("a", 1, out));
+        assertFalse(space.acquire("b", 1, out));
+    }
+
+    @Test
+    void newKey_peekOrRequestNoFreshStateAdmits_keepsNothing() {
+        // Given an empty policy of 5 permits
+        ShardedRegistry registry = registry(3);
+        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofHours(1), 5));
+
+        // When unknown keys only peek, or ask for more than a fresh key holds
+        assertTrue(space.acquire("peek", 0, out));
+        assertEquals(5, out.remaining());
+        assertFalse(space.acquire("greedy", 6, out));
+        assertEquals(Decision.NEVER, out.retryAfterNanos());
+
+        // Then they were decided as fresh keys, and no key was kept nor dropped for them
+        assertEquals(0, space.size());
+        assertEquals(List.of(), dropped);
     }
 
     @Test

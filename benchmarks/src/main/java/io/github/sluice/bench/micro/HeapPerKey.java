@@ -51,7 +51,9 @@ public final class HeapPerKey {
     }
 
     private static Object sluice(int n) {
-        KeySpace space = ShardedRegistry.builder().maxKeys(ManyKeys.BOUND).build()
+        // The bound's worst case (2,000,000 keys of up to 408 bytes) must fit the budget.
+        KeySpace space = ShardedRegistry.builder().maxKeys(ManyKeys.BOUND).memoryBudget(1L << 30)
+                .build()
                 .keySpace("per-ip", Configs.KEYED.tokenBucket());
         MutableDecision out = new MutableDecision();
         for (int i = 0; i < n; i++) {

@@ -77,7 +77,8 @@ public class ManyKeys {
         /** Inserts every key (each a fresh string, as a request would bring). */
         @Setup(Level.Trial)
         public void setUp() {
-            space = ShardedRegistry.builder().maxKeys(BOUND).build()
+            // The bound's worst case (2,000,000 keys of up to 408 bytes) must fit the budget.
+            space = ShardedRegistry.builder().maxKeys(BOUND).memoryBudget(1L << 30).build()
                     .keySpace("per-ip", Configs.KEYED.tokenBucket());
             MutableDecision out = new MutableDecision();
             for (int i = 0; i < KEYS; i++) {
