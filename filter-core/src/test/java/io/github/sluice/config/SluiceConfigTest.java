@@ -170,7 +170,7 @@ class SluiceConfigTest {
         "max-key-length = 20 => t line 1: max-key-length='20': max-key-length must be between 40 and 4096 but was 20",
         "max-keys = 0 => t line 1: max-keys='0': max-keys must be >= 1 but was 0",
         "memory-budget = 256MB => t line 1: memory-budget='256MB': memory-budget must be a whole number of bytes, optionally followed by k, m or g (as in 256m)",
-        "memory-budget = 0 => t line 1: memory-budget='0': memoryBudget must be >= 1 byte but was 0",
+        "memory-budget = 0 => t line 1: memory-budget='0': memory-budget must be >= 1 byte but was 0",
         "memory-budget = 9000000000g => t line 1: memory-budget='9000000000g': memory-budget is too large (at most 8589934591g)",
         "shards = 3 => t line 1: shards='3': shards must be a power of two between 1 and 65536 but was 3",
         "listener = jul => t line 1: listener='jul': listener must be log or none",
