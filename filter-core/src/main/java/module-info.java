@@ -7,8 +7,11 @@
 module io.github.sluice.core {
     exports io.github.sluice.core;
     exports io.github.sluice.algorithm;
+    exports io.github.sluice.limiter;
     exports io.github.sluice.store;
-    exports io.github.sluice.http;
+    exports io.github.sluice.request;
     exports io.github.sluice.key;
+    exports io.github.sluice.policy;
+    exports io.github.sluice.http;
     exports io.github.sluice.config;
 }

@@ -32,13 +32,13 @@ import java.util.Objects;
  * it read before its try. Nothing is spent when nobody waits: the monitor is never touched then.
  * Waiters are not served in order (a non-fair semaphore). The wait is measured on the store's
  * {@link Clock}; the thread sleeps in real time for at most the remaining wait and re-reads the
- * clock when it wakes. The core {@link io.github.sluice.core.Limiter} never waits; a standalone
- * limiter that waits is {@link ConcurrencyLimiter#tryAcquire(Duration)}.
+ * clock when it wakes. The core {@link io.github.sluice.limiter.Limiter} never waits; a standalone
+ * limiter that waits is {@link io.github.sluice.limiter.ConcurrencyLimiter#tryAcquire(Duration)}.
  *
  * <h2>State</h2>
  * One word per key, the permits in flight; a release never takes it below zero, so releasing more
  * than was taken does no harm (handing each permit back exactly once is the caller's duty; the
- * standalone {@link ConcurrencyLimiter}'s {@link Permit} enforces it). A key is fresh when it holds
+ * standalone {@link io.github.sluice.limiter.ConcurrencyLimiter}'s {@link io.github.sluice.limiter.Permit} enforces it). A key is fresh when it holds
  * no permit; the registry never evicts a key that holds permits, nor one with waiters.
  *
  * <p>Immutable and thread-safe.

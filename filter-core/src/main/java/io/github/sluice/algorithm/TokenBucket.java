@@ -6,6 +6,7 @@ import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.internal.Checks;
+import io.github.sluice.internal.TokenMath;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -37,7 +38,7 @@ import java.util.Objects;
  * once the bucket could have refilled them; never above a full bucket.
  *
  * <p>Immutable and thread-safe. The standalone limiter with reservations, waits and runtime
- * changes of rate and burst is {@link TokenBucketLimiter}.
+ * changes of rate and burst is {@link io.github.sluice.limiter.TokenBucketLimiter}.
  */
 public final class TokenBucket extends Algorithm<Cell> {
 

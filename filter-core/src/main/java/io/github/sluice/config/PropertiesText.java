@@ -1,5 +1,6 @@
 package io.github.sluice.config;
 
+import io.github.sluice.policy.ConfigException;
 import java.util.ArrayList;
 import java.util.List;
 

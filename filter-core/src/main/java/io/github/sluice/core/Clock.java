@@ -1,6 +1,5 @@
 package io.github.sluice.core;
 
-import io.github.sluice.internal.SystemClock;
 
 /**
  * The only source of time in Sluice: a monotonic reading in nanoseconds.

@@ -5,6 +5,8 @@ import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
 import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.Keys;
+import io.github.sluice.policy.Policy;
+import io.github.sluice.request.RequestView;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.Store;
@@ -20,7 +22,7 @@ import java.util.Objects;
  *
  * <h2>Per request</h2>
  * <ol>
- *   <li>Select the policies: those whose {@link Match} fits the method and path
+ *   <li>Select the policies: those whose {@link io.github.sluice.policy.Match} fits the method and path
  *       ({@link #enforce(RequestView)}), or an explicit {@link PolicySet}
  *       ({@link #enforce(RequestView, PolicySet)}).
  *   <li>For each, resolve the key ({@code null}: the policy does not apply), bound its length,

@@ -1,8 +1,9 @@
 package io.github.sluice.http;
 
 import io.github.sluice.core.MutableDecision;
-import java.lang.System.Logger;
+import io.github.sluice.policy.Policy;
 import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * The default {@link EnforcementListener}: logs through {@link System.Logger} named

@@ -3,6 +3,8 @@ package io.github.sluice.http;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.policy.Policy;
+import io.github.sluice.request.HeaderSink;
 
 /**
  * Formats the rate-limit header fields of a {@link Verdict}.

@@ -3,10 +3,10 @@
  * specific to a container API.
  *
  * <h2>The adapter contract</h2>
- * An adapter translates its container's request into a {@link io.github.sluice.http.RequestView},
+ * An adapter translates its container's request into a {@link io.github.sluice.request.RequestView},
  * asks the {@link io.github.sluice.http.Enforcer} for a {@link io.github.sluice.http.Verdict}, and
- * writes what the verdict says through a {@link io.github.sluice.http.HeaderSink} and a
- * {@link io.github.sluice.http.BodySink}. It formats nothing itself.
+ * writes what the verdict says through a {@link io.github.sluice.request.HeaderSink} and a
+ * {@link io.github.sluice.request.BodySink}. It formats nothing itself.
  *
  * <pre>{@code
  * // once, at startup (errors are ConfigExceptions thrown here, not at the first request)

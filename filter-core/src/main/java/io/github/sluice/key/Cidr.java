@@ -55,8 +55,9 @@ public final class Cidr {
      *
      * @param t the text, stripped
      * @return the problem, or {@code null} if {@link #parse} accepts it
+     * @throws NullPointerException if {@code t} is null
      */
-    static String problem(String t) {
+    public static String problem(String t) {
         if (t.isEmpty()) {
             return "must not be empty";
         }

@@ -1,6 +1,6 @@
 package io.github.sluice.key;
 
-import io.github.sluice.http.RequestView;
+import io.github.sluice.request.RequestView;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -109,6 +109,29 @@ public final class ClientAddress implements KeyResolver {
         }
         walk(request, ip);
         return IpFormat.format(ip, ipv6Prefix);
+    }
+
+    /**
+     * Tells whether the client's address, found as {@link #resolve} finds it, lies in one of
+     * {@code networks}: the test behind allow-lists of networks.
+     *
+     * @param request the request
+     * @param networks the networks; not copied, not modified
+     * @return {@code true} if the address is known and in a network; {@code false} if the address
+     *     is unknown or in none of them
+     * @throws NullPointerException if an argument is null
+     */
+    public boolean clientIn(RequestView request, Cidr... networks) {
+        Ip ip = new Ip();
+        if (!resolveInto(request, ip)) {
+            return false;
+        }
+        for (Cidr c : networks) {
+            if (c.containsIp(ip)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.github.sluice.key;
 
-import io.github.sluice.http.RequestView;
+import io.github.sluice.request.RequestView;
 
 /**
  * Tells which client a request counts against: the key of a policy's per-client state.

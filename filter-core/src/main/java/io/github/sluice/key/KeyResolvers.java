@@ -1,6 +1,7 @@
 package io.github.sluice.key;
 
-import io.github.sluice.http.RequestView;
+import io.github.sluice.request.RequestView;
+import io.github.sluice.internal.Names;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;

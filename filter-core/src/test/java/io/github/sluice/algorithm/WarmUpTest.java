@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Decision;
-import io.github.sluice.core.Limiter;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.limiter.Limiter;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,7 +3,8 @@ package io.github.sluice.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.github.sluice.http.Policy;
+import io.github.sluice.policy.ConfigException;
+import io.github.sluice.policy.Policy;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 

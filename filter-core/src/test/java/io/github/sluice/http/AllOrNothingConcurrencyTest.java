@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.policy.Policy;
 import io.github.sluice.testing.FakeRequest;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.github.sluice.http;
 
+import io.github.sluice.policy.Policy;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.RecordingResponse;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.policy.Policy;
 import io.github.sluice.testing.FakeRequest;
 import io.github.sluice.testing.RecordingResponse;
 import java.util.List;

@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.github.sluice.core.MutableDecision;
-import java.lang.System.Logger;
+import io.github.sluice.policy.Policy;
 import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 import java.text.MessageFormat;
 import java.util.ArrayList;
 import java.util.List;

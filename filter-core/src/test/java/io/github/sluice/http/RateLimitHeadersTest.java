@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.testing.FakeRequest;
 import io.github.sluice.testing.RecordingResponse;
-import io.github.sluice.testing.StructuredFields;
 import io.github.sluice.testing.StructuredFields.Item;
+import io.github.sluice.testing.StructuredFields;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,7 @@
 package io.github.sluice.http;
 
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.policy.Policy;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 

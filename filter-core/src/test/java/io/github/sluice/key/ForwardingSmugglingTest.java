@@ -3,6 +3,7 @@ package io.github.sluice.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import io.github.sluice.policy.AllowList;
 import io.github.sluice.testing.FakeRequest;
 import org.junit.jupiter.api.Test;
 

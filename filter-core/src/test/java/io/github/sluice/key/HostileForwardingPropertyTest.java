@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.policy.AllowList;
 import io.github.sluice.testing.FakeRequest;
 import java.net.InetAddress;
 import java.util.ArrayList;

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
-import io.github.sluice.http.Policy;
 import io.github.sluice.http.Verdict;
+import io.github.sluice.policy.Policy;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.FakeRequest;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.http.RequestView;
+import io.github.sluice.request.RequestView;
 import io.github.sluice.testing.FakeRequest;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;

@@ -4,15 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.Concurrency;
-import io.github.sluice.algorithm.ConcurrencyLimiter;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
-import io.github.sluice.algorithm.TokenBucketLimiter;
 import io.github.sluice.core.Algorithm;
-import io.github.sluice.core.Limiter;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.limiter.ConcurrencyLimiter;
+import io.github.sluice.limiter.Limiter;
+import io.github.sluice.limiter.TokenBucketLimiter;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.github.sluice.testing;
 
-import io.github.sluice.http.RequestView;
+import io.github.sluice.request.RequestView;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

@@ -1,7 +1,7 @@
 package io.github.sluice.testing;
 
-import io.github.sluice.http.BodySink;
-import io.github.sluice.http.HeaderSink;
+import io.github.sluice.request.BodySink;
+import io.github.sluice.request.HeaderSink;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;

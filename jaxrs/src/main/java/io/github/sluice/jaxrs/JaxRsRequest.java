@@ -1,6 +1,6 @@
 package io.github.sluice.jaxrs;
 
-import io.github.sluice.http.RequestView;
+import io.github.sluice.request.RequestView;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.PathSegment;
 import jakarta.ws.rs.core.SecurityContext;
@@ -33,7 +33,7 @@ final class JaxRsRequest implements RequestView {
      * a leading {@code /} and without matrix parameters, which the runtime ignores when it routes
      * (so that {@code /admin;x=1} cannot slip past a pattern for {@code /admin}). Dot segments
      * and {@code //} stay: Jersey routes {@code /items/..} to the item {@code ..}, and
-     * {@link io.github.sluice.http.Match} tries a path and its canonical form.
+     * {@link io.github.sluice.policy.Match} tries a path and its canonical form.
      */
     @Override
     public String path() {

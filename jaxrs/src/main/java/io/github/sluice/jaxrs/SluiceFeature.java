@@ -1,8 +1,8 @@
 package io.github.sluice.jaxrs;
 
 import io.github.sluice.http.Enforcer;
-import io.github.sluice.http.Match;
-import io.github.sluice.http.Policy;
+import io.github.sluice.policy.Match;
+import io.github.sluice.policy.Policy;
 import jakarta.ws.rs.ConstrainedTo;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.RuntimeType;
@@ -103,7 +103,7 @@ public final class SluiceFeature implements Feature {
     /**
      * Installs the stages.
      *
-     * @throws IllegalArgumentException (a {@link io.github.sluice.config.ConfigException}) if a
+     * @throws IllegalArgumentException (a {@link io.github.sluice.policy.ConfigException}) if a
      *     configuration property is invalid
      */
     @Override

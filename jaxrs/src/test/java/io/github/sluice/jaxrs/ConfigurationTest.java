@@ -9,7 +9,7 @@ import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
-import io.github.sluice.http.Policy;
+import io.github.sluice.policy.Policy;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
 import jakarta.ws.rs.GET;

@@ -1,6 +1,7 @@
 package io.github.sluice.jaxrs;
 
 import jakarta.servlet.ServletRegistration;
+import jakarta.ws.rs.core.Application;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.Socket;
@@ -8,7 +9,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import jakarta.ws.rs.core.Application;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.http.Enforcer;
-import io.github.sluice.http.Policy;
+import io.github.sluice.policy.Policy;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;

@@ -1,7 +1,7 @@
 package io.github.sluice.servlet;
 
-import io.github.sluice.http.HeaderSink;
 import io.github.sluice.http.Verdict;
+import io.github.sluice.request.HeaderSink;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;

@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
  * them but throws from {@code getServletPath()}. The recovery does what the containers do:
  * removes path parameters ({@code ;jsessionid=...}), then percent-decodes as UTF-8 (a malformed
  * escape stays as written, a malformed sequence becomes U+FFFD), then removes the context path.
- * Empty and dot segments are left for {@link io.github.sluice.http.Match}, which tries a path and
+ * Empty and dot segments are left for {@link io.github.sluice.policy.Match}, which tries a path and
  * its canonical form. Allocates; used only on that rare path. Stateless.
  */
 final class RawPath {

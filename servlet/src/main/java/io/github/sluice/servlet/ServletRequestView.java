@@ -1,7 +1,7 @@
 package io.github.sluice.servlet;
 
-import io.github.sluice.http.HeaderSink;
-import io.github.sluice.http.RequestView;
+import io.github.sluice.request.HeaderSink;
+import io.github.sluice.request.RequestView;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.security.Principal;

@@ -2,8 +2,8 @@ package io.github.sluice.bench.http;
 
 import io.github.sluice.bench.micro.Configs;
 import io.github.sluice.http.Enforcer;
-import io.github.sluice.http.Policy;
 import io.github.sluice.key.KeyResolvers;
+import io.github.sluice.policy.Policy;
 import io.github.sluice.servlet.SluiceFilter;
 
 /** The Sluice configuration of the HTTP comparison, the same in both containers. */

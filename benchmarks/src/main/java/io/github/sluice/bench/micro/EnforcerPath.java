@@ -1,11 +1,11 @@
 package io.github.sluice.bench.micro;
 
 import io.github.sluice.http.Enforcer;
-import io.github.sluice.http.HeaderSink;
-import io.github.sluice.http.Policy;
-import io.github.sluice.http.RequestView;
 import io.github.sluice.http.Verdict;
 import io.github.sluice.key.KeyResolvers;
+import io.github.sluice.policy.Policy;
+import io.github.sluice.request.HeaderSink;
+import io.github.sluice.request.RequestView;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.concurrent.TimeUnit;

@@ -7,8 +7,8 @@ import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.core.Cell;
-import io.github.sluice.core.Limiter;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.limiter.Limiter;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 

@@ -1,6 +1,10 @@
-package io.github.sluice.key;
+package io.github.sluice.policy;
 
-import io.github.sluice.http.RequestView;
+import io.github.sluice.key.Cidr;
+import io.github.sluice.key.ClientAddress;
+import io.github.sluice.key.Keys;
+import io.github.sluice.request.RequestView;
+import io.github.sluice.internal.Names;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -198,16 +202,7 @@ public final class AllowList {
         if (networkArray.length == 0) {
             return false;
         }
-        Ip ip = new Ip();
-        if (!addresses.resolveInto(request, ip)) {
-            return false;
-        }
-        for (Cidr c : networkArray) {
-            if (c.containsIp(ip)) {
-                return true;
-            }
-        }
-        return false;
+        return addresses.clientIn(request, networkArray);
     }
 
     @Override

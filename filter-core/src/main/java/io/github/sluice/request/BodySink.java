@@ -1,4 +1,4 @@
-package io.github.sluice.http;
+package io.github.sluice.request;
 
 import java.io.IOException;
 

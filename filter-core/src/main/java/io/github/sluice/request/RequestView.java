@@ -1,4 +1,4 @@
-package io.github.sluice.http;
+package io.github.sluice.request;
 
 import java.util.Iterator;
 
@@ -7,7 +7,7 @@ import java.util.Iterator;
  *
  * <p>Adapters implement it over their container's request object (a thin wrapper, ideally one
  * small object per request that also serves as the {@link HeaderSink}). Every method is called
- * on the thread that calls {@link Enforcer#enforce}, at most a few times per request, and must
+ * on the thread that calls {@link io.github.sluice.http.Enforcer#enforce}, at most a few times per request, and must
  * not throw: return {@code null} (or an empty iterator) for anything the container does not
  * know.
  *
@@ -29,7 +29,7 @@ public interface RequestView {
      * Servlet that is {@code servletPath + pathInfo}, which the container has normalised; for
      * JAX-RS, the runtime's path with a leading {@code /}, dot segments kept (Jersey routes them
      * as they are). Never the raw request line, so that {@code %69} or {@code ;x=1} cannot slip
-     * past a pattern; {@link Match} itself ignores trailing slashes and also tries the canonical
+     * past a pattern; {@link io.github.sluice.policy.Match} itself ignores trailing slashes and also tries the canonical
      * form of a path with {@code //}, {@code .} or {@code ..} segments.
      *
      * @return the path, starting with {@code /}; never {@code null}

@@ -1,4 +1,4 @@
-package io.github.sluice.algorithm;
+package io.github.sluice.limiter;
 
 import io.github.sluice.internal.Checks;
 import java.time.Duration;
@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A standalone concurrency limiter: a {@link Semaphore} of {@code maxInFlight} permits whose
  * acquisitions return {@link Permit} handles (seed 003: "acquire before, release after; two at a
- * time"). For per-key concurrency limits inside a store, use the {@link Concurrency} algorithm.
+ * time"). For per-key concurrency limits inside a store, use the {@link io.github.sluice.algorithm.Concurrency} algorithm.
  *
  * <pre>{@code
  * ConcurrencyLimiter limiter = ConcurrencyLimiter.of(2);

@@ -1,4 +1,4 @@
-package io.github.sluice.algorithm;
+package io.github.sluice.limiter;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,8 +1,6 @@
-package io.github.sluice.http;
+package io.github.sluice.policy;
 
-import io.github.sluice.config.PolicyParser;
 import io.github.sluice.core.Algorithm;
-import io.github.sluice.key.AllowList;
 import io.github.sluice.key.KeyResolver;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -69,7 +67,7 @@ public final class Policy {
      * @param line the line
      * @return the policy
      * @throws NullPointerException if {@code line} is null
-     * @throws io.github.sluice.config.ConfigException (an {@link IllegalArgumentException}) naming
+     * @throws io.github.sluice.policy.ConfigException (an {@link IllegalArgumentException}) naming
      *     the parameter and the value if the line is invalid
      */
     public static Policy parse(String line) {

@@ -1,9 +1,6 @@
-package io.github.sluice.config;
+package io.github.sluice.policy;
 
 import io.github.sluice.core.Algorithm;
-import io.github.sluice.http.Match;
-import io.github.sluice.http.Policy;
-import io.github.sluice.key.AllowList;
 import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.KeyResolver;
 import java.util.ArrayList;

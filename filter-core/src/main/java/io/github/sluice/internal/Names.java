@@ -1,15 +1,15 @@
-package io.github.sluice.key;
+package io.github.sluice.internal;
 
 import java.util.Objects;
 
 /** Checks of names used in the configuration language. */
-final class Names {
+public final class Names {
 
     private Names() {
     }
 
     /** An HTTP field name: an RFC 9110 token. */
-    static String token(String what, String name) {
+    public static String token(String what, String name) {
         Objects.requireNonNull(name, what);
         if (name.isEmpty()) {
             throw new IllegalArgumentException(what + " name must not be empty");
@@ -26,7 +26,7 @@ final class Names {
     }
 
     /** A non-blank word without whitespace, '|' or control characters. */
-    static String word(String what, String value) {
+    public static String word(String what, String value) {
         Objects.requireNonNull(value, what);
         if (value.isEmpty()) {
             throw new IllegalArgumentException(what + " must not be empty");

@@ -1,4 +1,4 @@
-package io.github.sluice.algorithm;
+package io.github.sluice.limiter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

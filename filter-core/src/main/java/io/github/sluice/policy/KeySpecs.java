@@ -1,4 +1,4 @@
-package io.github.sluice.config;
+package io.github.sluice.policy;
 
 import io.github.sluice.internal.Suggest;
 import io.github.sluice.key.ClientAddress;

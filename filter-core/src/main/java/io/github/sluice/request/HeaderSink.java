@@ -1,4 +1,4 @@
-package io.github.sluice.http;
+package io.github.sluice.request;
 
 /**
  * Receives the response header fields Sluice wants written: the adapter forwards each call to its

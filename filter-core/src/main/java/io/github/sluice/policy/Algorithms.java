@@ -1,4 +1,4 @@
-package io.github.sluice.config;
+package io.github.sluice.policy;
 
 import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;

@@ -1,4 +1,4 @@
-package io.github.sluice.http;
+package io.github.sluice.policy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -72,7 +72,7 @@ public final class Match {
 
     /**
      * Matches no request ({@code none}): the policy applies only where it is selected by name
-     * ({@link Enforcer#select}), e.g. by a JAX-RS {@code @RateLimited} annotation, and never by path.
+     * ({@link io.github.sluice.http.Enforcer#select}), e.g. by a JAX-RS {@code @RateLimited} annotation, and never by path.
      */
     public static final Match NONE = new Match(List.of());
 
@@ -235,7 +235,7 @@ public final class Match {
      * matches {@code HEAD} too, unless a rule of this match names {@code HEAD}) and its path.
      *
      * @param method the request method, compared case-insensitively
-     * @param path the request path (see {@link RequestView#path()}); {@code null} matches nothing
+     * @param path the request path (see {@link io.github.sluice.request.RequestView#path()}); {@code null} matches nothing
      * @return {@code true} if any rule matches
      */
     public boolean matches(String method, String path) {

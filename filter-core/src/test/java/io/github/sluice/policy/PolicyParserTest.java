@@ -1,4 +1,4 @@
-package io.github.sluice.config;
+package io.github.sluice.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,10 +10,8 @@ import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
-import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.algorithm.TokenBucket;
-import io.github.sluice.http.Match;
-import io.github.sluice.http.Policy;
+import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.KeyResolvers;
 import java.time.Duration;

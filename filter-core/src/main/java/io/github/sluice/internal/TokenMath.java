@@ -1,10 +1,10 @@
-package io.github.sluice.algorithm;
+package io.github.sluice.internal;
 
 import java.math.BigInteger;
 
 /**
  * The integer-nanosecond arithmetic of a token bucket kept as one "base" instant, shared by
- * {@link TokenBucket} (the registry algorithm) and {@link TokenBucketLimiter} (the standalone
+ * {@code TokenBucket} (the registry algorithm) and {@link io.github.sluice.limiter.TokenBucketLimiter} (the standalone
  * x/time/rate-style limiter) so that both decide identically.
  *
  * <p>A bucket of {@code burst} tokens, one every {@code interval} nanoseconds, is held as the
@@ -13,7 +13,7 @@ import java.math.BigInteger;
  * negative credit is a debt left by reservations. Taking {@code n} tokens adds
  * {@code n * interval} to the base.
  */
-final class TokenMath {
+public final class TokenMath {
 
     private TokenMath() {
     }
@@ -22,18 +22,18 @@ final class TokenMath {
      * Applies the refill up to {@code now}: the base of a bucket that cannot hold more than its
      * capacity.
      */
-    static long effectiveBase(long base, long now, long capacity) {
+    public static long effectiveBase(long base, long now, long capacity) {
         return Math.max(base, now - capacity);
     }
 
     /** Whole tokens held at {@code now}, never negative (a debt shows as zero tokens). */
-    static long wholeTokens(long base, long now, long interval) {
+    public static long wholeTokens(long base, long now, long interval) {
         long credit = now - base;
         return credit <= 0 ? 0 : credit / interval;
     }
 
     /** Nanoseconds until the bucket is full again, never negative. */
-    static long resetNanos(long base, long now, long capacity) {
+    public static long resetNanos(long base, long now, long capacity) {
         return Math.max(0, base - (now - capacity));
     }
 
@@ -47,7 +47,7 @@ final class TokenMath {
      * @param toInterval the new interval, {@code >= 1}
      * @return {@code floor(credit * toInterval / fromInterval)}, saturated to the long range
      */
-    static long rescale(long credit, long fromInterval, long toInterval) {
+    public static long rescale(long credit, long fromInterval, long toInterval) {
         if (fromInterval == toInterval) {
             return credit;
         }

@@ -1,4 +1,4 @@
-package io.github.sluice.http;
+package io.github.sluice.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,5 +1,10 @@
-package io.github.sluice.core;
+package io.github.sluice.limiter;
 
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Cell;
+import io.github.sluice.core.Clock;
+import io.github.sluice.core.Decision;
+import io.github.sluice.core.MutableDecision;
 import java.util.Objects;
 
 /**

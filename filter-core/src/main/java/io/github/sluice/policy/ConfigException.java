@@ -1,4 +1,4 @@
-package io.github.sluice.config;
+package io.github.sluice.policy;
 
 /**
  * A configuration error found while loading: it names where (the source and line), what (the

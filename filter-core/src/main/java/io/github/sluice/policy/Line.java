@@ -1,15 +1,28 @@
-package io.github.sluice.config;
+package io.github.sluice.policy;
 
 import java.util.function.Supplier;
 
-/** Where a piece of configuration text is: the context every {@link ConfigException} names. */
-final class Line {
+/**
+ * Where a piece of configuration text is: the context every {@link ConfigException} names.
+ * Loaders of configuration (the properties and init-param reader) use it to turn a builder's
+ * refusal into a {@link ConfigException} that names the source, line, parameter and value.
+ *
+ * <p>Not thread-safe; use one per line being read.
+ */
+public final class Line {
 
     final String source;
     final int line;
     String policy;
 
-    Line(String source, int line, String policy) {
+    /**
+     * Creates the context of one line.
+     *
+     * @param source where the text comes from (a file name, {@code init-param})
+     * @param line the line number, from 1
+     * @param policy the policy the line defines, or {@code null} for a setting
+     */
+    public Line(String source, int line, String policy) {
         this.source = source;
         this.line = line;
         this.policy = policy;
@@ -22,8 +35,15 @@ final class Line {
     /**
      * Runs a builder step, turning its {@link IllegalArgumentException} or
      * {@link IllegalStateException} into a {@link ConfigException} that names the parameter.
+     *
+     * @param parameter the parameter the step sets, as the user wrote its name
+     * @param value the value the user wrote, or {@code null}
+     * @param step the builder step
+     * @param <T> what the step returns
+     * @return what the step returned
+     * @throws ConfigException if the step refused the value
      */
-    <T> T call(String parameter, String value, Supplier<T> step) {
+    public <T> T call(String parameter, String value, Supplier<T> step) {
         try {
             return step.get();
         } catch (ConfigException e) {

@@ -1,4 +1,4 @@
-package io.github.sluice.algorithm;
+package io.github.sluice.limiter;
 
 import io.github.sluice.core.Decision;
 import java.lang.invoke.MethodHandles;

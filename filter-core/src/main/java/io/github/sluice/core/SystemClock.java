@@ -1,15 +1,14 @@
-package io.github.sluice.internal;
+package io.github.sluice.core;
 
-import io.github.sluice.core.Clock;
 
 /**
  * The one class in Sluice that reads the system's clocks. The wall clock is read once, to anchor
  * the monotonic {@link System#nanoTime()} to the Unix epoch.
  */
-public final class SystemClock implements Clock {
+final class SystemClock implements Clock {
 
     /** The shared instance. */
-    public static final SystemClock INSTANCE = new SystemClock();
+    static final SystemClock INSTANCE = new SystemClock();
 
     private final long offset;
 

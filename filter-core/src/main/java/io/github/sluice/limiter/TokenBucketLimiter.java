@@ -1,7 +1,9 @@
-package io.github.sluice.algorithm;
+package io.github.sluice.limiter;
 
+import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Clock;
 import io.github.sluice.internal.Checks;
+import io.github.sluice.internal.TokenMath;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;

@@ -1,4 +1,4 @@
-package io.github.sluice.http;
+package io.github.sluice.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.http.EnforcementListener;
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.PolicySet;
+import io.github.sluice.http.Verdict;
 import io.github.sluice.testing.FakeRequest;
 import java.util.List;
 import org.junit.jupiter.api.Test;
