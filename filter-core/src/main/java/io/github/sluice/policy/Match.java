@@ -1,5 +1,6 @@
 package io.github.sluice.policy;
 
+import io.github.sluice.internal.Suggest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -66,6 +67,10 @@ public final class Match {
             "MKACTIVITY", "MKCALENDAR", "MKCOL", "MKREDIRECTREF", "MKWORKSPACE", "MOVE", "ORDERPATCH", "PROPFIND",
             "PROPPATCH", "REBIND", "REPORT", "SEARCH", "UNBIND", "UNCHECKOUT", "UNLINK", "UNLOCK", "UPDATE",
             "UPDATEREDIRECTREF", "VERSION-CONTROL");
+
+    /** The methods a near miss is compared with: a slip is far likelier here than in WebDAV's. */
+    private static final List<String> COMMON_METHODS = List.of(
+            "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "QUERY");
 
     /** Matches every request ({@code /*}). */
     public static final Match ALL = new Match(List.of(new Rule(List.of(), "/*")));
@@ -177,10 +182,12 @@ public final class Match {
                         + m.strip() + "' in '" + whole + "'");
             }
             if (!METHODS.contains(t)) {
+                String near = Suggest.nearest(t, COMMON_METHODS);
                 throw new IllegalArgumentException("match method must be a registered HTTP method (GET, HEAD, POST,"
                         + " PUT, DELETE, PATCH, OPTIONS, TRACE, CONNECT, QUERY or a WebDAV method such as PROPFIND)"
-                        + " but was '" + m.strip() + "' in '" + whole + "'; to limit every method, the unregistered"
-                        + " ones included, omit the method part");
+                        + " but was '" + m.strip() + "' in '" + whole + "'"
+                        + (near == null ? "" : " (did you mean '" + near + "'?)")
+                        + "; to limit every method, the unregistered ones included, omit the method part");
             }
             if (!out.contains(t)) {
                 out.add(t);

@@ -111,8 +111,13 @@ class MatchTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Match.parse("POTS:/login"));
 
         assertEquals("match method must be a registered HTTP method (GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS,"
-                + " TRACE, CONNECT, QUERY or a WebDAV method such as PROPFIND) but was 'POTS' in 'POTS:/login'; to limit"
-                + " every method, the unregistered ones included, omit the method part", e.getMessage());
+                + " TRACE, CONNECT, QUERY or a WebDAV method such as PROPFIND) but was 'POTS' in 'POTS:/login' (did you"
+                + " mean 'POST'?); to limit every method, the unregistered ones included, omit the method part",
+                e.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Match.parse("PSOT:/login")).getMessage()
+                .contains("(did you mean 'POST'?)"), "a swap of two neighbours is a slip");
+        assertFalse(assertThrows(IllegalArgumentException.class, () -> Match.parse("BREW:/pot")).getMessage()
+                .contains("did you mean"), "no suggestion when nothing is near");
         assertThrows(IllegalArgumentException.class, () -> Match.parse("GET|FETCH:/a"));
         assertThrows(IllegalArgumentException.class, () -> Match.parse("PRI:/a"));
         assertThrows(IllegalArgumentException.class, () -> Match.of(List.of("PURGE"), "/a"));
