@@ -19,9 +19,9 @@ import java.lang.invoke.VarHandle;
  * than let a window, slot or schedule the key has left take more), and a refund changes only
  * what its admission's receipt proves was taken (see {@link Algorithm#refund}).
  *
- * <p>The cell also carries a coarse last-access stamp for the registry's eviction choice; it is
- * written at most about once a second per key, so a flood on one key keeps the cell's cache line
- * shared.
+ * <p>The cell also carries a coarse stamp for the registry's eviction choice: the in-memory
+ * registry writes it once, when it keeps the cell, and never on access, so a flood on one key
+ * keeps the cell's cache line shared (and a client cannot protect its key by touching it).
  *
  * <p>Thread-safe.
  */
@@ -45,7 +45,7 @@ public class Cell {
 
     private volatile long word;
 
-    /** Last access, in units of 2^30 ns (about 1.07 s) of the registry's clock. Plain field: a hint. */
+    /** A stamp in units of 2^30 ns (about 1.07 s) of the registry's clock. Plain field: a hint. */
     private int touched;
 
     /**
@@ -89,7 +89,8 @@ public class Cell {
     }
 
     /**
-     * Records an access at {@code nowNanos}; writes only when the coarse stamp changes.
+     * Stamps the cell at {@code nowNanos}; writes only when the coarse stamp changes. The in-memory
+     * registry calls it once, when it keeps the cell.
      *
      * @param nowNanos the clock reading
      */
@@ -100,7 +101,7 @@ public class Cell {
         }
     }
 
-    /** @return the coarse stamp of the last access, in units of 2^30 ns */
+    /** @return the coarse stamp, in units of 2^30 ns */
     public final int touched() {
         return touched;
     }
