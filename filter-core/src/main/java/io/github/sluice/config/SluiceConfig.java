@@ -67,14 +67,10 @@ import java.util.function.Function;
  *   <tr><td>{@code denial-content-type}</td><td>the fixed body's content type</td>
  *       <td>{@code text/plain; charset=utf-8}</td></tr>
  *   <tr><td>{@code max-key-length}</td><td>40..4096; longer keys are hashed</td><td>128</td></tr>
-<<<<<<< HEAD
- *   <tr><td>{@code max-keys}</td><td>keys per policy in memory, 1..1000000000</td><td>1000000</td></tr>
-=======
  *   <tr><td>{@code max-keys}</td><td>keys per policy in memory, checked against the memory budget</td>
  *       <td>each policy's share of the budget, at most 1000000</td></tr>
  *   <tr><td>{@code memory-budget}</td><td>bytes all in-memory keys may take at worst, with an
  *       optional {@code k}, {@code m} or {@code g} (binary multiples)</td><td>{@code 256m}</td></tr>
->>>>>>> i12-registry
  *   <tr><td>{@code shards}</td><td>a power of two</td><td>4 per CPU, at least 16</td></tr>
  *   <tr><td>{@code listener}</td><td>{@code log}, {@code none}</td><td>{@code log}</td></tr>
  * </table>
@@ -703,13 +699,9 @@ public final class SluiceConfig {
         }
 
         /**
-<<<<<<< HEAD
-         * @param maxKeys the in-memory bound on keys per policy, between 1 and {@value #MAX_KEYS}
-=======
          * @param maxKeys the in-memory bound on keys per policy, {@code >= 1}, checked against the
          *     memory budget when the enforcer is built; not set, each policy's bound is derived from
          *     the budget
->>>>>>> i12-registry
          * @return this builder
          * @throws IllegalArgumentException if out of range
          */
