@@ -58,4 +58,10 @@ class LayeringTest {
         assertTrue(MAIN.graph().get("io.github.sluice.http").contains("io.github.sluice.store"), MAIN.graph()::toString);
         assertTrue(MAIN.graph().get("io.github.sluice.algorithm").contains("io.github.sluice.core"), MAIN.graph()::toString);
     }
+
+    @Test
+    void everyPackage_hasAPackageInfo() {
+        // Each says which of its types are API and which SPI, its layer and its thread safety
+        assertEquals(List.of(), MAIN.undocumented());
+    }
 }

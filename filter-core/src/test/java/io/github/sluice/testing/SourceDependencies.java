@@ -56,12 +56,15 @@ public final class SourceDependencies {
 
     private final String prefix;
     private final Set<String> packages;
+    private final Set<String> documented;
     private final List<Reference> references;
     private final int files;
 
-    private SourceDependencies(String prefix, Set<String> packages, List<Reference> references, int files) {
+    private SourceDependencies(String prefix, Set<String> packages, Set<String> documented,
+            List<Reference> references, int files) {
         this.prefix = prefix;
         this.packages = packages;
+        this.documented = documented;
         this.references = references;
         this.files = files;
     }
@@ -109,6 +112,7 @@ public final class SourceDependencies {
      */
     public static SourceDependencies of(Map<Path, String> sources, String prefix) {
         Set<String> packages = new TreeSet<>();
+        Set<String> documented = new TreeSet<>();
         List<Reference> references = new ArrayList<>();
         // The prefix, then identifiers; dots may have spaces around them, as Java allows.
         String dotted = Stream.of(prefix.split("\\.")).map(Pattern::quote).collect(Collectors.joining("\\s*\\.\\s*"));
@@ -121,6 +125,9 @@ public final class SourceDependencies {
             }
             String from = pm.group(1);
             packages.add(from);
+            if (e.getKey().getFileName().toString().equals("package-info.java")) {
+                documented.add(from);
+            }
             Matcher m = name.matcher(code);
             int line = 1;
             int counted = 0;
@@ -134,7 +141,8 @@ public final class SourceDependencies {
                 }
             }
         }
-        return new SourceDependencies(prefix, Set.copyOf(packages), List.copyOf(references), sources.size());
+        return new SourceDependencies(prefix, Set.copyOf(packages), Set.copyOf(documented),
+                List.copyOf(references), sources.size());
     }
 
     /** The package named by the segments after the prefix: those before the first capitalised one. */
@@ -215,6 +223,11 @@ public final class SourceDependencies {
     /** @return the packages the scanned files declare */
     public Set<String> packages() {
         return packages;
+    }
+
+    /** @return the packages without a {@code package-info.java}, sorted */
+    public List<String> undocumented() {
+        return packages.stream().filter(p -> !documented.contains(p)).sorted().collect(Collectors.toList());
     }
 
     /** @return every use of another package under the prefix, in file order */

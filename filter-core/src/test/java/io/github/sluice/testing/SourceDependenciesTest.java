@@ -135,6 +135,16 @@ class SourceDependenciesTest {
     }
 
     @Test
+    void undocumented_packageWithoutPackageInfo_isListed() {
+        SourceDependencies d = read(
+                "a/package-info.java", "/** A. */\npackage io.github.sluice.a;",
+                "a/A.java", "package io.github.sluice.a;\nclass A { }",
+                "b/B.java", "package io.github.sluice.b;\nclass B { }");
+
+        assertEquals(List.of("io.github.sluice.b"), d.undocumented());
+    }
+
+    @Test
     void scan_missingDirectory_isRefusedRatherThanReadAsEmpty() {
         assertThrows(IllegalArgumentException.class,
                 () -> SourceDependencies.scan(Path.of("no-such-directory"), PREFIX));

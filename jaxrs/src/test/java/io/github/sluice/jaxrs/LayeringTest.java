@@ -34,4 +34,10 @@ class LayeringTest {
         Set<String> used = MAIN.references().stream().map(SourceDependencies.Reference::to).collect(Collectors.toSet());
         assertTrue(used.containsAll(Set.of("io.github.sluice.http", "io.github.sluice.request")), used::toString);
     }
+
+    @Test
+    void everyPackage_hasAPackageInfo() {
+        // Each says which of its types are API and which SPI, its layer and its thread safety
+        assertEquals(List.of(), MAIN.undocumented());
+    }
 }

@@ -44,4 +44,10 @@ class LayeringTest {
         Set<String> used = MAIN.references().stream().map(SourceDependencies.Reference::to).collect(Collectors.toSet());
         assertTrue(used.containsAll(Set.of("io.github.sluice.store", INTERNAL)), used::toString);
     }
+
+    @Test
+    void everyPackage_hasAPackageInfo() {
+        // Each says which of its types are API and which SPI, its layer and its thread safety
+        assertEquals(List.of(), MAIN.undocumented());
+    }
 }
