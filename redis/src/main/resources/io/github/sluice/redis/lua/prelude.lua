@@ -136,6 +136,24 @@ local function zmax_score(key)
   return nil
 end
 
+-- The algorithms whose state is one instant (us) in a string key: token bucket, GCRA and both
+-- leaky buckets. Their commit stores the decision's new instant, r[6], for r[3]: the time until
+-- the state is fresh again, when the key may expire.
+local function commit_instant(key, now, cost, p, r)
+  redis.call('SET', key, s(r[6]), 'PX', s(px(r[3])))
+end
+
+-- Lowers an instant-algorithm key to `instant`, its state being fresh from `floor` on: the key is
+-- deleted when nothing is left above the floor (a missing key reads as fresh), and otherwise
+-- expires when the floor catches up with it.
+local function set_instant(key, instant, floor)
+  if instant <= floor then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, s(instant), 'PX', s(px(instant - floor)))
+  end
+end
+
 -- Refunds carry the receipt the admission's script returned (p[6]): a number, or '-' when there is
 -- none. What a receipt means is the algorithm's own (a clock reading, a window start, a slot, a
 -- log timestamp, a published schedule); a refund gives back only what the receipt proves is still
@@ -167,10 +185,5 @@ local function instant_refund(key, now, took, t, floor)
   if not stored or stored <= floor then
     return
   end
-  local nxt = max(stored - back, floor)
-  if nxt <= floor then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, s(nxt), 'PX', s(px(nxt - floor)))
-  end
+  set_instant(key, max(stored - back, floor), floor)
 end
