@@ -98,6 +98,26 @@ class BuildHygieneTest {
     }
 
     @Test
+    void compiler_failsOnEveryWarning_inEveryModule() {
+        // -Xlint:all with failOnWarning in the parent, and no module turning either off
+        String root = pom(ROOT);
+        assertTrue(root.contains("<failOnWarning>true</failOnWarning>"), "the parent lost failOnWarning");
+        assertTrue(root.contains("<arg>-Xlint:all"), "the parent lost -Xlint:all");
+        assertTrue(root.contains("<arg>-Xdoclint:${sluice.doclint}</arg>"), "the parent lost the doclint switch");
+        Map<String, String> weakened = new TreeMap<>();
+        for (String dir : modules()) {
+            String pom = pom(ROOT.resolve(dir));
+            for (String bad : List.of("<failOnWarning>false", "<showWarnings>false", "-nowarn", "-Xlint:none",
+                    "<compilerArgs combine.self=\"override\"", "sluice.doclint>")) {
+                if (pom.contains(bad)) {
+                    weakened.put(dir, bad);
+                }
+            }
+        }
+        assertEquals(Map.of(), weakened, "modules that weaken the compiler's checks");
+    }
+
+    @Test
     void bom_listsEveryPublishedArtifact_andNothingElse() {
         TreeSet<String> published = new TreeSet<>();
         for (String dir : modules()) {
