@@ -3,10 +3,17 @@ package io.github.sluice.http;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.store.EvictionListener;
+import io.github.sluice.store.StoreListener;
 
 /**
  * Told what the enforcer and its store decide: for metrics, audit logs and alerting. Every method
  * has an empty default, so an implementation overrides only what it needs.
+ *
+ * <p>It hears the request events (allowed, shaped, denied, released) and, as an {@link
+ * EvictionListener} and a {@link StoreListener}, the events of the stores it is given to: the
+ * in-memory registry's evictions, and a shared store's {@link #storeDegraded degradation} and
+ * {@link #storeRecovered recovery}. Pass the same listener to the enforcer and to the store (for
+ * Redis, {@code RedisStore.builder().listener(...)}) to hear both.
  *
  * <p>Methods are called synchronously on the request's thread (or, for {@link #released}, the
  * thread that releases; for {@link #evicted}, the thread that evicted; for the store events, the
@@ -19,7 +26,7 @@ import io.github.sluice.store.EvictionListener;
  * <p>Dry-run policies are reported like the others; {@link Policy#dryRun()} tells them apart (a
  * dry-run denial is a request that <em>would</em> have been refused).
  */
-public interface EnforcementListener extends EvictionListener {
+public interface EnforcementListener extends EvictionListener, StoreListener {
 
     /** A listener that ignores everything. */
     EnforcementListener NONE = new EnforcementListener() { };
@@ -73,23 +80,5 @@ public interface EnforcementListener extends EvictionListener {
      */
     @Override
     default void evicted(String policy, String key, boolean lossless) {
-    }
-
-    /**
-     * A shared store stopped answering and its failure policy took over (fail-open, fail-closed or
-     * a local fallback).
-     *
-     * @param store a name for the store, e.g. {@code redis}
-     * @param cause why, or {@code null}
-     */
-    default void storeDegraded(String store, Throwable cause) {
-    }
-
-    /**
-     * A shared store answers again; decisions are authoritative again.
-     *
-     * @param store a name for the store
-     */
-    default void storeRecovered(String store) {
     }
 }

@@ -1,6 +1,37 @@
 /**
  * The HTTP policy layer shared by the Servlet and JAX-RS adapters: everything that is not
- * specific to a container API.
+ * specific to a container API. Below {@code config} only: it may use every other layer, and
+ * nothing here knows a container API.
+ *
+ * <h2>API (for users and adapters)</h2>
+ * <ul>
+ *   <li>{@link io.github.sluice.http.Enforcer}: applies policies to requests; the one object an
+ *       adapter calls;
+ *   <li>{@link io.github.sluice.http.Verdict}: the answer for one request, and its
+ *       {@link io.github.sluice.http.ReleaseHandle};
+ *   <li>{@link io.github.sluice.http.PolicySet}: policies chosen by name, with a cost;
+ *   <li>{@link io.github.sluice.http.HeaderOptions} and {@link io.github.sluice.http.HeaderStyle}:
+ *       which rate-limit fields a response carries;
+ *   <li>{@link io.github.sluice.http.ProblemBody}: the default RFC 9457 denial body;
+ *   <li>{@link io.github.sluice.http.LoggingListener}: the default listener, logging through
+ *       {@code System.Logger}.
+ * </ul>
+ *
+ * <h2>SPI (for implementers)</h2>
+ * <ul>
+ *   <li>{@link io.github.sluice.http.EnforcementListener}: told of every decision, release,
+ *       eviction and store transition (it extends the store's
+ *       {@link io.github.sluice.store.EvictionListener} and
+ *       {@link io.github.sluice.store.StoreListener}), for metrics and audit;
+ *   <li>{@link io.github.sluice.http.DenialBody}: renders a denial's body.
+ * </ul>
+ * The request side of the contract (what an adapter implements) is in
+ * {@code io.github.sluice.request}.
+ *
+ * <h2>Thread safety</h2>
+ * The enforcer is thread-safe and takes no lock per request; options, policy sets and bodies are
+ * immutable. A verdict belongs to its request's thread, except that it may be released from any
+ * thread, any number of times. Listeners and denial bodies must be thread-safe and must not throw.
  *
  * <h2>The adapter contract</h2>
  * An adapter translates its container's request into a {@link io.github.sluice.request.RequestView},

@@ -2,13 +2,21 @@ package io.github.sluice.internal;
 
 import java.util.Objects;
 
-/** Checks of names used in the configuration language. */
+/** Checks of names used in the configuration language. Stateless and thread-safe. */
 public final class Names {
 
     private Names() {
     }
 
-    /** An HTTP field name: an RFC 9110 token. */
+    /**
+     * Checks an HTTP field name: an RFC 9110 token.
+     *
+     * @param what what the name is, for messages (e.g. {@code degraded-header})
+     * @param name the name
+     * @return {@code name}
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is empty or not a token
+     */
     public static String token(String what, String name) {
         Objects.requireNonNull(name, what);
         if (name.isEmpty()) {
@@ -25,7 +33,15 @@ public final class Names {
         return name;
     }
 
-    /** A non-blank word without whitespace, '|' or control characters. */
+    /**
+     * Checks a non-blank word without whitespace, '|' or control characters.
+     *
+     * @param what what the word is, for messages
+     * @param value the word
+     * @return {@code value}
+     * @throws NullPointerException if {@code value} is null
+     * @throws IllegalArgumentException if {@code value} is empty or holds a character it must not
+     */
     public static String word(String what, String value) {
         Objects.requireNonNull(value, what);
         if (value.isEmpty()) {

@@ -21,18 +21,37 @@ public final class TokenMath {
     /**
      * Applies the refill up to {@code now}: the base of a bucket that cannot hold more than its
      * capacity.
+     *
+     * @param base the stored base, nanoseconds on the limiter's clock
+     * @param now the clock reading, nanoseconds
+     * @param capacity {@code burst * interval}, nanoseconds
+     * @return the base to decide with: {@code max(base, now - capacity)}
      */
     public static long effectiveBase(long base, long now, long capacity) {
         return Math.max(base, now - capacity);
     }
 
-    /** Whole tokens held at {@code now}, never negative (a debt shows as zero tokens). */
+    /**
+     * Whole tokens held at {@code now}, never negative (a debt shows as zero tokens).
+     *
+     * @param base the effective base, nanoseconds on the limiter's clock
+     * @param now the clock reading, nanoseconds
+     * @param interval nanoseconds per token, {@code >= 1}
+     * @return the whole tokens, {@code >= 0}
+     */
     public static long wholeTokens(long base, long now, long interval) {
         long credit = now - base;
         return credit <= 0 ? 0 : credit / interval;
     }
 
-    /** Nanoseconds until the bucket is full again, never negative. */
+    /**
+     * Nanoseconds until the bucket is full again, never negative.
+     *
+     * @param base the effective base, nanoseconds on the limiter's clock
+     * @param now the clock reading, nanoseconds
+     * @param capacity {@code burst * interval}, nanoseconds
+     * @return nanoseconds until full, {@code >= 0}
+     */
     public static long resetNanos(long base, long now, long capacity) {
         return Math.max(0, base - (now - capacity));
     }

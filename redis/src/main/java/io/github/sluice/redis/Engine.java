@@ -3,7 +3,6 @@ package io.github.sluice.redis;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
-import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.redis.internal.CircuitBreaker;
 import io.github.sluice.redis.internal.Connector;
 import io.github.sluice.redis.internal.KeyNames;
@@ -11,6 +10,7 @@ import io.github.sluice.redis.internal.Micros;
 import io.github.sluice.redis.internal.Reporter;
 import io.github.sluice.redis.internal.Script;
 import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.store.StoreListener;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.lang.System.Logger.Level;
@@ -55,7 +55,7 @@ final class Engine implements Reporter.Sink {
     final ShardedRegistry fallback;
     final int denialCacheSize;
     final long leaseMicros;
-    final EnforcementListener listener;
+    final StoreListener listener;
     /**
      * The store's logger: it queues lines for the reporter's thread and never blocks, so any
      * thread may log, a request thread or a Lettuce I/O thread included.

@@ -3,13 +3,13 @@ package io.github.sluice.redis;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
-import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.redis.internal.Binding;
 import io.github.sluice.redis.internal.Bindings;
 import io.github.sluice.redis.internal.Connector;
 import io.github.sluice.redis.internal.LeaseBook;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
+import io.github.sluice.store.StoreListener;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.lang.System.Logger.Level;
@@ -369,7 +369,7 @@ public final class RedisStore implements Store {
         Clock clientClock;
         int denialCacheSize = 4096;
         Duration leaseTimeout = Duration.ofSeconds(30);
-        EnforcementListener listener = EnforcementListener.NONE;
+        StoreListener listener = StoreListener.NONE;
 
         private Builder() {
         }
@@ -559,9 +559,9 @@ public final class RedisStore implements Store {
         }
 
         /**
-         * Sets the listener told when the store degrades ({@link
-         * EnforcementListener#storeDegraded}) and recovers ({@link
-         * EnforcementListener#storeRecovered}), typically the enforcer's own listener. Called on
+         * Sets the listener told when the store degrades ({@link StoreListener#storeDegraded})
+         * and recovers ({@link StoreListener#storeRecovered}), typically the enforcer's own
+         * listener (an {@code EnforcementListener} is a {@code StoreListener}). Called on
          * the store's event thread ({@code sluice-redis-events-<name>}), never on a request
          * thread: one call at a time, in the order of the transitions (degraded, recovered,
          * degraded...), shortly after each. A listener that blocks delays only the store's later
@@ -572,7 +572,7 @@ public final class RedisStore implements Store {
          * @return this builder
          * @throws NullPointerException if {@code listener} is null
          */
-        public Builder listener(EnforcementListener listener) {
+        public Builder listener(StoreListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }

@@ -1,6 +1,6 @@
 package io.github.sluice.redis;
 
-import io.github.sluice.http.EnforcementListener;
+import io.github.sluice.store.StoreListener;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * that overlap (two threads inside the listener at once). Optionally blocks in every call until
  * {@link #unblock()}, as a listener that posts to a hung webhook would.
  */
-final class RecordingListener implements EnforcementListener {
+final class RecordingListener implements StoreListener {
 
     final AtomicInteger degraded = new AtomicInteger();
     final AtomicInteger recovered = new AtomicInteger();

@@ -7,11 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.http.LoggingListener;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
 import io.github.sluice.store.KeySpace;
+import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.List;
+import java.util.ResourceBundle;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -87,6 +91,65 @@ class StoreEventsTest {
             assertEquals(0, listener.entered.get(), listener.events::toString);
             assertTrue(log.lines().stream().noneMatch(l -> l.message().contains("degraded")
                     || l.message().contains("call failed")), log.lines()::toString);
+        }
+    }
+
+    @Test
+    void enforcersListener_givenToTheStore_logsTheOutageAndTheRecovery(RedisServer redis) throws Exception {
+        // Given the enforcer's own listener (an EnforcementListener is a StoreListener), logging
+        // to a logger of its own
+        Lines lines = new Lines();
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).name("shared").commandTimeout(TIMEOUT)
+                .failurePolicy(FailurePolicy.failOpen()).listener(new LoggingListener(lines)).build()) {
+            KeySpace space = store.keySpace("p", TokenBucket.of(1_000_000, Duration.ofSeconds(1), 1_000_000));
+            try (Load load = new Load(space, 1, d -> d.allowed() && d.degraded())) {
+                Load.await("decisions from Redis", 5_000, () -> load.authoritative.get() >= 5);
+
+                // When Redis goes away, then comes back
+                redis.kill();
+                Load.await("the degradation to be logged", 5_000, () -> lines.contains("WARNING store 'shared' degraded"));
+                redis.start();
+                Load.await("the recovery to be logged", 5_000, () -> lines.contains("INFO store 'shared' recovered"));
+                load.stop();
+            }
+        }
+
+        // Then it logged both, in that order, as it does for any store
+        List<String> seen = List.copyOf(lines.lines);
+        assertTrue(seen.indexOf(first(seen, "WARNING store 'shared' degraded"))
+                < seen.indexOf(first(seen, "INFO store 'shared' recovered")), seen::toString);
+    }
+
+    private static String first(List<String> lines, String prefix) {
+        return lines.stream().filter(l -> l.startsWith(prefix)).findFirst().orElseThrow();
+    }
+
+    /** A System.Logger that records "LEVEL message" lines, every level on. */
+    private static final class Lines implements System.Logger {
+        final ConcurrentLinkedQueue<String> lines = new ConcurrentLinkedQueue<>();
+
+        boolean contains(String prefix) {
+            return lines.stream().anyMatch(l -> l.startsWith(prefix));
+        }
+
+        @Override
+        public String getName() {
+            return "lines";
+        }
+
+        @Override
+        public boolean isLoggable(Level level) {
+            return true;
+        }
+
+        @Override
+        public void log(Level level, ResourceBundle bundle, String msg, Throwable thrown) {
+            lines.add(level + " " + msg);
+        }
+
+        @Override
+        public void log(Level level, ResourceBundle bundle, String format, Object... params) {
+            lines.add(level + " " + (params == null || params.length == 0 ? format : MessageFormat.format(format, params)));
         }
     }
 }

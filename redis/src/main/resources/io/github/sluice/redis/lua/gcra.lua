@@ -28,9 +28,7 @@ A['gcra'] = {
     r.receipt = now
     return r
   end,
-  commit = function(key, now, cost, p, r)
-    redis.call('SET', key, s(r[6]), 'PX', s(px(r[3])))
-  end,
+  commit = commit_instant,
   -- A refund: the receipt is the admission's clock reading (see instant_refund).
   release = function(key, now, cost, p)
     local emission, limit = p[1], p[2]

@@ -18,9 +18,7 @@ A['leaky-bucket'] = {
     r.receipt = now
     return r
   end,
-  commit = function(key, now, cost, p, r)
-    redis.call('SET', key, s(r[6]), 'PX', s(px(r[3])))
-  end,
+  commit = commit_instant,
   -- A refund: the receipt is the admission's clock reading (see instant_refund).
   release = function(key, now, cost, p)
     local interval, capacity = p[1], p[2]

@@ -32,9 +32,7 @@ A['shaping'] = {
     r.receipt = after
     return r
   end,
-  commit = function(key, now, cost, p, r)
-    redis.call('SET', key, s(r[6]), 'PX', s(px(r[3])))
-  end,
+  commit = commit_instant,
   -- A refund: the receipt is the `next` the admission published. Its slots are given back only
   -- while they are still the last ones issued; once a later request took a slot behind them, it
   -- was told its delay, and moving `next` back would schedule another request into that slot.
@@ -46,12 +44,7 @@ A['shaping'] = {
       return
     end
     local floor = now - slack
-    nxt = nxt - min(cost, max_cost) * interval
-    if nxt <= floor then
-      redis.call('DEL', key)
-    else
-      redis.call('SET', key, s(nxt), 'PX', s(px(nxt - floor)))
-    end
+    set_instant(key, nxt - min(cost, max_cost) * interval, floor)
   end
 }
 

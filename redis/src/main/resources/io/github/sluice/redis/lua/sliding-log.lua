@@ -2,25 +2,14 @@
 -- the seeds: one member per permit (a unique request id and its index), scored by its timestamp
 -- (us); a permit is in the window while its timestamp is > now - window.
 -- p[1] = limit, p[2] = window (us), p[3] = the request's id, p[4] = the index of its first permit.
-local function log_newest(key)
-  local top = redis.pcall('ZREVRANGE', key, 0, 0, 'WITHSCORES')
-  if type(top) == 'table' and top[2] then
-    return tonumber(top[2])
-  end
-  return nil
-end
-
 A['sliding-log'] = {
   decide = function(key, now, cost, p)
     local limit, window = p[1], p[2]
     local boundary = now - window
-    local used = redis.pcall('ZCOUNT', key, '(' .. s(boundary), '+inf')
-    if type(used) ~= 'number' then
-      used = 0
-    end
+    local used = zcount_after(key, boundary)
     local reset = 0
     if used > 0 then
-      reset = log_newest(key) - boundary
+      reset = zmax_score(key) - boundary
     end
     if cost > limit then
       return {0, limit - used, reset, NEVER, 0}
@@ -34,7 +23,7 @@ A['sliding-log'] = {
       return {1, limit - used, reset, 0, 0}
     end
     -- Timestamps never go backwards in the log, even if a clock does.
-    local stamp = max(now, log_newest(key) or now)
+    local stamp = max(now, zmax_score(key) or now)
     local r = {1, limit - used - cost, stamp - boundary, 0, 0, stamp}
     r.receipt = stamp
     return r
@@ -42,19 +31,7 @@ A['sliding-log'] = {
   commit = function(key, now, cost, p, r)
     claim(key, 'zset')
     redis.call('ZREMRANGEBYSCORE', key, '-inf', s(now - p[2]))
-    local stamp = s(r[6])
-    local args = {}
-    for j = p[4], p[4] + cost - 1 do
-      args[#args + 1] = stamp
-      args[#args + 1] = p[3] .. '#' .. s(j)
-      if #args >= 1000 then
-        redis.call('ZADD', key, unpack(args))
-        args = {}
-      end
-    end
-    if #args > 0 then
-      redis.call('ZADD', key, unpack(args))
-    end
+    zadd_members(redis.call, key, nil, s(r[6]), p[3], p[4], cost)
     redis.call('PEXPIRE', key, s(px(r[3])))
   end,
   -- A refund: the receipt is the timestamp the admission logged. Up to `cost` permits carrying
@@ -68,10 +45,8 @@ A['sliding-log'] = {
       return
     end
     local own = redis.pcall('ZRANGEBYSCORE', key, s(stamp), s(stamp), 'LIMIT', 0, min(cost, limit))
-    if type(own) == 'table' and #own > 0 and not own['err'] then
-      for i = 1, #own, 1000 do
-        redis.call('ZREM', key, unpack(own, i, min(#own, i + 999)))
-      end
+    if type(own) == 'table' and not own['err'] then
+      zrem_list(redis.call, key, own)
     end
   end
 }
