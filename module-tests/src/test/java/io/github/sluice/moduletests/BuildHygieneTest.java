@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -140,5 +141,45 @@ class BuildHygieneTest {
         assertTrue(all(VERSION, managed).stream().allMatch("${project.version}"::equals), managed);
         assertEquals(first("version", PARENT.matcher(pom(ROOT)).replaceAll("")), first("version", bom),
                 "the BOM's version is the project's");
+    }
+
+    private static final Pattern MARKER = Pattern.compile("^(?:\\s*\\*\\s*)?(?:<{7}|>{7}) ", Pattern.MULTILINE);
+
+    /**
+     * @return the lines of {@code text} that are merge-conflict markers ({@code <<<<<<< side},
+     *     {@code >>>>>>> side}), also inside a Javadoc comment, where javac does not see them
+     */
+    static List<String> conflictMarkers(String text) {
+        List<String> found = new ArrayList<>();
+        Matcher m = MARKER.matcher(text);
+        while (m.find()) {
+            int end = text.indexOf('\n', m.start());
+            found.add(text.substring(m.start(), end < 0 ? text.length() : end).strip());
+        }
+        return found;
+    }
+
+    @Test
+    void noSource_holdsAMergeConflictMarker() throws IOException {
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            for (Path f : (Iterable<Path>) files
+                    .filter(Files::isRegularFile)
+                    .filter(f -> !ROOT.relativize(f).toString().matches("(?:.*/)?(?:target|\\.git)/.*|\\.git"))
+                    .filter(f -> f.toString().matches(".*\\.(?:java|xml|lua|md|properties|yml|sh)"))::iterator) {
+                for (String line : conflictMarkers(Files.readString(f))) {
+                    found.add(ROOT.relativize(f) + ": " + line);
+                }
+            }
+        }
+        assertEquals(List.of(), found, "unresolved merge conflicts");
+    }
+
+    @Test
+    void conflictMarkers_findsMarkersInCodeAndJavadoc_butNotOtherRuns() {
+        String side = "HEAD";
+        String text = "a\n" + "<".repeat(7) + " " + side + "\nb\n" + "=".repeat(7) + "\n c\n "
+                + "* " + ">".repeat(7) + " branch\n// <<<< not one\n" + "<".repeat(8) + "x\n";
+        assertEquals(List.of("<".repeat(7) + " HEAD", "* " + ">".repeat(7) + " branch"), conflictMarkers(text));
     }
 }
