@@ -19,8 +19,9 @@ import java.lang.System.Logger.Level;
  * <p>It answers what the 3.1 default does: a {@link WebApplicationException}'s own response, else
  * 500 with no body (the container then writes its error page for 500), and it logs the exception at
  * {@code WARNING}, since the container no longer sees it. Registered with the lowest priority, so
- * that any {@code ExceptionMapper<Throwable>} of the application's own is chosen over it; mappers
- * of narrower types are chosen first anyway. Stateless and thread-safe.
+ * that an {@code ExceptionMapper<Throwable>} of the application's own, registered before or after
+ * the feature, is chosen over it unless it too has the lowest priority ({@code Integer.MAX_VALUE});
+ * mappers of narrower types are chosen first anyway. Stateless and thread-safe.
  */
 final class UnmappedExceptions implements ExceptionMapper<Throwable> {
 
