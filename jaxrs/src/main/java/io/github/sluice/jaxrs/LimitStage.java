@@ -24,7 +24,8 @@ import java.io.UncheckedIOException;
  *   <li>the response filter sees every response the runtime produces: a resource's return value,
  *       an {@code AsyncResponse} resumed, cancelled or timed out, an abort by a later filter, an
  *       exception mapped by the application and, since JAX-RS 3.1 mandates a default
- *       {@code ExceptionMapper<Throwable>}, every other exception. It finds the verdict in
+ *       {@code ExceptionMapper<Throwable>} (which the feature supplies on older runtimes, see
+ *       {@link UnmappedExceptions}), every other exception. It finds the verdict in
  *       {@link InFlight}, not in request properties, and releases at once when no body follows
  *       (no entity, or {@code HEAD});
  *   <li>otherwise it hands the verdict to the writer interceptor of the same thread, which runs

@@ -34,7 +34,11 @@ import java.util.function.Function;
  * </ul>
  * A denial aborts the request with the policy's status (429 by default), {@code Retry-After},
  * the rate-limit header fields and a problem body; an admitted response gets the header fields;
- * concurrency permits are given back once the response is written, on every path.
+ * concurrency permits are given back once the response is written, on every path. On a runtime
+ * older than JAX-RS 3.1 (Jersey 2, the javax build of this module), the feature also registers,
+ * at the lowest priority, the {@code ExceptionMapper<Throwable>} that 3.1 requires (500, or a
+ * {@code WebApplicationException}'s own response), because without one an exception nobody maps
+ * skips the response filters that release the permits.
  *
  * <p>Without an {@link Enforcer}, the feature builds one from the application's configuration
  * properties (in a servlet container, the JAX-RS servlet's init-params): every
@@ -109,7 +113,12 @@ public final class SluiceFeature implements Feature {
     @Override
     public boolean configure(FeatureContext context) {
         Enforcer e = enforcer != null ? enforcer : FeatureProperties.enforcer(context.getConfiguration());
-        FeatureProperties.warnIfResponseFiltersCanBeSkipped(context.getConfiguration());
+        if (UnmappedExceptions.needed()) {
+            // Before JAX-RS 3.1, an exception nobody maps skips the response filters that release.
+            context.register(new UnmappedExceptions(), UnmappedExceptions.PRIORITY);
+        } else {
+            FeatureProperties.warnIfResponseFiltersCanBeSkipped(context.getConfiguration());
+        }
         boolean byPath = false;
         for (Policy p : e.policies()) {
             byPath |= !p.match().equals(Match.NONE);

@@ -55,6 +55,16 @@ final class Http {
      * @return the response's status code
      */
     static int raw(URI base, String method, String target, String... headers) {
+        String response = rawResponse(base, method, target, headers);
+        return Integer.parseInt(response.substring(9, 12));
+    }
+
+    /**
+     * Sends a request line exactly as given, like {@link #raw}.
+     *
+     * @return the whole response as ISO-8859-1 text: status line, header fields and body
+     */
+    static String rawResponse(URI base, String method, String target, String... headers) {
         StringBuilder head = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\nHost: ")
                 .append(base.getHost()).append(':').append(base.getPort())
                 .append("\r\nContent-Length: 0\r\nConnection: close\r\n");
@@ -69,7 +79,7 @@ final class Http {
             if (!response.startsWith("HTTP/1.1 ")) {
                 throw new IllegalStateException(method + " " + target + " got no status line: '" + response + "'");
             }
-            return Integer.parseInt(response.substring(9, 12));
+            return response;
         } catch (IOException e) {
             throw new UncheckedIOException(method + " " + target, e);
         }

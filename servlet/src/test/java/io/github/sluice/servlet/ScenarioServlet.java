@@ -8,6 +8,7 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -58,8 +59,22 @@ public class ScenarioServlet extends HttpServlet {
     public ScenarioServlet() {
     }
 
+    /**
+     * The response header naming the path the application routes by (servlet path + path info,
+     * percent-encoded as UTF-8): what the application takes the request to be for. Absent when
+     * the container will not tell (Jetty 12 throws for the URIs it calls ambiguous).
+     */
+    public static final String SEEN_PATH = "X-Seen-Path";
+
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse res) throws IOException {
+        try {
+            String info = req.getPathInfo();
+            res.setHeader(SEEN_PATH, URLEncoder.encode(req.getServletPath() + (info == null ? "" : info),
+                    StandardCharsets.UTF_8));
+        } catch (RuntimeException ambiguous) {
+            // the application cannot know the path either: it answers anyway, from the request URI
+        }
         String uri = req.getRequestURI();
         String scenario = uri.substring(uri.lastIndexOf('/') + 1);
         switch (scenario) {
