@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
@@ -93,8 +92,7 @@ class ConfigurationTest {
     @Test
     void applicationProperties_enforcer_isUsedByTheFeatureClass() throws Exception {
         // Given an Application that lists the feature class and hands it an enforcer as a property
-        Enforcer enforcer = SluiceConfig.builder().policies(POLICY).listener(EnforcementListener.NONE).build()
-                .newEnforcer(ShardedRegistry.builder().clock(new FakeClock()).build());
+        Enforcer enforcer = Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE).store(ShardedRegistry.builder().clock(new FakeClock()).build()).build();
         PortableApp.enforcer = enforcer;
         try (JerseyServer server = JerseyServer.start(PortableApp.class, Map.of())) {
             // Then that enforcer decides
@@ -113,7 +111,7 @@ class ConfigurationTest {
 
     @Test
     void unknownPolicyInRateLimited_failsTheDeployment_namingTheMethod() {
-        Enforcer enforcer = SluiceConfig.builder().policies(POLICY).listener(EnforcementListener.NONE).build().newEnforcer();
+        Enforcer enforcer = Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE).build();
         ResourceConfig app = new ResourceConfig(Misnamed.class).register(new SluiceFeature(enforcer));
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> JerseyServer.start(app));
         assertTrue(causes(e).contains("unknown policy 'no-such-policy'"), causes(e));
@@ -141,7 +139,7 @@ class ConfigurationTest {
 
     @Test
     void enforcerProperty_isUsedAsIs() {
-        Enforcer enforcer = SluiceConfig.builder().policies(POLICY).listener(EnforcementListener.NONE).build().newEnforcer();
+        Enforcer enforcer = Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE).build();
         ResourceConfig app = new ResourceConfig().property(SluiceFeature.ENFORCER, enforcer);
         assertSame(enforcer, FeatureProperties.enforcer(app.getConfiguration()));
         ResourceConfig wrong = new ResourceConfig().property(SluiceFeature.STORE, "redis://localhost");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
@@ -39,7 +40,7 @@ class AcquireAllTest {
         // After the extension has flushed Redis and its script cache.
         store = RedisStore.builder().uri(redis.uri()).clientClock(clock).denialCacheSize(0)
                 .commandTimeout(Duration.ofSeconds(5)).build();
-        perSecond = store.keySpace("per-second", TokenBucket.of(10, Duration.ofSeconds(1), 10));
+        perSecond = store.keySpace("per-second", TokenBucket.of(Rate.perSecond(10)));
         perMinute = store.keySpace("per-minute", FixedWindow.of(1, Duration.ofMinutes(1)));
     }
 

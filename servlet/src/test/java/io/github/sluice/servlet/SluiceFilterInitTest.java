@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.Store;
@@ -85,7 +84,7 @@ class SluiceFilterInitTest {
     @Test
     void init_withAnEnforcer_ignoresInitParams() throws Exception {
         // Given a filter built in code
-        Enforcer enforcer = SluiceConfig.builder().policies("a = fixed-window 1/1m key=ip").build().newEnforcer();
+        Enforcer enforcer = Enforcer.builder().policies("a = fixed-window 1/1m key=ip").build();
         SluiceFilter filter = new SluiceFilter(enforcer, Shaping.BLOCKING);
 
         // When the container initialises it with parameters it would otherwise reject
@@ -101,7 +100,7 @@ class SluiceFilterInitTest {
     @Test
     void constructor_null_isRefused() {
         assertThrows(NullPointerException.class, () -> new SluiceFilter(null));
-        Enforcer enforcer = SluiceConfig.builder().build().newEnforcer();
+        Enforcer enforcer = Enforcer.builder().build();
         assertThrows(NullPointerException.class, () -> new SluiceFilter(enforcer, null));
     }
 
