@@ -27,6 +27,17 @@ import java.util.Objects;
  * {@code 200/2m} are the same speed but not equal, because the permits are also the default
  * burst or capacity of the algorithms built from a rate ({@code TokenBucket.of(Rate)}).
  *
+ * <h2>Why a type</h2>
+ * Bucket4j writes a refill as tokens and a period next to a capacity, Guava and Go's
+ * {@code x/time/rate} a {@code double} per second next to a burst ({@code NewLimiter(r, b)}):
+ * numbers a caller can swap. Here the rate is one typed argument, and an algorithm's
+ * {@code of(...)} never takes a count next to it: {@code TokenBucket.of(rate)} holds the rate's
+ * permits at once, and another burst is set by name, {@code builder().rate(rate).burst(20)}.
+ * Every builder names this argument {@code rate}; a rate in events per second as a
+ * {@code double} is an overload of that setter ({@code TokenBucket.Builder.rate(double)}), and
+ * one permit per interval ({@code x/time/rate}'s {@code Every}) is a factory of this class, so
+ * both keep the one word. {@code docs/algorithms.md} ("In code") has the whole vocabulary.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class Rate {

@@ -374,8 +374,8 @@ public final class Enforcer implements AutoCloseable {
         private Store store;
         /** The default store, configured by the registry settings; built only if no store is given. */
         private final ShardedRegistry.Builder registry = ShardedRegistry.builder();
-        /** The registry settings given, by name, for the message if a store is given too. */
-        private final List<String> registrySettings = new ArrayList<>();
+        /** The registry settings given, name to value, for the message if a store is given too. */
+        private final Map<String, Object> registrySettings = new java.util.LinkedHashMap<>();
         private final ClientAddress.Builder addresses = ClientAddress.builder();
         private HeaderOptions headers = HeaderOptions.DEFAULT;
         private DenialBody denialBody = ProblemBody.standard();
@@ -513,7 +513,7 @@ public final class Enforcer implements AutoCloseable {
          */
         public Builder clock(Clock clock) {
             registry.clock(clock);
-            registrySettings.add("clock");
+            registrySettings.put("clock", clock);
             return this;
         }
 
@@ -531,7 +531,7 @@ public final class Enforcer implements AutoCloseable {
                 throw new IllegalArgumentException("maxKeys must be at most " + MAX_KEYS + " but was " + maxKeys);
             }
             registry.maxKeys(maxKeys);
-            registrySettings.add("maxKeys");
+            registrySettings.put("maxKeys", maxKeys);
             return this;
         }
 
@@ -545,7 +545,7 @@ public final class Enforcer implements AutoCloseable {
          */
         public Builder memoryBudget(long bytes) {
             registry.memoryBudget(bytes);
-            registrySettings.add("memoryBudget");
+            registrySettings.put("memoryBudget", bytes);
             return this;
         }
 
@@ -559,7 +559,7 @@ public final class Enforcer implements AutoCloseable {
          */
         public Builder shards(int shards) {
             registry.shards(shards);
-            registrySettings.add("shards");
+            registrySettings.put("shards", shards);
             return this;
         }
 
@@ -644,7 +644,9 @@ public final class Enforcer implements AutoCloseable {
             }
             if (store != null) {
                 if (!registrySettings.isEmpty()) {
-                    throw new IllegalStateException(String.join(", ", new java.util.LinkedHashSet<>(registrySettings))
+                    List<String> given = new ArrayList<>();
+                    registrySettings.forEach((name, value) -> given.add(name + "=" + value));
+                    throw new IllegalStateException(String.join(", ", given)
                             + " configure the default in-memory store, but a store was given (" + store
                             + "); configure that store instead");
                 }

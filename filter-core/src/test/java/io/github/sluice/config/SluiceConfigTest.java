@@ -35,7 +35,8 @@ class SluiceConfigTest {
 
     @Test
     void defaults_areDocumented() {
-        try (Enforcer c = SluiceConfig.fromInitParams(name -> null).build()) {
+        try (Enforcer c = SluiceConfig.fromInitParams(name -> null).build();
+                ShardedRegistry plain = ShardedRegistry.builder().build()) {
             ShardedRegistry store = assertInstanceOf(ShardedRegistry.class, c.store());
 
             assertEquals(List.of(), c.policies());
@@ -46,7 +47,7 @@ class SluiceConfigTest {
             assertEquals(128, store.maxKeyLength());
             assertEquals(0, store.maxKeys(), "derived from the memory budget");
             assertEquals(256L << 20, store.memoryBudget());
-            assertEquals(ShardedRegistry.builder().build().shards(), store.shards());
+            assertEquals(plain.shards(), store.shards(), "the registry's own default");
             assertInstanceOf(LoggingListener.class, c.listener());
         }
     }
@@ -255,5 +256,63 @@ class SluiceConfigTest {
         ConfigException e = assertThrows(ConfigException.class, () -> SluiceConfig.fromInitParams(p::get));
 
         assertTrue(e.getMessage().startsWith("init-param 'policies' line 2 (policy 'b'): key='nope': "), e.getMessage());
+    }
+
+    // ---- newEnforcer: the start-up the servlet filter and the JAX-RS feature share ------------
+
+    private static final List<String> NAMES = List.of("policies", "max-keys", "trusted-proxies");
+
+    @Test
+    void newEnforcer_withoutAStore_ownsANewRegistryConfiguredByTheSettings() {
+        Map<String, String> p = Map.of("policies", "a = token-bucket 1/1m key=ip", "max-keys", "1000");
+
+        try (Enforcer e = SluiceConfig.newEnforcer(p::get, p.keySet(), null, "attribute 's'")) {
+            assertEquals(1000, ((ShardedRegistry) e.store()).maxKeys("a"));
+        }
+    }
+
+    @Test
+    void newEnforcer_withAStore_keepsThePoliciesThere() {
+        Map<String, String> p = Map.of("policies", "a = token-bucket 1/1m key=ip", "trusted-proxies", "10.0.0.0/8");
+        try (ShardedRegistry store = ShardedRegistry.builder().build()) {
+            Enforcer e = SluiceConfig.newEnforcer(p::get, p.keySet(), store, "attribute 's'");
+
+            assertSame(store, e.store());
+            assertEquals(ClientAddress.builder().trustedProxies("10.0.0.0/8").build(), e.policies().get(0).key());
+        }
+    }
+
+    @Test
+    void newEnforcer_registrySettingWithAStore_failsNamingTheParamTheValueAndWhereTheStoreCameFrom() {
+        Map<String, String> p = Map.of("policies", "a = token-bucket 1/1m key=ip", "max-keys", "1000");
+        try (ShardedRegistry store = ShardedRegistry.builder().build()) {
+            ConfigException e = assertThrows(ConfigException.class,
+                    () -> SluiceConfig.newEnforcer(p::get, NAMES, store, "property 'sluice.store'"));
+
+            assertEquals("init-param 'max-keys': max-keys='1000': max-keys configures the in-memory store, but "
+                    + "property 'sluice.store' holds a store of its own (" + store + "); remove max-keys",
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void newEnforcer_somethingElseWhereTheStoreBelongs_failsNamingIt() {
+        Map<String, String> p = Map.of("policies", "a = token-bucket 1/1m key=ip");
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SluiceConfig.newEnforcer(p::get, NAMES, "redis://localhost", "property 'sluice.store'"));
+
+        assertEquals("property 'sluice.store' must hold a io.github.sluice.store.Store but held a java.lang.String",
+                e.getMessage());
+    }
+
+    @Test
+    void loadedBuilder_canStillBeAdjusted_andIpKeysTakeSettingsGivenAfterwards() {
+        Enforcer.Builder b = SluiceConfig.parseProperties("policy.a = token-bucket 1/1m key=ip\n", "t");
+
+        Enforcer e = b.trustedProxies("10.0.0.0/8").listener(EnforcementListener.NONE).build();
+
+        assertEquals(ClientAddress.builder().trustedProxies("10.0.0.0/8").build(), e.policies().get(0).key());
+        assertSame(EnforcementListener.NONE, e.listener());
     }
 }

@@ -121,7 +121,7 @@ class EnforcerBuilderTest {
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> Enforcer.builder()
                     .maxKeys(10).store(store).shards(4).maxKeys(20).build());
 
-            assertEquals("maxKeys, shards configure the default in-memory store, but a store was given (" + store
+            assertEquals("maxKeys=20, shards=4 configure the default in-memory store, but a store was given (" + store
                     + "); configure that store instead", e.getMessage());
         }
     }

@@ -48,7 +48,8 @@ class ClientAddressTest {
     }
 
     private static Enforcer enforcer() {
-        return Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE).store(ShardedRegistry.builder().clock(new FakeClock()).build()).build();
+        return Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE)
+                .store(ShardedRegistry.builder().clock(new FakeClock()).build()).build();
     }
 
     @Test

@@ -92,7 +92,8 @@ class ConfigurationTest {
     @Test
     void applicationProperties_enforcer_isUsedByTheFeatureClass() throws Exception {
         // Given an Application that lists the feature class and hands it an enforcer as a property
-        Enforcer enforcer = Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE).store(ShardedRegistry.builder().clock(new FakeClock()).build()).build();
+        Enforcer enforcer = Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE)
+                .store(ShardedRegistry.builder().clock(new FakeClock()).build()).build();
         PortableApp.enforcer = enforcer;
         try (JerseyServer server = JerseyServer.start(PortableApp.class, Map.of())) {
             // Then that enforcer decides
