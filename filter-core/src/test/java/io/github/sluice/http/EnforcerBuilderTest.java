@@ -163,4 +163,45 @@ class EnforcerBuilderTest {
 
         assertEquals(text.policies(), code.policies());
     }
+
+    @Test
+    void everyOrderOfTheSettings_buildsTheSameEnforcer() {
+        // Given every setting as one step; the policies keep their relative order, which is meaningful
+        DenialBody body = DenialBody.of("text/plain", "slow down");
+        List<UnaryOperator<Enforcer.Builder>> steps = List.of(
+                b -> b.policy(Policy.parse("a = token-bucket 5/1s key=ip allow=203.0.113.0/24"))
+                        .policies("b = gcra 10/1m key=principal|ip\nc = fixed-window 3/1m key=global"),
+                b -> b.trustedProxies("10.0.0.0/8", "fd00::/8"),
+                b -> b.forwardedHeader(ForwardedHeader.FORWARDED),
+                b -> b.ipv6Prefix(48),
+                b -> b.dryRun(true),
+                b -> b.headers(new HeaderOptions(HeaderStyle.X_RATELIMIT, true, false, null)),
+                b -> b.denialBody(body),
+                b -> b.maxKeyLength(64));
+        Enforcer reference = build(b -> {
+            steps.forEach(step -> step.apply(b));
+            return b;
+        });
+        java.util.Random random = new java.util.Random(13);
+
+        // When they are given in 200 random orders
+        for (int round = 0; round < 200; round++) {
+            List<UnaryOperator<Enforcer.Builder>> order = new java.util.ArrayList<>(steps);
+            java.util.Collections.shuffle(order, random);
+            Enforcer e = build(b -> {
+                order.forEach(step -> step.apply(b));
+                return b;
+            });
+
+            // Then the enforcer is the same
+            assertEquals(reference.policies(), e.policies(), "round " + round);
+            assertEquals(reference.clientAddress(), e.clientAddress(), "round " + round);
+            assertEquals(reference.headerOptions(), e.headerOptions(), "round " + round);
+            assertEquals(reference.denialBody(), e.denialBody(), "round " + round);
+            assertEquals(reference.maxKeyLength(), e.maxKeyLength(), "round " + round);
+            e.close();
+        }
+        assertTrue(reference.policies().stream().allMatch(Policy::dryRun));
+        reference.close();
+    }
 }
