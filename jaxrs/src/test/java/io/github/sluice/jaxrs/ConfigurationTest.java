@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
+import io.github.sluice.policy.ConfigException;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
@@ -147,6 +148,21 @@ class ConfigurationTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> FeatureProperties.enforcer(wrong.getConfiguration()));
         assertTrue(e.getMessage().contains("'sluice.store' must hold a io.github.sluice.store.Store"), e.getMessage());
+    }
+
+    @Test
+    void storeProperty_andAnInMemorySetting_failNamingBoth() {
+        try (ShardedRegistry store = ShardedRegistry.builder().build()) {
+            ResourceConfig app = new ResourceConfig().property(SluiceFeature.STORE, store)
+                    .property(SluiceFeature.PREFIX + "policies", POLICY)
+                    .property(SluiceFeature.PREFIX + "shards", "4");
+
+            ConfigException e = assertThrows(ConfigException.class,
+                    () -> FeatureProperties.enforcer(app.getConfiguration()));
+
+            assertEquals("init-param 'shards': shards='4': shards configures the in-memory store, but property '"
+                    + SluiceFeature.STORE + "' holds a store of its own (" + store + "); remove shards", e.getMessage());
+        }
     }
 
     private static String causes(Throwable e) {

@@ -68,6 +68,22 @@ class SluiceFilterInitTest {
     }
 
     @Test
+    void init_storeAttributeAndAnInMemorySetting_failsNamingBoth() {
+        // Given a store in the servlet context, and an init-param that only the in-memory store reads
+        try (ShardedRegistry store = ShardedRegistry.builder().build()) {
+            SluiceFilter filter = new SluiceFilter();
+            FilterConfig config = config(Map.of("policies", "a = fixed-window 1/1m key=ip", "memory-budget", "1g"),
+                    store);
+
+            // When the filter is initialised, then it refuses the setting that would configure nothing
+            ServletException e = assertThrows(ServletException.class, () -> filter.init(config));
+            assertEquals("Sluice filter 'sluice': init-param 'memory-budget': memory-budget='1g': memory-budget "
+                    + "configures the in-memory store, but servlet context attribute '" + SluiceFilter.STORE_ATTRIBUTE
+                    + "' holds a store of its own (" + store + "); remove memory-budget", e.getMessage());
+        }
+    }
+
+    @Test
     void init_storeAttribute_isWhereThePoliciesLive() throws Exception {
         // Given a store in the servlet context
         Store store = ShardedRegistry.builder().build();
