@@ -42,7 +42,9 @@ import java.util.function.Function;
  * <h2>Settings</h2>
  * The same names serve as init-params and as keys of a properties file (see
  * {@code docs/configuration.md}); each is the {@link Enforcer.Builder} setter of the same name in
- * camel case:
+ * camel case, except the header settings ({@code headers}, {@code headers-on},
+ * {@code expose-headers}, {@code degraded-header}: one {@code HeaderOptions}) and the body settings
+ * ({@code problem-type}, {@code denial-body}, {@code denial-content-type}: one {@code DenialBody}):
  * <table>
  *   <caption>settings</caption>
  *   <tr><th>name</th><th>value</th><th>default</th></tr>

@@ -352,10 +352,12 @@ public final class Enforcer implements AutoCloseable {
 
     /**
      * Builds an {@link Enforcer}: the policies, where their state lives, how clients are
-     * identified, and how responses look. Every setting has the name of its init-param in
+     * identified, and how responses look. A setting has the name of its init-param in
      * {@code docs/configuration.md}, in camel case ({@code trusted-proxies} is
-     * {@link #trustedProxies}). A setter refuses a bad value at once; {@link #build()} checks the
-     * settings together, so the order of the calls never matters.
+     * {@link #trustedProxies}), except the header settings, which are one {@link HeaderOptions},
+     * and the body settings, one {@link DenialBody}. A setter refuses a bad value at once;
+     * {@link #build()} applies and checks the settings together, so the order of the calls never
+     * matters.
      *
      * <pre>{@code
      * Enforcer enforcer = Enforcer.builder()
