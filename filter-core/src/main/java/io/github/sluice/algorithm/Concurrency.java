@@ -122,7 +122,9 @@ public final class Concurrency extends Algorithm<Concurrency.PermitCell> {
     }
 
     /**
-     * Shorthand for {@code builder().maxInFlight(maxInFlight).build()} (no wait).
+     * {@code maxInFlight} permits per key, refused at once when all are held
+     * ({@code concurrency 50}): {@code Concurrency.of(50)}. For a bounded wait, use the
+     * {@link #builder()}.
      *
      * @param maxInFlight permits held at once, {@code >= 1}
      * @return the algorithm

@@ -120,11 +120,14 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
     }
 
     /**
-     * Shorthand for an epoch-aligned window.
+     * {@code limit} permits per epoch-aligned {@code window} ({@code fixed-window 5/1m}):
+     * {@code FixedWindow.of(5, Duration.ofMinutes(1))}. For windows opened by a key's first request,
+     * use the {@link #builder()}.
      *
      * @param limit permits per window, {@code >= 1}
-     * @param window the window's length
+     * @param window the window's length, {@code > 0}
      * @return the algorithm
+     * @throws NullPointerException if {@code window} is null
      * @throws IllegalArgumentException if a value is out of range (see {@link Builder})
      */
     public static FixedWindow of(long limit, Duration window) {

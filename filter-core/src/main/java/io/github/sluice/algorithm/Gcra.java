@@ -5,6 +5,7 @@ import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
@@ -62,22 +63,27 @@ public final class Gcra extends Algorithm<Cell> {
         this.tolerance = Checks.product("emission interval * (burst + 1)", emission, limit);
     }
 
-    /** @return a builder; {@code rate} and {@code burst} must be set */
+    /**
+     * @return a builder; {@code rate} must be set, {@code burst} defaults to the rate's permits
+     *     less one
+     */
     public static Builder builder() {
         return new Builder();
     }
 
     /**
-     * Shorthand for {@code builder().rate(permits, period).burst(burst).build()}.
+     * The rate's permits at once, then the rate ({@code gcra 100/1m}): redis-cell's
+     * {@code max_burst} is the permits less one, so that the limit is the permits.
+     * {@code Gcra.of(Rate.perMinute(100))} is {@code CL.THROTTLE key 99 100 60}. For another
+     * burst, use the {@link #builder()}.
      *
-     * @param permits requests per {@code period} ({@code count}), {@code >= 1}
-     * @param period the period
-     * @param burst redis-cell's {@code max_burst}, {@code >= 0}
+     * @param rate requests per period (redis-cell's {@code count} per {@code period})
      * @return the algorithm
-     * @throws IllegalArgumentException if a value is out of range (see {@link Builder})
+     * @throws NullPointerException if {@code rate} is null
+     * @throws IllegalArgumentException if the rate is above one request per nanosecond
      */
-    public static Gcra of(long permits, Duration period, long burst) {
-        return builder().rate(permits, period).burst(burst).build();
+    public static Gcra of(Rate rate) {
+        return builder().rate(rate).build();
     }
 
     /** @return the emission interval in nanoseconds: the time between two evenly spaced requests */
@@ -208,31 +214,32 @@ public final class Gcra extends Algorithm<Cell> {
     /** Builds a {@link Gcra}. Not thread-safe. */
     public static final class Builder {
         private long emission;
+        /** The permits of the rate: the default burst is one less. */
+        private long permits;
         private long burst = -1;
 
         private Builder() {
         }
 
         /**
-         * Sets the rate as {@code permits} requests per {@code period} (redis-cell's {@code count}
-         * and {@code period}).
+         * Sets the rate (required): redis-cell's {@code count} requests per {@code period}.
          *
-         * @param permits requests per period, {@code >= 1}
-         * @param period the period, {@code > 0}
+         * @param rate requests per period
          * @return this builder
-         * @throws IllegalArgumentException if a value is out of range, or the rate exceeds one
-         *     request per nanosecond
-         * @throws NullPointerException if {@code period} is null
+         * @throws NullPointerException if {@code rate} is null
+         * @throws IllegalArgumentException if the rate is above one request per nanosecond
          */
-        public Builder rate(long permits, Duration period) {
-            this.emission = Checks.intervalNanos(Checks.atLeast("permits", permits, 1),
-                    Checks.positiveNanos("period", period));
+        public Builder rate(Rate rate) {
+            Objects.requireNonNull(rate, "rate");
+            this.emission = Checks.intervalNanos(rate.permits(), rate.periodNanos());
+            this.permits = rate.permits();
             return this;
         }
 
         /**
          * Sets redis-cell's {@code max_burst}: the limit is {@code burst + 1} requests at once. Zero
-         * means requests must be spaced by the emission interval.
+         * means requests must be spaced by the emission interval. Default: the rate's permits less
+         * one, so that the limit is the rate's permits.
          *
          * @param burst {@code >= 0}
          * @return this builder
@@ -245,17 +252,14 @@ public final class Gcra extends Algorithm<Cell> {
 
         /**
          * @return the algorithm
-         * @throws IllegalStateException if rate or burst is missing
+         * @throws IllegalStateException if the rate is missing
          * @throws IllegalArgumentException if {@code emission * (burst + 1)} overflows
          */
         public Gcra build() {
             if (emission == 0) {
                 throw new IllegalStateException("rate must be set");
             }
-            if (burst < 0) {
-                throw new IllegalStateException("burst must be set");
-            }
-            return new Gcra(emission, burst);
+            return new Gcra(emission, burst >= 0 ? burst : permits - 1);
         }
     }
 }

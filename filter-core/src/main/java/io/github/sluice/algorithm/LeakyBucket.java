@@ -5,6 +5,7 @@ import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
@@ -12,7 +13,7 @@ import java.util.Objects;
 /**
  * Leaky bucket used as a meter ("policing"): the Funnel of the Redis designs. Each admitted permit
  * pours one unit of water into a bucket of {@code capacity} units; the bucket leaks at a constant
- * {@code leakRate}; a request whose water would overflow the bucket is refused, whole, and pours
+ * {@code rate}; a request whose water would overflow the bucket is refused, whole, and pours
  * nothing. A request of more than {@code capacity} permits can never fit and is refused with
  * {@link Decision#NEVER} as retry-after. New keys start with an empty bucket.
  *
@@ -59,9 +60,25 @@ public final class LeakyBucket extends Algorithm<Cell> {
         this.depth = Checks.product("capacity * interval", capacity, interval);
     }
 
-    /** @return a builder; {@code capacity} and {@code leakRate} must be set */
+    /**
+     * @return a builder; {@code rate} must be set, {@code capacity} defaults to the rate's permits
+     */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * A bucket of the rate's permits that leaks at the rate ({@code leaky-bucket 10/1s}):
+     * {@code LeakyBucket.of(Rate.perSecond(10))} holds 10 units and drains 10 a second. For another
+     * capacity, use the {@link #builder()}.
+     *
+     * @param rate the leak rate; its permits are the capacity
+     * @return the algorithm
+     * @throws NullPointerException if {@code rate} is null
+     * @throws IllegalArgumentException if the rate is above one unit per nanosecond
+     */
+    public static LeakyBucket of(Rate rate) {
+        return builder().rate(rate).build();
     }
 
     /** @return nanoseconds it takes one unit of water to leak out */
@@ -177,13 +194,30 @@ public final class LeakyBucket extends Algorithm<Cell> {
     /** Builds a {@link LeakyBucket}. Not thread-safe. */
     public static final class Builder {
         private long interval;
+        /** The permits of the rate, the default capacity. */
+        private long permits;
         private long capacity;
 
         private Builder() {
         }
 
         /**
-         * Sets how many permits the bucket holds.
+         * Sets the leak rate (required): units of water leaked per period.
+         *
+         * @param rate units per period
+         * @return this builder
+         * @throws NullPointerException if {@code rate} is null
+         * @throws IllegalArgumentException if the rate is above one unit per nanosecond
+         */
+        public Builder rate(Rate rate) {
+            Objects.requireNonNull(rate, "rate");
+            this.interval = Checks.intervalNanos(rate.permits(), rate.periodNanos());
+            this.permits = rate.permits();
+            return this;
+        }
+
+        /**
+         * Sets how many permits the bucket holds. Default: the permits of the {@link #rate rate}.
          *
          * @param capacity permits, {@code >= 1}
          * @return this builder
@@ -195,34 +229,15 @@ public final class LeakyBucket extends Algorithm<Cell> {
         }
 
         /**
-         * Sets the leak rate as {@code permits} units per {@code period}.
-         *
-         * @param permits units leaked per period, {@code >= 1}
-         * @param period the period, {@code > 0}
-         * @return this builder
-         * @throws NullPointerException if {@code period} is null
-         * @throws IllegalArgumentException if a value is out of range, or the rate exceeds one unit
-         *     per nanosecond
-         */
-        public Builder leakRate(long permits, Duration period) {
-            this.interval = Checks.intervalNanos(Checks.atLeast("permits", permits, 1),
-                    Checks.positiveNanos("period", period));
-            return this;
-        }
-
-        /**
          * @return the algorithm
-         * @throws IllegalStateException if capacity or leak rate is missing
+         * @throws IllegalStateException if the rate is missing
          * @throws IllegalArgumentException if {@code capacity * interval} exceeds about 73 years
          */
         public LeakyBucket build() {
-            if (capacity == 0) {
-                throw new IllegalStateException("capacity must be set");
-            }
             if (interval == 0) {
-                throw new IllegalStateException("leakRate must be set");
+                throw new IllegalStateException("rate must be set");
             }
-            return new LeakyBucket(interval, capacity);
+            return new LeakyBucket(interval, capacity != 0 ? capacity : permits);
         }
     }
 }

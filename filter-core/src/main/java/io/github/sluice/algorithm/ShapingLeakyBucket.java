@@ -5,6 +5,7 @@ import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.core.Outcome;
 import io.github.sluice.internal.Checks;
 import io.github.sluice.internal.Units;
@@ -96,6 +97,21 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
     /** @return a builder; {@code rate} must be set */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * Requests spaced at the rate, with the default slack and max delay ({@code shaping 10/1s}):
+     * {@code ShapingLeakyBucket.of(Rate.perSecond(10))} spaces requests 100 ms apart, lets a quiet
+     * key spend {@value #DEFAULT_SLACK} intervals at once, and refuses a request that would wait
+     * more than a second. For another slack or max delay, use the {@link #builder()}.
+     *
+     * @param rate requests per period
+     * @return the algorithm
+     * @throws NullPointerException if {@code rate} is null
+     * @throws IllegalArgumentException if the rate is above one request per nanosecond
+     */
+    public static ShapingLeakyBucket of(Rate rate) {
+        return builder().rate(rate).build();
     }
 
     /** @return nanoseconds between two slots */
@@ -255,18 +271,16 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
         }
 
         /**
-         * Sets the rate as {@code permits} slots per {@code period}.
+         * Sets the rate (required): slots per period.
          *
-         * @param permits slots per period, {@code >= 1}
-         * @param period the period, {@code > 0}
+         * @param rate slots per period
          * @return this builder
-         * @throws NullPointerException if {@code period} is null
-         * @throws IllegalArgumentException if a value is out of range, or the rate exceeds one slot
-         *     per nanosecond
+         * @throws NullPointerException if {@code rate} is null
+         * @throws IllegalArgumentException if the rate is above one slot per nanosecond
          */
-        public Builder rate(long permits, Duration period) {
-            this.interval = Checks.intervalNanos(Checks.atLeast("permits", permits, 1),
-                    Checks.positiveNanos("period", period));
+        public Builder rate(Rate rate) {
+            Objects.requireNonNull(rate, "rate");
+            this.interval = Checks.intervalNanos(rate.permits(), rate.periodNanos());
             return this;
         }
 
@@ -274,12 +288,12 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
          * Sets how many intervals a quiet period may earn, to be spent as an immediate burst.
          * Default {@value ShapingLeakyBucket#DEFAULT_SLACK}; zero spaces every request, even after a pause.
          *
-         * @param intervals intervals, {@code >= 0}
+         * @param slack intervals, {@code >= 0}
          * @return this builder
-         * @throws IllegalArgumentException if {@code intervals < 0}
+         * @throws IllegalArgumentException if {@code slack < 0}
          */
-        public Builder slack(long intervals) {
-            this.slack = Checks.atLeast("slack", intervals, 0);
+        public Builder slack(long slack) {
+            this.slack = Checks.atLeast("slack", slack, 0);
             return this;
         }
 

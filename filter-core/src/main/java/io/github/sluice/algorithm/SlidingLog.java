@@ -89,6 +89,20 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
         return new Builder();
     }
 
+    /**
+     * {@code limit} permits in any {@code window} ({@code sliding-log 10/1h}):
+     * {@code SlidingLog.of(10, Duration.ofHours(1))}.
+     *
+     * @param limit permits per window, between 1 and {@value #MAX_LIMIT}
+     * @param window the window's length, {@code > 0}
+     * @return the algorithm
+     * @throws NullPointerException if {@code window} is null
+     * @throws IllegalArgumentException if a value is out of range (see {@link Builder})
+     */
+    public static SlidingLog of(long limit, Duration window) {
+        return builder().limit(limit).window(window).build();
+    }
+
     @Override
     public String kind() {
         return "sliding-log";

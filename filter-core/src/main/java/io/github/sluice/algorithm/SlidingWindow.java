@@ -109,16 +109,18 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
     }
 
     /**
-     * Shorthand for {@code builder().limit(limit).window(window).slots(slots).build()}.
+     * {@code limit} permits per sliding {@code window} of {@value #DEFAULT_SLOTS} slots
+     * ({@code sliding-window 100/1m}): {@code SlidingWindow.of(100, Duration.ofMinutes(1))}. For
+     * another number of slots, use the {@link #builder()}.
      *
      * @param limit permits per window, {@code >= 1}
-     * @param window the window's length
-     * @param slots the number of slots, in {@code [1, MAX_SLOTS]}
+     * @param window the window's length, {@code > 0}
      * @return the algorithm
+     * @throws NullPointerException if {@code window} is null
      * @throws IllegalArgumentException if a value is out of range (see {@link Builder})
      */
-    public static SlidingWindow of(long limit, Duration window, int slots) {
-        return builder().limit(limit).window(window).slots(slots).build();
+    public static SlidingWindow of(long limit, Duration window) {
+        return builder().limit(limit).window(window).build();
     }
 
     /** @return the number of slots */

@@ -5,6 +5,7 @@ import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.internal.Checks;
 import io.github.sluice.internal.TokenMath;
 import java.time.Duration;
@@ -52,22 +53,25 @@ public final class TokenBucket extends Algorithm<Cell> {
         this.capacity = Checks.product("burst * interval", burst, interval);
     }
 
-    /** @return a builder; {@code rate} and {@code burst} must be set */
+    /**
+     * @return a builder; {@code rate} must be set, {@code burst} defaults to the rate's permits
+     */
     public static Builder builder() {
         return new Builder();
     }
 
     /**
-     * Shorthand for {@code builder().rate(permits, period).burst(burst).build()}.
+     * A bucket of the rate's permits, refilled at the rate ({@code token-bucket 100/1m}):
+     * {@code TokenBucket.of(Rate.perMinute(100))} admits 100 at once, then 100 a minute. For
+     * another burst, use the {@link #builder()}.
      *
-     * @param permits tokens added per {@code period}, {@code >= 1}
-     * @param period the refill period
-     * @param burst the bucket's capacity, {@code >= 1}
+     * @param rate the refill rate; its permits are the burst
      * @return the algorithm
-     * @throws IllegalArgumentException if a value is out of range (see {@link Builder})
+     * @throws NullPointerException if {@code rate} is null
+     * @throws IllegalArgumentException if the rate is above one token per nanosecond
      */
-    public static TokenBucket of(long permits, Duration period, long burst) {
-        return builder().rate(permits, period).burst(burst).build();
+    public static TokenBucket of(Rate rate) {
+        return builder().rate(rate).build();
     }
 
     /** @return nanoseconds between two tokens */
@@ -186,28 +190,30 @@ public final class TokenBucket extends Algorithm<Cell> {
     /** Builds a {@link TokenBucket}. Not thread-safe. */
     public static final class Builder {
         private long interval;
+        /** The permits of the rate, the default burst; 0 for a rate given per second. */
+        private long permits;
         private long burst;
 
         private Builder() {
         }
 
         /**
-         * Sets the refill rate as {@code permits} tokens per {@code period}.
+         * Sets the refill rate (required).
          *
-         * @param permits tokens per period, {@code >= 1}
-         * @param period the period, {@code > 0}
+         * @param rate tokens per period
          * @return this builder
-         * @throws IllegalArgumentException if a value is out of range, or the rate exceeds one token
-         *     per nanosecond
+         * @throws NullPointerException if {@code rate} is null
+         * @throws IllegalArgumentException if the rate is above one token per nanosecond
          */
-        public Builder rate(long permits, Duration period) {
-            this.interval = Checks.intervalNanos(Checks.atLeast("permits", permits, 1),
-                    Checks.positiveNanos("period", period));
+        public Builder rate(Rate rate) {
+            Objects.requireNonNull(rate, "rate");
+            this.interval = Checks.intervalNanos(rate.permits(), rate.periodNanos());
+            this.permits = rate.permits();
             return this;
         }
 
         /**
-         * Sets the refill rate in tokens per second.
+         * Sets the refill rate in tokens per second; the {@link #burst} must then be set too.
          *
          * @param perSecond a finite rate {@code > 0}
          * @return this builder
@@ -215,11 +221,12 @@ public final class TokenBucket extends Algorithm<Cell> {
          */
         public Builder rate(double perSecond) {
             this.interval = Checks.intervalNanos("rate", perSecond);
+            this.permits = 0;
             return this;
         }
 
         /**
-         * Sets the capacity.
+         * Sets the capacity. Default: the permits of the {@link #rate(Rate) rate}.
          *
          * @param burst tokens, {@code >= 1}
          * @return this builder
@@ -232,17 +239,19 @@ public final class TokenBucket extends Algorithm<Cell> {
 
         /**
          * @return the algorithm
-         * @throws IllegalStateException if rate or burst is missing
+         * @throws IllegalStateException if the rate is missing, or the burst is missing for a rate
+         *     given per second
          * @throws IllegalArgumentException if {@code burst * interval} overflows
          */
         public TokenBucket build() {
             if (interval == 0) {
                 throw new IllegalStateException("rate must be set");
             }
-            if (burst == 0) {
-                throw new IllegalStateException("burst must be set");
+            long b = burst != 0 ? burst : permits;
+            if (b == 0) {
+                throw new IllegalStateException("burst must be set for a rate given per second");
             }
-            return new TokenBucket(interval, burst);
+            return new TokenBucket(interval, b);
         }
     }
 }

@@ -5,6 +5,7 @@ import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.internal.Checks;
 import io.github.sluice.internal.Units;
 import java.time.Duration;
@@ -134,6 +135,22 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
     /** @return a builder; {@code rate} and {@code warmUp} must be set */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * The stable rate, reached in {@code warmUp} from a cold start at a third of it
+     * ({@code warm-up 10/1s warm-up=30s}): {@code WarmUp.of(Rate.perSecond(10),
+     * Duration.ofSeconds(30))}. For another cold factor, use the {@link #builder()}.
+     *
+     * @param rate the stable rate
+     * @param warmUp the time a cold key takes to reach it at full use, {@code > 0} and at most
+     *     {@link #MAX_WARM_UP}
+     * @return the algorithm
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a value is out of range (see {@link Builder})
+     */
+    public static WarmUp of(Rate rate, Duration warmUp) {
+        return builder().rate(rate).warmUp(warmUp).build();
     }
 
     /** @return nanoseconds between two permits once warm */
@@ -380,20 +397,18 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
         }
 
         /**
-         * Sets the stable rate, reached once warm, as {@code permits} per {@code period}.
+         * Sets the stable rate, reached once warm (required).
          *
-         * @param permits permits per period, {@code >= 1}
-         * @param period the period, {@code > 0}
+         * @param rate permits per period
          * @return this builder
-         * @throws NullPointerException if {@code period} is null
-         * @throws IllegalArgumentException if a value is out of range, or the rate exceeds one permit
-         *     per nanosecond
+         * @throws NullPointerException if {@code rate} is null
+         * @throws IllegalArgumentException if the rate is above one permit per nanosecond
          */
-        public Builder rate(long permits, Duration period) {
-            long p = Checks.positiveNanos("period", period);
-            Checks.intervalNanos(Checks.atLeast("permits", permits, 1), p);
-            this.permits = permits;
-            this.period = p;
+        public Builder rate(Rate rate) {
+            Objects.requireNonNull(rate, "rate");
+            Checks.intervalNanos(rate.permits(), rate.periodNanos());
+            this.permits = rate.permits();
+            this.period = rate.periodNanos();
             return this;
         }
 

@@ -1,6 +1,5 @@
 package io.github.sluice.config;
 
-import io.github.sluice.core.Clock;
 import io.github.sluice.http.DenialBody;
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
@@ -9,14 +8,11 @@ import io.github.sluice.http.HeaderStyle;
 import io.github.sluice.http.LoggingListener;
 import io.github.sluice.http.ProblemBody;
 import io.github.sluice.internal.Suggest;
-import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.ForwardedHeader;
-import io.github.sluice.key.Keys;
 import io.github.sluice.policy.ConfigException;
 import io.github.sluice.policy.Line;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.policy.PolicyParser;
-import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.Store;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,19 +28,23 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Everything an adapter needs to build its {@link Enforcer}, loaded from Servlet init-params,
- * JAX-RS properties or a properties file: the policies, how clients are identified, how
- * responses look.
+ * The loader of Servlet init-params, JAX-RS properties and properties files: reads the settings
+ * and returns the {@link Enforcer.Builder} they describe, which the caller may still adjust (give
+ * it a {@link Store}, a listener) before {@code build()}. Both adapters start through
+ * {@link #newEnforcer(Function, Iterable, Object, String)}.
  *
- * <p>Adapter usage:
  * <pre>{@code
- * SluiceConfig config = SluiceConfig.fromInitParams(filterConfig::getInitParameter);
- * Enforcer enforcer = config.newEnforcer();
+ * Enforcer enforcer = SluiceConfig.fromProperties("classpath:sluice.properties")
+ *         .store(redisStore)
+ *         .build();
  * }</pre>
  *
  * <h2>Settings</h2>
  * The same names serve as init-params and as keys of a properties file (see
- * {@code docs/configuration.md}):
+ * {@code docs/configuration.md}); each is the {@link Enforcer.Builder} setter of the same name in
+ * camel case, except the header settings ({@code headers}, {@code headers-on},
+ * {@code expose-headers}, {@code degraded-header}: one {@code HeaderOptions}) and the body settings
+ * ({@code problem-type}, {@code denial-body}, {@code denial-content-type}: one {@code DenialBody}):
  * <table>
  *   <caption>settings</caption>
  *   <tr><th>name</th><th>value</th><th>default</th></tr>
@@ -67,17 +67,18 @@ import java.util.function.Function;
  *   <tr><td>{@code denial-content-type}</td><td>the fixed body's content type</td>
  *       <td>{@code text/plain; charset=utf-8}</td></tr>
  *   <tr><td>{@code max-key-length}</td><td>40..4096; longer keys are hashed</td><td>128</td></tr>
- *   <tr><td>{@code max-keys}</td><td>keys per policy in memory, checked against the memory budget</td>
- *       <td>each policy's share of the budget, at most 1000000</td></tr>
+ *   <tr><td>{@code max-keys}</td><td>keys per policy in memory, 1..1000000000, checked against the
+ *       memory budget</td><td>each policy's share of the budget, at most 1000000</td></tr>
  *   <tr><td>{@code memory-budget}</td><td>bytes all in-memory keys may take at worst, with an
  *       optional {@code k}, {@code m} or {@code g} (binary multiples)</td><td>{@code 256m}</td></tr>
  *   <tr><td>{@code shards}</td><td>a power of two</td><td>4 per CPU, at least 16</td></tr>
  *   <tr><td>{@code listener}</td><td>{@code log}, {@code none}</td><td>{@code log}</td></tr>
  * </table>
  * Init-params override the file's settings; the file's policies come first, then the
- * init-params'. Every error is a {@link ConfigException} raised here, at load time.
+ * init-params'. Every error is a {@link ConfigException} naming the source, line, parameter and
+ * value, raised here, at load time.
  *
- * <p>Immutable and thread-safe.
+ * <p>Stateless and thread-safe.
  */
 public final class SluiceConfig {
 
@@ -87,82 +88,108 @@ public final class SluiceConfig {
             "problem-type", "denial-body", "denial-content-type", "max-key-length", "max-keys", "memory-budget",
             "shards", "listener");
 
-    /**
-     * The largest {@code max-keys}: a billion keys per policy is already tens of gigabytes of
-     * heap, so a larger number is a mistake (an extra digit), not a plan.
-     */
-    public static final int MAX_KEYS = 1_000_000_000;
-
     /** The prefix of a single-policy setting, {@code policy.per-ip = ...}. */
     public static final String POLICY_PREFIX = "policy.";
 
-    private final List<Policy> policies;
-    private final ClientAddress clientAddress;
-    private final HeaderOptions headers;
-    private final DenialBody denialBody;
-    private final boolean dryRun;
-    private final int maxKeyLength;
-    private final int maxKeys;
-    private final long memoryBudget;
-    private final int shards;
-    private final EnforcementListener listener;
-    private final Clock clock;
+    /** The largest {@code max-keys}, as {@link Enforcer.Builder#maxKeys} takes it. */
+    private static final int MAX_KEYS = 1_000_000_000;
 
-    private SluiceConfig(Builder b) {
-        this.clock = b.clock;
-        this.dryRun = b.dryRun;
-        List<Policy> ps = new ArrayList<>();
-        for (Policy p : b.policies) {
-            ps.add(dryRun && !p.dryRun() ? p.toBuilder().dryRun(true).build() : p);
-        }
-        this.policies = List.copyOf(ps);
-        this.clientAddress = b.clientAddress;
-        this.headers = b.headers;
-        this.denialBody = b.denialBody;
-        this.maxKeyLength = b.maxKeyLength;
-        this.maxKeys = b.maxKeys;
-        this.memoryBudget = b.memoryBudget;
-        this.shards = b.shards;
-        this.listener = b.listener;
+    private SluiceConfig() {
     }
 
     /**
-     * Loads the configuration from named parameters (Servlet init-params, JAX-RS properties),
-     * without checking for misspelt names (see the overload).
+     * Loads named parameters (Servlet init-params, JAX-RS properties), without checking for
+     * misspelt names (see the overload).
      *
      * @param params returns a parameter's value, or {@code null} if it is not set
-     * @return the configuration
+     * @return the builder the settings describe
      * @throws NullPointerException if {@code params} is null
      * @throws ConfigException if a value is invalid or the properties file cannot be read
      */
-    public static SluiceConfig fromInitParams(Function<String, String> params) {
-        Objects.requireNonNull(params, "params");
+    public static Enforcer.Builder fromInitParams(Function<String, String> params) {
+        return load(params, SETTINGS).build();
+    }
+
+    /**
+     * Loads named parameters and rejects unknown names, so that a misspelt init-param fails at
+     * startup. Names of the form {@code policy.<name>} define one policy each.
+     *
+     * @param params returns a parameter's value, or {@code null} if it is not set
+     * @param names every parameter name present (e.g. {@code FilterConfig.getInitParameterNames()})
+     * @return the builder the settings describe
+     * @throws NullPointerException if an argument is null
+     * @throws ConfigException if a name is unknown, a value is invalid or the file cannot be read
+     */
+    public static Enforcer.Builder fromInitParams(Function<String, String> params, Iterable<String> names) {
+        return load(params, Objects.requireNonNull(names, "names")).build();
+    }
+
+    /**
+     * Loads a properties file.
+     *
+     * @param location {@code classpath:path/in/jar.properties}, or a file system path (optionally
+     *     prefixed {@code file:})
+     * @return the builder the settings describe
+     * @throws NullPointerException if {@code location} is null
+     * @throws ConfigException if the file cannot be read or holds an error
+     */
+    public static Enforcer.Builder fromProperties(String location) {
         Settings s = new Settings();
-        String location = params.apply("config");
-        if (location != null && !location.isBlank()) {
-            s.readFile(location.strip());
-        }
-        for (String name : SETTINGS) {
-            String v = params.apply(name);
-            if (v != null && !name.equals("config")) {
-                s.put(name, v, "init-param '" + name + "'", 0);
-            }
-        }
+        s.readFile(Objects.requireNonNull(location, "location"));
         return s.build();
     }
 
     /**
-     * Loads the configuration from named parameters and rejects unknown names, so that a
-     * misspelt init-param fails at startup. Names of the form {@code policy.<name>} define one
-     * policy each.
+     * Parses the text of a properties file.
+     *
+     * @param text the file's content
+     * @param source its name, for messages
+     * @return the builder the settings describe
+     * @throws NullPointerException if an argument is null
+     * @throws ConfigException if the text holds an error
+     */
+    public static Enforcer.Builder parseProperties(String text, String source) {
+        Settings s = new Settings();
+        s.readText(Objects.requireNonNull(text, "text"), Objects.requireNonNull(source, "source"));
+        return s.build();
+    }
+
+    /**
+     * The start-up both adapters share: loads named parameters as
+     * {@link #fromInitParams(Function, Iterable)} does, keeps the policies' state in the store
+     * the container holds for them if there is one, and builds the enforcer.
      *
      * @param params returns a parameter's value, or {@code null} if it is not set
-     * @param names every parameter name present (e.g. {@code FilterConfig.getInitParameterNames()})
-     * @return the configuration
-     * @throws NullPointerException if an argument is null
-     * @throws ConfigException if a name is unknown, a value is invalid or the file cannot be read
+     * @param names every parameter name present
+     * @param store what the container holds for the store (a servlet context attribute, a JAX-RS
+     *     property), or {@code null} for a new in-memory store that the enforcer owns
+     * @param storeSource where {@code store} was found, for messages, e.g.
+     *     {@code property 'sluice.store'}
+     * @return the enforcer; it does not close a given store
+     * @throws NullPointerException if {@code params}, {@code names} or {@code storeSource} is null
+     * @throws ConfigException if a setting is invalid, or configures the in-memory store while a
+     *     store is given
+     * @throws IllegalArgumentException if {@code store} is not a {@link Store}, or the enforcer
+     *     cannot be built (see {@link Enforcer.Builder#build()})
      */
-    public static SluiceConfig fromInitParams(Function<String, String> params, Iterable<String> names) {
+    public static Enforcer newEnforcer(Function<String, String> params, Iterable<String> names, Object store,
+            String storeSource) {
+        Objects.requireNonNull(storeSource, "storeSource");
+        Settings s = load(params, Objects.requireNonNull(names, "names"));
+        Enforcer.Builder b = s.build();
+        if (store != null) {
+            if (!(store instanceof Store given)) {
+                throw new IllegalArgumentException(storeSource + " must hold a " + Store.class.getName()
+                        + " but held a " + store.getClass().getName());
+            }
+            s.requireNoRegistrySettings(storeSource, given);
+            b.store(given);
+        }
+        return b.build();
+    }
+
+    /** Reads the file named by {@code config}, then the other parameters, which override it. */
+    private static Settings load(Function<String, String> params, Iterable<String> names) {
         Objects.requireNonNull(params, "params");
         Settings s = new Settings();
         String location = params.apply("config");
@@ -178,155 +205,10 @@ public final class SluiceConfig {
                 s.put(name, v, "init-param '" + name + "'", 0);
             }
         }
-        return s.build();
+        return s;
     }
 
-    /**
-     * Loads a properties file.
-     *
-     * @param location {@code classpath:path/in/jar.properties}, or a file system path (optionally
-     *     prefixed {@code file:})
-     * @return the configuration
-     * @throws ConfigException if the file cannot be read or holds an error
-     */
-    public static SluiceConfig fromProperties(String location) {
-        Settings s = new Settings();
-        s.readFile(Objects.requireNonNull(location, "location"));
-        return s.build();
-    }
-
-    /**
-     * Parses the text of a properties file.
-     *
-     * @param text the file's content
-     * @param source its name, for messages
-     * @return the configuration
-     * @throws ConfigException if the text holds an error
-     */
-    public static SluiceConfig parseProperties(String text, String source) {
-        Settings s = new Settings();
-        s.readText(Objects.requireNonNull(text, "text"), Objects.requireNonNull(source, "source"));
-        return s.build();
-    }
-
-    /** @return a builder for configuration in code */
-    public static Builder builder() {
-        return new Builder();
-    }
-
-    /** @return the policies, in order (with {@code dry-run} applied) */
-    public List<Policy> policies() {
-        return policies;
-    }
-
-    /** @return the resolver behind the {@code ip} key and allow-list networks */
-    public ClientAddress clientAddress() {
-        return clientAddress;
-    }
-
-    /** @return how headers are written */
-    public HeaderOptions headerOptions() {
-        return headers;
-    }
-
-    /** @return the renderer of denial bodies */
-    public DenialBody denialBody() {
-        return denialBody;
-    }
-
-    /** @return {@code true} if every policy was made dry-run */
-    public boolean dryRun() {
-        return dryRun;
-    }
-
-    /** @return the bound on key length */
-    public int maxKeyLength() {
-        return maxKeyLength;
-    }
-
-    /**
-     * @return the in-memory registry's bound on keys per policy, or {@code 0} if each policy's
-     *     bound is derived from the memory budget
-     */
-    public int maxKeys() {
-        return maxKeys;
-    }
-
-    /** @return the in-memory registry's memory budget, in bytes */
-    public long memoryBudget() {
-        return memoryBudget;
-    }
-
-    /** @return the in-memory registry's shards per policy, or 0 for its default */
-    public int shards() {
-        return shards;
-    }
-
-    /** @return the listener */
-    public EnforcementListener listener() {
-        return listener;
-    }
-
-    /** @return the clock of the in-memory store */
-    public Clock clock() {
-        return clock;
-    }
-
-    /**
-     * Returns an enforcer builder filled from this configuration, with an in-memory store; set
-     * another store (Redis) or listener on it before {@code build()}.
-     *
-     * @return a new builder
-     */
-    public Enforcer.Builder enforcerBuilder() {
-        ShardedRegistry.Builder registry = ShardedRegistry.builder().clock(clock).listener(listener)
-                .memoryBudget(memoryBudget).maxKeyLength(maxKeyLength);
-        if (maxKeys > 0) {
-            registry.maxKeys(maxKeys);
-        }
-        if (shards > 0) {
-            registry.shards(shards);
-        }
-        return Enforcer.builder()
-                .policies(policies)
-                .store(registry.build())
-                .headers(headers)
-                .denialBody(denialBody)
-                .listener(listener)
-                .clientAddress(clientAddress)
-                .maxKeyLength(maxKeyLength);
-    }
-
-    /**
-     * Builds an enforcer on a new in-memory store.
-     *
-     * @return the enforcer
-     * @throws IllegalArgumentException if two policies share a name
-     */
-    public Enforcer newEnforcer() {
-        return enforcerBuilder().build();
-    }
-
-    /**
-     * Builds an enforcer on the given store (which the caller keeps ownership of).
-     *
-     * @param store the store, e.g. a Redis store
-     * @return the enforcer
-     * @throws NullPointerException if {@code store} is null
-     */
-    public Enforcer newEnforcer(Store store) {
-        return enforcerBuilder().store(store).build();
-    }
-
-    @Override
-    public String toString() {
-        return "SluiceConfig{policies=" + policies + ", ip=" + clientAddress + ", headers=" + headers
-                + ", denialBody=" + denialBody + ", dryRun=" + dryRun + ", maxKeyLength=" + maxKeyLength
-                + ", maxKeys=" + maxKeys + ", memoryBudget=" + memoryBudget + ", shards=" + shards
-                + ", listener=" + listener + '}';
-    }
-
-    /** Raw settings with their origin, interpreted in {@link #build()}. */
+    /** Raw settings with their origin, interpreted in {@link #build()}. Not thread-safe. */
     private static final class Settings {
         private record Raw(String value, String source, int line) {
         }
@@ -381,33 +263,77 @@ public final class SluiceConfig {
             values.put(name, new Raw(value.strip(), source, line));
         }
 
-        SluiceConfig build() {
-            Builder b = new Builder();
-            ClientAddress.Builder ip = ClientAddress.builder();
+        /** The builder these settings describe; policies parsed here, so errors name their line. */
+        Enforcer.Builder build() {
+            Enforcer.Builder b = Enforcer.builder();
             Raw v;
             if ((v = values.get("trusted-proxies")) != null && !v.value.isEmpty()) {
                 for (String cidr : v.value.split("[,\\s]+")) {
                     if (!cidr.isEmpty()) {
-                        call(v, "trusted-proxies", cidr, () -> ip.trustedProxies(cidr));
+                        call(v, "trusted-proxies", cidr, () -> b.trustedProxies(cidr));
                     }
                 }
             }
             if ((v = values.get("forwarded-header")) != null) {
                 Raw raw = v;
-                ForwardedHeader h = switch (v.value) {
+                b.forwardedHeader(switch (v.value) {
                     case "x-forwarded-for" -> ForwardedHeader.X_FORWARDED_FOR;
                     case "forwarded" -> ForwardedHeader.FORWARDED;
                     default -> throw error(raw, "forwarded-header", "must be x-forwarded-for or forwarded"
                             + Suggest.didYouMean(raw.value, List.of("x-forwarded-for", "forwarded")));
-                };
-                ip.header(h);
+                });
             }
             if ((v = values.get("ipv6-prefix")) != null) {
                 int bits = intValue(v, "ipv6-prefix", 128);
-                call(v, "ipv6-prefix", v.value, () -> ip.ipv6Prefix(bits));
+                call(v, "ipv6-prefix", v.value, () -> b.ipv6Prefix(bits));
             }
-            b.clientAddress(ip.build());
+            b.headers(headerOptions());
+            b.dryRun((v = values.get("dry-run")) != null && booleanValue(v, "dry-run"));
+            DenialBody denialBody = denialBody();
+            if (denialBody != null) {
+                b.denialBody(denialBody);
+            }
+            if ((v = values.get("max-key-length")) != null) {
+                int n = intValue(v, "max-key-length", 4096);
+                call(v, "max-key-length", v.value, () -> b.maxKeyLength(n));
+            }
+            if ((v = values.get("max-keys")) != null) {
+                int n = intValue(v, "max-keys", MAX_KEYS);
+                call(v, "max-keys", v.value, () -> b.maxKeys(n));
+            }
+            if ((v = values.get("memory-budget")) != null) {
+                long bytes = byteSize(v, "memory-budget");
+                call(v, "memory-budget", v.value, () -> b.memoryBudget(bytes));
+            }
+            if ((v = values.get("shards")) != null) {
+                int n = intValue(v, "shards", 65536);
+                call(v, "shards", v.value, () -> b.shards(n));
+            }
+            if ((v = values.get("listener")) != null) {
+                b.listener(switch (v.value) {
+                    case "log" -> new LoggingListener();
+                    case "none" -> EnforcementListener.NONE;
+                    default -> throw error(v, "listener", "must be log or none"
+                            + Suggest.didYouMean(v.value, List.of("log", "none")));
+                });
+            }
+            List<Policy> policies = new ArrayList<>();
+            List<String> origins = new ArrayList<>();
+            for (String[] np : namedPolicies) {
+                Policy p = PolicyParser.parse(np[0], np[1], np[2], Integer.parseInt(np[3]));
+                addUnique(policies, origins, p, np[2], Integer.parseInt(np[3]));
+            }
+            for (Raw r : policyLines) {
+                for (Policy p : PolicyParser.parse(r.value, r.source)) {
+                    addUnique(policies, origins, p, r.source, 0);
+                }
+            }
+            return b.policies(policies);
+        }
+
+        private HeaderOptions headerOptions() {
             HeaderStyle style = HeaderStyle.DRAFT;
+            Raw v;
             if ((v = values.get("headers")) != null) {
                 Raw raw = v;
                 List<String> styles = new ArrayList<>();
@@ -431,14 +357,18 @@ public final class SluiceConfig {
                 };
             }
             boolean expose = (v = values.get("expose-headers")) != null && booleanValue(v, "expose-headers");
-            String degraded = (v = values.get("degraded-header")) == null || v.value.isEmpty() ? null : v.value;
-            boolean onDenialFinal = onDenial;
-            HeaderStyle styleFinal = style;
-            Raw dh = values.get("degraded-header");
-            b.headers(dh == null ? new HeaderOptions(style, onDenial, expose, null)
-                    : call(dh, "degraded-header", dh.value,
-                            () -> new HeaderOptions(styleFinal, onDenialFinal, expose, degraded)));
-            b.dryRun((v = values.get("dry-run")) != null && booleanValue(v, "dry-run"));
+            Raw degraded = values.get("degraded-header");
+            if (degraded == null || degraded.value.isEmpty()) {
+                return new HeaderOptions(style, onDenial, expose, null);
+            }
+            HeaderStyle s = style;
+            boolean d = onDenial;
+            return call(degraded, "degraded-header", degraded.value,
+                    () -> new HeaderOptions(s, d, expose, degraded.value));
+        }
+
+        /** @return the denial body the settings ask for, or {@code null} for the default */
+        private DenialBody denialBody() {
             Raw body = values.get("denial-body");
             Raw type = values.get("denial-content-type");
             Raw problem = values.get("problem-type");
@@ -447,60 +377,28 @@ public final class SluiceConfig {
                     throw error(problem, "problem-type", "cannot be combined with denial-body, which replaces the problem document");
                 }
                 String ct = type == null ? "text/plain; charset=utf-8" : type.value;
-                b.denialBody(call(type == null ? body : type, "denial-content-type", ct, () -> DenialBody.of(ct, body.value)));
-            } else if (type != null) {
+                return call(type == null ? body : type, "denial-content-type", ct, () -> DenialBody.of(ct, body.value));
+            }
+            if (type != null) {
                 throw error(type, "denial-content-type", "needs denial-body (the problem document is always "
                         + ProblemBody.CONTENT_TYPE + ")");
-            } else if (problem != null) {
-                b.denialBody(call(problem, "problem-type", problem.value, () -> ProblemBody.withType(problem.value)));
             }
-            if ((v = values.get("max-key-length")) != null) {
-                int n = intValue(v, "max-key-length", 4096);
-                Raw raw = v;
-                call(v, "max-key-length", v.value, () -> {
-                    Enforcer.builder().maxKeyLength(n);
-                    return raw;
-                });
-                b.maxKeyLength(n);
-            }
-            if ((v = values.get("max-keys")) != null) {
-                int n = intValue(v, "max-keys", MAX_KEYS);
-                call(v, "max-keys", v.value, () -> ShardedRegistry.builder().maxKeys(n));
-                b.maxKeys(n);
-            }
-            if ((v = values.get("memory-budget")) != null) {
-                long bytes = byteSize(v, "memory-budget");
-                call(v, "memory-budget", v.value, () -> ShardedRegistry.builder().memoryBudget(bytes));
-                b.memoryBudget(bytes);
-            }
-            if ((v = values.get("shards")) != null) {
-                int n = intValue(v, "shards", 65536);
-                call(v, "shards", v.value, () -> ShardedRegistry.builder().shards(n));
-                b.shards(n);
-            }
-            if ((v = values.get("listener")) != null) {
-                b.listener(switch (v.value) {
-                    case "log" -> new LoggingListener();
-                    case "none" -> EnforcementListener.NONE;
-                    default -> throw error(v, "listener", "must be log or none"
-                            + Suggest.didYouMean(v.value, List.of("log", "none")));
-                });
-            }
-            PolicyParser parser = PolicyParser.withClientAddress(b.clientAddress);
-            List<Policy> policies = new ArrayList<>();
-            List<String> origins = new ArrayList<>();
-            for (String[] np : namedPolicies) {
-                Policy p = parser.parse(np[0], np[1], np[2], Integer.parseInt(np[3]));
-                addUnique(policies, origins, p, np[2], Integer.parseInt(np[3]));
-            }
-            for (Raw r : policyLines) {
-                List<Policy> parsed = parser.parse(r.value, r.source);
-                for (Policy p : parsed) {
-                    addUnique(policies, origins, p, r.source, 0);
+            return problem == null ? null
+                    : call(problem, "problem-type", problem.value, () -> ProblemBody.withType(problem.value));
+        }
+
+        /**
+         * Refuses settings of the in-memory store when the adapter found a store of its own: they
+         * would configure nothing.
+         */
+        void requireNoRegistrySettings(String storeSource, Store store) {
+            for (String name : List.of("max-keys", "memory-budget", "shards")) {
+                Raw v = values.get(name);
+                if (v != null) {
+                    throw error(v, name, "configures the in-memory store, but " + storeSource
+                            + " holds a store of its own (" + store + "); remove " + name);
                 }
             }
-            b.policies.addAll(policies);
-            return b.build();
         }
 
         private static void addUnique(List<Policy> policies, List<String> origins, Policy p, String source, int line) {
@@ -599,156 +497,4 @@ public final class SluiceConfig {
         }
     }
 
-    /** Builds a {@link SluiceConfig} in code. Not thread-safe. */
-    public static final class Builder {
-        private final List<Policy> policies = new ArrayList<>();
-        private ClientAddress clientAddress = ClientAddress.DIRECT;
-        private HeaderOptions headers = HeaderOptions.DEFAULT;
-        private DenialBody denialBody = ProblemBody.standard();
-        private boolean dryRun;
-        private int maxKeyLength = Keys.DEFAULT_MAX_LENGTH;
-        private int maxKeys;
-        private long memoryBudget = ShardedRegistry.DEFAULT_MEMORY_BUDGET;
-        private int shards;
-        private EnforcementListener listener = new LoggingListener();
-        private Clock clock = Clock.system();
-
-        private Builder() {
-        }
-
-        /**
-         * Sets the clock of the in-memory store. Default {@link Clock#system()}; tests pass a fake.
-         *
-         * @param clock the clock
-         * @return this builder
-         */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * Adds a policy.
-         *
-         * @param policy the policy
-         * @return this builder
-         */
-        public Builder policy(Policy policy) {
-            policies.add(Objects.requireNonNull(policy, "policy"));
-            return this;
-        }
-
-        /**
-         * Adds policies parsed from policy lines, with this builder's current client address
-         * resolver behind the {@code ip} key (set {@link #clientAddress} first).
-         *
-         * @param text policy lines
-         * @return this builder
-         * @throws ConfigException if a line is invalid
-         */
-        public Builder policies(String text) {
-            policies.addAll(PolicyParser.withClientAddress(clientAddress).parse(text, "policies"));
-            return this;
-        }
-
-        /**
-         * @param addresses the resolver behind {@code ip} keys parsed later and allow-list networks
-         * @return this builder
-         */
-        public Builder clientAddress(ClientAddress addresses) {
-            this.clientAddress = Objects.requireNonNull(addresses, "clientAddress");
-            return this;
-        }
-
-        /**
-         * @param headers how headers are written
-         * @return this builder
-         */
-        public Builder headers(HeaderOptions headers) {
-            this.headers = Objects.requireNonNull(headers, "headers");
-            return this;
-        }
-
-        /**
-         * @param denialBody the renderer of denial bodies
-         * @return this builder
-         */
-        public Builder denialBody(DenialBody denialBody) {
-            this.denialBody = Objects.requireNonNull(denialBody, "denialBody");
-            return this;
-        }
-
-        /**
-         * @param dryRun {@code true} to make every policy dry-run
-         * @return this builder
-         */
-        public Builder dryRun(boolean dryRun) {
-            this.dryRun = dryRun;
-            return this;
-        }
-
-        /**
-         * @param maxKeyLength the bound on key length, 40..4096
-         * @return this builder
-         * @throws IllegalArgumentException if out of range
-         */
-        public Builder maxKeyLength(int maxKeyLength) {
-            Enforcer.builder().maxKeyLength(maxKeyLength);
-            this.maxKeyLength = maxKeyLength;
-            return this;
-        }
-
-        /**
-         * @param maxKeys the in-memory bound on keys per policy, {@code >= 1}, checked against the
-         *     memory budget when the enforcer is built; not set, each policy's bound is derived from
-         *     the budget
-         * @return this builder
-         * @throws IllegalArgumentException if out of range
-         */
-        public Builder maxKeys(int maxKeys) {
-            ShardedRegistry.builder().maxKeys(maxKeys);
-            if (maxKeys > MAX_KEYS) {
-                throw new IllegalArgumentException("maxKeys must be at most " + MAX_KEYS + " but was " + maxKeys);
-            }
-            this.maxKeys = maxKeys;
-            return this;
-        }
-
-        /**
-         * @param bytes the most heap all in-memory keys may take at worst, {@code >= 1}; default
-         *     256 MiB
-         * @return this builder
-         * @throws IllegalArgumentException if out of range
-         */
-        public Builder memoryBudget(long bytes) {
-            ShardedRegistry.builder().memoryBudget(bytes);
-            this.memoryBudget = bytes;
-            return this;
-        }
-
-        /**
-         * @param shards the in-memory shards per policy, a power of two
-         * @return this builder
-         * @throws IllegalArgumentException if not a power of two in range
-         */
-        public Builder shards(int shards) {
-            ShardedRegistry.builder().shards(shards);
-            this.shards = shards;
-            return this;
-        }
-
-        /**
-         * @param listener who is told of decisions
-         * @return this builder
-         */
-        public Builder listener(EnforcementListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener");
-            return this;
-        }
-
-        /** @return the configuration */
-        public SluiceConfig build() {
-            return new SluiceConfig(this);
-        }
-    }
 }

@@ -4,8 +4,12 @@ import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
 import io.github.sluice.key.ClientAddress;
+import io.github.sluice.key.ForwardedHeader;
+import io.github.sluice.key.KeyResolver;
+import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.key.Keys;
 import io.github.sluice.policy.Policy;
+import io.github.sluice.policy.PolicyParser;
 import io.github.sluice.request.RequestView;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.ShardedRegistry;
@@ -65,17 +69,11 @@ public final class Enforcer implements AutoCloseable {
     private final ClientAddress addresses;
     private final int maxKeyLength;
 
-    private Enforcer(Builder b) {
-        this.policies = b.policies.toArray(new Policy[0]);
+    private Enforcer(Builder b, List<Policy> applied, ClientAddress addresses, Store store, boolean ownsStore) {
+        this.policies = applied.toArray(new Policy[0]);
         this.listener = b.listener;
-        if (b.store != null) {
-            this.store = b.store;
-            this.ownsStore = false;
-        } else {
-            this.store = ShardedRegistry.builder().clock(b.clock).listener(b.listener)
-                    .maxKeyLength(b.maxKeyLength).build();
-            this.ownsStore = true;
-        }
+        this.store = store;
+        this.ownsStore = ownsStore;
         this.spaces = new KeySpace[policies.length];
         this.costs = new long[policies.length];
         this.byName = new HashMap<>();
@@ -86,11 +84,16 @@ public final class Enforcer implements AutoCloseable {
         }
         this.headers = b.headers;
         this.denialBody = b.denialBody;
-        this.addresses = b.addresses;
+        this.addresses = addresses;
         this.maxKeyLength = b.maxKeyLength;
     }
 
-    /** @return a builder with the defaults documented on its setters */
+    /**
+     * Starts an enforcer: the one builder of Sluice's HTTP layer, in code, or filled from
+     * init-params and properties files by {@code io.github.sluice.config.SluiceConfig}.
+     *
+     * @return a builder with the defaults documented on its setters
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -296,7 +299,10 @@ public final class Enforcer implements AutoCloseable {
         return costs;
     }
 
-    /** @return the policies, in configuration order */
+    /**
+     * @return the policies as applied, in configuration order: with the enforcer's client-address
+     *     settings behind their {@code ip} keys, and dry-run if the enforcer was
+     */
     public List<Policy> policies() {
         return List.of(policies);
     }
@@ -321,7 +327,7 @@ public final class Enforcer implements AutoCloseable {
         return listener;
     }
 
-    /** @return the resolver of client addresses used by allow-lists */
+    /** @return the client-address settings behind {@code ip} keys and allow-lists */
     public ClientAddress clientAddress() {
         return addresses;
     }
@@ -344,22 +350,48 @@ public final class Enforcer implements AutoCloseable {
         return "Enforcer{policies=" + byName.keySet() + ", store=" + store + '}';
     }
 
-    /** Builds an {@link Enforcer}. Not thread-safe. */
+    /**
+     * Builds an {@link Enforcer}: the policies, where their state lives, how clients are
+     * identified, and how responses look. A setting has the name of its init-param in
+     * {@code docs/configuration.md}, in camel case ({@code trusted-proxies} is
+     * {@link #trustedProxies}), except the header settings, which are one {@link HeaderOptions},
+     * and the body settings, one {@link DenialBody}. A setter refuses a bad value at once;
+     * {@link #build()} applies and checks the settings together, so the order of the calls never
+     * matters.
+     *
+     * <pre>{@code
+     * Enforcer enforcer = Enforcer.builder()
+     *         .policies("per-ip = token-bucket 100/1m key=ip match=/api/*")
+     *         .trustedProxies("10.0.0.0/8")
+     *         .build();
+     * }</pre>
+     *
+     * <p>Not thread-safe.
+     */
     public static final class Builder {
+        /** The largest {@link #maxKeys}: a billion keys per policy is tens of gigabytes, so a larger number is a slip. */
+        private static final int MAX_KEYS = 1_000_000_000;
+
         private final List<Policy> policies = new ArrayList<>();
         private Store store;
-        private Clock clock = Clock.system();
+        /** The default store, configured by the registry settings; built only if no store is given. */
+        private final ShardedRegistry.Builder registry = ShardedRegistry.builder();
+        /** The registry settings given, name to value, for the message if a store is given too. */
+        private final Map<String, Object> registrySettings = new java.util.LinkedHashMap<>();
+        private final ClientAddress.Builder addresses = ClientAddress.builder();
         private HeaderOptions headers = HeaderOptions.DEFAULT;
         private DenialBody denialBody = ProblemBody.standard();
         private EnforcementListener listener = new LoggingListener();
-        private ClientAddress addresses = ClientAddress.DIRECT;
+        private boolean dryRun;
         private int maxKeyLength = Keys.DEFAULT_MAX_LENGTH;
 
         private Builder() {
         }
 
+        // ---- policies -------------------------------------------------------------------------
+
         /**
-         * Adds a policy.
+         * Adds a policy, applied after those added before it.
          *
          * @param policy the policy
          * @return this builder
@@ -383,8 +415,86 @@ public final class Enforcer implements AutoCloseable {
         }
 
         /**
-         * Sets where state lives. Default: a new {@link ShardedRegistry} on {@link #clock}, told of
-         * evictions through the {@link #listener}, closed with the enforcer.
+         * Adds policies written in the policy language, one per line, e.g.
+         * {@code per-ip = token-bucket 100/1m key=ip match=/api/*} (see
+         * {@link io.github.sluice.policy.PolicyParser}). The text is parsed now, so an error is
+         * thrown here; its {@code ip} keys get the client-address settings at {@link #build()},
+         * whether those are set before this call or after.
+         *
+         * @param text policy lines; blank lines and {@code #} comments are ignored
+         * @return this builder
+         * @throws NullPointerException if {@code text} is null
+         * @throws io.github.sluice.policy.ConfigException naming the line, policy, parameter and
+         *     value, if a line is invalid
+         */
+        public Builder policies(String text) {
+            return policies(PolicyParser.parse(text, "policies"));
+        }
+
+        /**
+         * Makes every policy dry-run: each is evaluated and reported (headers, listener) but never
+         * blocks or delays. Default: each policy's own setting.
+         *
+         * @param dryRun {@code true} for dry-run everywhere
+         * @return this builder
+         */
+        public Builder dryRun(boolean dryRun) {
+            this.dryRun = dryRun;
+            return this;
+        }
+
+        // ---- the client's address -------------------------------------------------------------
+
+        /**
+         * Adds reverse proxies whose forwarding header is believed: the client is the first address
+         * not trusted, reading the header from the right. Used by every {@code ip} key
+         * ({@link io.github.sluice.key.KeyResolvers#ip()}, {@code key=ip}) and by the networks of
+         * allow-lists. Default: none, the TCP peer is the client.
+         *
+         * @param cidrs networks such as {@code 10.0.0.0/8}, {@code 2001:db8::/32} or single addresses
+         * @return this builder
+         * @throws NullPointerException if an element is null
+         * @throws IllegalArgumentException if an element is not a network, or holds every IPv4 or
+         *     every IPv6 address
+         */
+        public Builder trustedProxies(String... cidrs) {
+            addresses.trustedProxies(cidrs);
+            return this;
+        }
+
+        /**
+         * Sets the header that the {@link #trustedProxies} write. Default
+         * {@link ForwardedHeader#X_FORWARDED_FOR}.
+         *
+         * @param header the header
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder forwardedHeader(ForwardedHeader header) {
+            addresses.header(header);
+            return this;
+        }
+
+        /**
+         * Sets how IPv6 clients are grouped for {@code ip} keys: by the network of this prefix
+         * length. Default 64.
+         *
+         * @param bits 1..128 (128: one key per address)
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder ipv6Prefix(int bits) {
+            addresses.ipv6Prefix(bits);
+            return this;
+        }
+
+        // ---- where state lives ----------------------------------------------------------------
+
+        /**
+         * Sets where state lives, e.g. a Redis store. Default: a new in-memory
+         * {@link ShardedRegistry}, configured by {@link #clock}, {@link #maxKeys},
+         * {@link #memoryBudget}, {@link #shards} and {@link #maxKeyLength}, told of evictions
+         * through the {@link #listener}, and closed with the enforcer.
          *
          * @param store the store; the caller keeps ownership (the enforcer does not close it)
          * @return this builder
@@ -396,16 +506,82 @@ public final class Enforcer implements AutoCloseable {
         }
 
         /**
-         * Sets the clock of the default store. Ignored when a store is given.
+         * Sets the clock of the default store. Default {@link Clock#system()}; tests pass a fake.
+         * Not combined with {@link #store}, which has its own clock.
          *
          * @param clock the clock
          * @return this builder
          * @throws NullPointerException if null
          */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            registry.clock(clock);
+            registrySettings.put("clock", clock);
             return this;
         }
+
+        /**
+         * Sets the default store's bound on keys per policy, checked against the
+         * {@link #memoryBudget} when the enforcer is built. Default: each policy's share of the
+         * budget, at most 1,000,000. Not combined with {@link #store}.
+         *
+         * @param maxKeys between 1 and 1,000,000,000
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder maxKeys(int maxKeys) {
+            if (maxKeys > MAX_KEYS) {
+                throw new IllegalArgumentException("maxKeys must be at most " + MAX_KEYS + " but was " + maxKeys);
+            }
+            registry.maxKeys(maxKeys);
+            registrySettings.put("maxKeys", maxKeys);
+            return this;
+        }
+
+        /**
+         * Sets the most heap that the default store's keys may take at worst (see
+         * {@link ShardedRegistry}). Default 256 MiB. Not combined with {@link #store}.
+         *
+         * @param bytes {@code >= 1}
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder memoryBudget(long bytes) {
+            registry.memoryBudget(bytes);
+            registrySettings.put("memoryBudget", bytes);
+            return this;
+        }
+
+        /**
+         * Sets the default store's shards per policy. Default four per processor, at least 16. Not
+         * combined with {@link #store}.
+         *
+         * @param shards a power of two between 1 and 65536
+         * @return this builder
+         * @throws IllegalArgumentException if not a power of two in range
+         */
+        public Builder shards(int shards) {
+            registry.shards(shards);
+            registrySettings.put("shards", shards);
+            return this;
+        }
+
+        /**
+         * Sets the bound on key length; longer keys are replaced by a digest ({@link Keys}), and
+         * the default store counts keys this long in its memory budget. Default 128.
+         *
+         * @param maxKeyLength characters, 40..4096
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder maxKeyLength(int maxKeyLength) {
+            if (maxKeyLength < 40 || maxKeyLength > 4096) {
+                throw new IllegalArgumentException("max-key-length must be between 40 and 4096 but was " + maxKeyLength);
+            }
+            this.maxKeyLength = maxKeyLength;
+            return this;
+        }
+
+        // ---- responses and events -------------------------------------------------------------
 
         /**
          * Sets how headers are written. Default {@link HeaderOptions#DEFAULT}.
@@ -432,7 +608,8 @@ public final class Enforcer implements AutoCloseable {
         }
 
         /**
-         * Sets who is told of decisions. Default a {@link LoggingListener}.
+         * Sets who is told of decisions and of the default store's evictions. Default a
+         * {@link LoggingListener}.
          *
          * @param listener the listener ({@link EnforcementListener#NONE} for nobody)
          * @return this builder
@@ -444,45 +621,58 @@ public final class Enforcer implements AutoCloseable {
         }
 
         /**
-         * Sets how allow-lists find the client's address. Default {@link ClientAddress#DIRECT}.
+         * Builds the enforcer: applies the client-address settings to every {@code ip} key (see
+         * {@link io.github.sluice.key.KeyResolvers#withClientAddress}) and {@link #dryRun}, binds
+         * every policy in the store, and creates the default store unless one was given.
          *
-         * @param addresses the resolver
-         * @return this builder
-         * @throws NullPointerException if null
-         */
-        public Builder clientAddress(ClientAddress addresses) {
-            this.addresses = Objects.requireNonNull(addresses, "addresses");
-            return this;
-        }
-
-        /**
-         * Sets the bound on key length; longer keys are hashed ({@link Keys}). Default 128.
-         *
-         * @param maxKeyLength characters, 40..4096
-         * @return this builder
-         * @throws IllegalArgumentException if out of range
-         */
-        public Builder maxKeyLength(int maxKeyLength) {
-            if (maxKeyLength < 40 || maxKeyLength > 4096) {
-                throw new IllegalArgumentException("max-key-length must be between 40 and 4096 but was " + maxKeyLength);
-            }
-            this.maxKeyLength = maxKeyLength;
-            return this;
-        }
-
-        /**
          * @return the enforcer
-         * @throws IllegalArgumentException if two policies share a name, or the store refuses a policy
+         * @throws IllegalArgumentException if two policies share a name; if a policy's {@code ip}
+         *     key has client-address settings of its own that differ from this builder's; or if the
+         *     store refuses a policy (the in-memory store: one whose keys do not fit the memory
+         *     budget)
+         * @throws IllegalStateException if a store was given together with settings of the default
+         *     store ({@link #clock}, {@link #maxKeys}, {@link #memoryBudget}, {@link #shards})
          */
         public Enforcer build() {
+            ClientAddress clientAddress = addresses.build();
+            List<Policy> applied = new ArrayList<>();
             List<String> seen = new ArrayList<>();
             for (Policy p : policies) {
                 if (seen.contains(p.name())) {
                     throw new IllegalArgumentException("policy name '" + p.name() + "' is used twice");
                 }
                 seen.add(p.name());
+                applied.add(applied(p, clientAddress));
             }
-            return new Enforcer(this);
+            if (store != null) {
+                if (!registrySettings.isEmpty()) {
+                    List<String> given = new ArrayList<>();
+                    registrySettings.forEach((name, value) -> given.add(name + "=" + value));
+                    throw new IllegalStateException(String.join(", ", given)
+                            + " configure the default in-memory store, but a store was given (" + store
+                            + "); configure that store instead");
+                }
+                return new Enforcer(this, applied, clientAddress, store, false);
+            }
+            ShardedRegistry own = registry.maxKeyLength(maxKeyLength).listener(listener).build();
+            try {
+                return new Enforcer(this, applied, clientAddress, own, true);
+            } catch (RuntimeException e) {
+                own.close();
+                throw e;
+            }
+        }
+
+        /** The policy with the client-address settings behind its {@code ip} key, and dry-run if all are. */
+        private Policy applied(Policy p, ClientAddress clientAddress) {
+            KeyResolver key;
+            try {
+                key = KeyResolvers.withClientAddress(p.key(), clientAddress);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(e.getMessage() + " (policy '" + p.name() + "')", e);
+            }
+            boolean dry = dryRun && !p.dryRun();
+            return key == p.key() && !dry ? p : p.toBuilder().key(key).dryRun(p.dryRun() || dryRun).build();
         }
     }
 }

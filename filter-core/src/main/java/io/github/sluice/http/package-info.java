@@ -41,7 +41,7 @@
  *
  * <pre>{@code
  * // once, at startup (errors are ConfigExceptions thrown here, not at the first request)
- * Enforcer enforcer = SluiceConfig.fromInitParams(filterConfig::getInitParameter).newEnforcer();
+ * Enforcer enforcer = SluiceConfig.fromInitParams(filterConfig::getInitParameter).build();
  *
  * // per request
  * Verdict verdict = enforcer.enforce(view);          // or enforce(view, enforcer.select(...))

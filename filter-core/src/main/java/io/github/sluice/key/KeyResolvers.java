@@ -20,13 +20,56 @@ public final class KeyResolvers {
     }
 
     /**
-     * The client's address, with no proxy trusted ({@link ClientAddress#DIRECT}). Behind a
-     * reverse proxy use a {@link ClientAddress#builder()} with its networks instead.
+     * The client's address under the default settings ({@link ClientAddress#DIRECT}: no proxy
+     * trusted). The enforcer resolves it with its own client-address settings (trusted proxies,
+     * forwarding header, IPv6 prefix; see {@link #withClientAddress}), the same that its
+     * allow-lists use, so behind a reverse proxy those are given once, to the enforcer.
      *
      * @return the resolver ({@code ip})
      */
     public static ClientAddress ip() {
         return ClientAddress.DIRECT;
+    }
+
+    /**
+     * Returns {@code key} with the given client-address settings behind its {@code ip}: the key
+     * itself when it is {@link #ip()} (a {@link ClientAddress} equal to
+     * {@link ClientAddress#DIRECT}), each such element of a {@link #firstOf} chain, and nothing
+     * else. The enforcer applies this to every policy, so that the settings it was given serve
+     * both the {@code ip} keys and the allow-lists.
+     *
+     * @param key a key, e.g. a policy's
+     * @param addresses the client-address settings
+     * @return the key with {@code addresses} as its {@code ip}; {@code key} itself if nothing changed
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code key} holds a {@link ClientAddress} with settings of
+     *     its own that differ from {@code addresses}: two sets of client-address settings, one for
+     *     keys and one for allow-lists, would each be right for only one of them
+     */
+    public static KeyResolver withClientAddress(KeyResolver key, ClientAddress addresses) {
+        Objects.requireNonNull(addresses, "addresses");
+        if (Objects.requireNonNull(key, "key") instanceof ClientAddress own) {
+            if (own.equals(addresses)) {
+                return own;
+            }
+            if (own.equals(ClientAddress.DIRECT)) {
+                return addresses;
+            }
+            throw new IllegalArgumentException("key ip must use the client-address settings given to the enforcer ("
+                    + addresses + ") but has its own (" + own + "); give trusted proxies, forwarded header and"
+                    + " IPv6 prefix once, to the enforcer, and key the policy with KeyResolvers.ip()");
+        }
+        if (key instanceof FirstOf chain) {
+            List<KeyResolver> resolvers = new java.util.ArrayList<>(chain.resolvers());
+            boolean changed = false;
+            for (int i = 0; i < resolvers.size(); i++) {
+                KeyResolver r = withClientAddress(resolvers.get(i), addresses);
+                changed |= r != resolvers.get(i);
+                resolvers.set(i, r);
+            }
+            return changed ? new FirstOf(List.copyOf(resolvers), chain.tags()) : chain;
+        }
+        return key;
     }
 
     /**

@@ -13,7 +13,7 @@ import java.util.Objects;
  * bucket).
  *
  * <pre>{@code
- * Limiter<?> limiter = Limiter.of(TokenBucket.builder().rate(100, Duration.ofSeconds(1)).burst(20).build());
+ * Limiter<?> limiter = Limiter.of(TokenBucket.builder().rate(Rate.perSecond(100)).burst(20).build());
  * if (limiter.tryAcquire()) { ... }
  * }</pre>
  *

@@ -2,6 +2,7 @@ package io.github.sluice.limiter;
 
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Clock;
+import io.github.sluice.core.Rate;
 import io.github.sluice.internal.Checks;
 import io.github.sluice.internal.TokenMath;
 import java.time.Duration;
@@ -12,7 +13,11 @@ import java.util.concurrent.locks.StampedLock;
 /**
  * A standalone token bucket with the API and semantics of Go's {@code golang.org/x/time/rate}
  * {@code Limiter}: a bucket of {@code burst} tokens, refilled at one token per interval, that
- * starts full.
+ * starts full. Its rate and burst are those of a {@link TokenBucket}:
+ * <pre>{@code
+ * TokenBucketLimiter limiter = TokenBucketLimiter.of(
+ *         TokenBucket.builder().rate(Rate.perSecond(10)).burst(20).build());
+ * }</pre>
  *
  * <ul>
  *   <li>{@link #allow(long)} ({@code AllowN}) takes {@code n} tokens now or refuses;
@@ -21,7 +26,7 @@ import java.util.concurrent.locks.StampedLock;
  *       {@code CancelAt} does;
  *   <li>{@link #waitUntil(long, long)} ({@code WaitN}) reserves and sleeps, refusing at once
  *       (taking nothing) if the wait would pass the deadline;
- *   <li>{@link #setRate(long, Duration)} and {@link #setBurst(long)} ({@code SetLimitAt},
+ *   <li>{@link #setRate(Rate)} and {@link #setBurst(long)} ({@code SetLimitAt},
  *       {@code SetBurstAt}) change the bucket at runtime: the bucket is first advanced to now
  *       under the old settings, then changed, so tokens earned so far are kept;
  *   <li>{@code n > burst} is always refused, never waited for.
@@ -113,23 +118,47 @@ public final class TokenBucketLimiter {
         this.latest = now;
     }
 
-    /** @return a builder; {@code rate} and {@code burst} must be set */
-    public static Builder builder() {
-        return new Builder();
+    /**
+     * Creates a full limiter with the rate and burst of a {@link TokenBucket}, on the system clock.
+     * <pre>{@code
+     * TokenBucketLimiter limiter = TokenBucketLimiter.of(TokenBucket.of(Rate.perSecond(10)));
+     * }</pre>
+     *
+     * @param bucket the rate and burst
+     * @return the limiter
+     * @throws NullPointerException if {@code bucket} is null
+     */
+    public static TokenBucketLimiter of(TokenBucket bucket) {
+        return of(bucket, Clock.system(), Sleeper.system());
     }
 
     /**
-     * Creates a full limiter with the rate and burst of a {@link TokenBucket} configuration.
+     * Creates a full limiter with the rate and burst of a {@link TokenBucket}, on the given clock;
+     * {@link #waitUntil} sleeps in real time.
      *
-     * @param config the rate and burst
+     * @param bucket the rate and burst
      * @param clock the source of time
      * @return the limiter
      * @throws NullPointerException if an argument is null
      */
-    public static TokenBucketLimiter of(TokenBucket config, Clock clock) {
-        Objects.requireNonNull(config, "config");
-        return new TokenBucketLimiter(config.intervalNanos(), config.burst(),
-                Objects.requireNonNull(clock, "clock"), Sleeper.system());
+    public static TokenBucketLimiter of(TokenBucket bucket, Clock clock) {
+        return of(bucket, clock, Sleeper.system());
+    }
+
+    /**
+     * Creates a full limiter with the rate and burst of a {@link TokenBucket}, on the given clock,
+     * whose {@link #waitUntil} sleeps with {@code sleeper} (tests advance a fake clock).
+     *
+     * @param bucket the rate and burst
+     * @param clock the source of time
+     * @param sleeper how {@link #waitUntil} sleeps, in nanoseconds of {@code clock}
+     * @return the limiter
+     * @throws NullPointerException if an argument is null
+     */
+    public static TokenBucketLimiter of(TokenBucket bucket, Clock clock, Sleeper sleeper) {
+        Objects.requireNonNull(bucket, "bucket");
+        return new TokenBucketLimiter(bucket.intervalNanos(), bucket.burst(),
+                Objects.requireNonNull(clock, "clock"), Objects.requireNonNull(sleeper, "sleeper"));
     }
 
     /** @return the clock */
@@ -341,24 +370,23 @@ public final class TokenBucketLimiter {
     }
 
     /**
-     * Changes the rate to {@code permits} tokens per {@code period} ({@code SetLimitAt(now)}):
-     * tokens earned so far at the old rate are kept (the fraction of a token converted to the new
-     * interval, rounded down to the nanosecond), then the new rate applies. Reservations already
-     * made keep their time to act.
+     * Changes the rate ({@code SetLimitAt(now)}): tokens earned so far at the old rate are kept
+     * (the fraction of a token converted to the new interval, rounded down to the nanosecond),
+     * then the new rate applies. Reservations already made keep their time to act. The burst is
+     * unchanged.
      *
-     * @param permits tokens per period, {@code >= 1}
-     * @param period the period, {@code > 0}
-     * @throws IllegalArgumentException if the rate is out of range or {@code burst * interval}
-     *     would overflow
-     * @throws NullPointerException if {@code period} is null
+     * @param rate tokens per period
+     * @throws IllegalArgumentException if the rate is above one token per nanosecond, or
+     *     {@code burst * interval} would overflow
+     * @throws NullPointerException if {@code rate} is null
      */
-    public void setRate(long permits, Duration period) {
-        setInterval(Checks.intervalNanos(Checks.atLeast("permits", permits, 1),
-                Checks.positiveNanos("period", period)));
+    public void setRate(Rate rate) {
+        Objects.requireNonNull(rate, "rate");
+        setInterval(Checks.intervalNanos(rate.permits(), rate.periodNanos()));
     }
 
     /**
-     * Changes the rate, in tokens per second (see {@link #setRate(long, Duration)}).
+     * Changes the rate, in tokens per second (see {@link #setRate(Rate)}).
      *
      * @param perSecond a finite rate {@code > 0}
      * @throws IllegalArgumentException if the rate is NaN, infinite, not positive or out of range
@@ -461,95 +489,5 @@ public final class TokenBucketLimiter {
     public String toString() {
         return "TokenBucketLimiter{interval=" + Duration.ofNanos(intervalNanos())
                 + ", burst=" + burst() + ", tokens=" + tokens() + '}';
-    }
-
-    /** Builds a {@link TokenBucketLimiter}. Not thread-safe. */
-    public static final class Builder {
-        private long interval;
-        private long burst;
-        private Clock clock = Clock.system();
-        private Sleeper sleeper = Sleeper.system();
-
-        private Builder() {
-        }
-
-        /**
-         * Sets the refill rate as {@code permits} tokens per {@code period}.
-         *
-         * @param permits tokens per period, {@code >= 1}
-         * @param period the period, {@code > 0}
-         * @return this builder
-         * @throws IllegalArgumentException if a value is out of range, or the rate exceeds one token
-         *     per nanosecond
-         * @throws NullPointerException if {@code period} is null
-         */
-        public Builder rate(long permits, Duration period) {
-            this.interval = Checks.intervalNanos(Checks.atLeast("permits", permits, 1),
-                    Checks.positiveNanos("period", period));
-            return this;
-        }
-
-        /**
-         * Sets the refill rate in tokens per second.
-         *
-         * @param perSecond a finite rate {@code > 0}
-         * @return this builder
-         * @throws IllegalArgumentException if the rate is NaN, infinite, not positive or out of range
-         */
-        public Builder rate(double perSecond) {
-            this.interval = Checks.intervalNanos("rate", perSecond);
-            return this;
-        }
-
-        /**
-         * Sets the capacity.
-         *
-         * @param burst tokens, {@code >= 1}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code burst < 1}
-         */
-        public Builder burst(long burst) {
-            this.burst = Checks.atLeast("burst", burst, 1);
-            return this;
-        }
-
-        /**
-         * Sets the clock. Default: {@link Clock#system()}.
-         *
-         * @param clock the source of time
-         * @return this builder
-         * @throws NullPointerException if {@code clock} is null
-         */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * Sets how {@link #waitUntil} sleeps. Default: {@link Sleeper#system()}.
-         *
-         * @param sleeper the sleeper
-         * @return this builder
-         * @throws NullPointerException if {@code sleeper} is null
-         */
-        public Builder sleeper(Sleeper sleeper) {
-            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
-            return this;
-        }
-
-        /**
-         * @return a full limiter
-         * @throws IllegalStateException if rate or burst is missing
-         * @throws IllegalArgumentException if {@code burst * interval} overflows
-         */
-        public TokenBucketLimiter build() {
-            if (interval == 0) {
-                throw new IllegalStateException("rate must be set");
-            }
-            if (burst == 0) {
-                throw new IllegalStateException("burst must be set");
-            }
-            return new TokenBucketLimiter(interval, burst, clock, sleeper);
-        }
     }
 }

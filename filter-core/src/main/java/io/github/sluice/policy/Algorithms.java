@@ -22,8 +22,10 @@ import java.util.function.Function;
 
 /**
  * The table from an algorithm's name in the policy language to its builder. Each entry reads its
- * positional arguments and options from {@link Args} and calls the algorithm's builder one
- * setter at a time, so that a builder's refusal names the parameter it concerns.
+ * positional arguments and options from {@link Args} and calls the algorithm's public builder one
+ * setter at a time, so that a builder's refusal names the parameter it concerns; an option left
+ * out is left unset, so that the builder's default applies, and {@code Policy.parse(text)} equals
+ * the policy built in code with the same settings.
  */
 final class Algorithms {
 
@@ -64,11 +66,13 @@ final class Algorithms {
         Line ctx = a.ctx;
         TokenBucket.Builder b = TokenBucket.builder();
         Args.Rate rate = a.rate("rate", true);
-        ctx.call("rate", rate.text(), () -> b.rate(rate.permits(), rate.period()));
+        ctx.call("rate", rate.text(), () -> b.rate(rate.value()));
         String burst = a.option("burst");
-        long n = burst == null ? rate.permits() : a.longValue("burst", burst, intervals(rate, 0),
-                atMost(intervals(rate, 0), rate, "a full bucket must refill within about 73 years"));
-        ctx.call("burst", burst == null ? rate.text() : burst, () -> b.burst(n));
+        if (burst != null) {
+            long n = a.longValue("burst", burst, intervals(rate, 0),
+                    atMost(intervals(rate, 0), rate, "a full bucket must refill within about 73 years"));
+            ctx.call("burst", burst, () -> b.burst(n));
+        }
         return ctx.call("rate", rate.text(), b::build);
     }
 
@@ -77,11 +81,13 @@ final class Algorithms {
         Line ctx = a.ctx;
         Gcra.Builder b = Gcra.builder();
         Args.Rate rate = a.rate("rate", true);
-        ctx.call("rate", rate.text(), () -> b.rate(rate.permits(), rate.period()));
+        ctx.call("rate", rate.text(), () -> b.rate(rate.value()));
         String burst = a.option("burst");
-        long n = burst == null ? rate.permits() - 1 : a.longValue("burst", burst, intervals(rate, 1),
-                atMost(intervals(rate, 1), rate, "a full bucket must refill within about 73 years"));
-        ctx.call("burst", burst == null ? rate.text() : burst, () -> b.burst(n));
+        if (burst != null) {
+            long n = a.longValue("burst", burst, intervals(rate, 1),
+                    atMost(intervals(rate, 1), rate, "a full bucket must refill within about 73 years"));
+            ctx.call("burst", burst, () -> b.burst(n));
+        }
         return ctx.call("rate", rate.text(), b::build);
     }
 
@@ -125,11 +131,13 @@ final class Algorithms {
         Line ctx = a.ctx;
         LeakyBucket.Builder b = LeakyBucket.builder();
         Args.Rate rate = a.rate("rate", true);
-        ctx.call("rate", rate.text(), () -> b.leakRate(rate.permits(), rate.period()));
+        ctx.call("rate", rate.text(), () -> b.rate(rate.value()));
         String capacity = a.option("capacity");
-        long n = capacity == null ? rate.permits() : a.longValue("capacity", capacity, intervals(rate, 0),
-                atMost(intervals(rate, 0), rate, "a full bucket must drain within about 73 years"));
-        ctx.call("capacity", capacity == null ? rate.text() : capacity, () -> b.capacity(n));
+        if (capacity != null) {
+            long n = a.longValue("capacity", capacity, intervals(rate, 0),
+                    atMost(intervals(rate, 0), rate, "a full bucket must drain within about 73 years"));
+            ctx.call("capacity", capacity, () -> b.capacity(n));
+        }
         return ctx.call("rate", rate.text(), b::build);
     }
 
@@ -138,7 +146,7 @@ final class Algorithms {
         Line ctx = a.ctx;
         ShapingLeakyBucket.Builder b = ShapingLeakyBucket.builder();
         Args.Rate rate = a.rate("rate", true);
-        ctx.call("rate", rate.text(), () -> b.rate(rate.permits(), rate.period()));
+        ctx.call("rate", rate.text(), () -> b.rate(rate.value()));
         String maxDelay = a.option("max-delay");
         Duration delay = ShapingLeakyBucket.DEFAULT_MAX_DELAY;
         if (maxDelay != null) {
@@ -175,7 +183,7 @@ final class Algorithms {
         Line ctx = a.ctx;
         WarmUp.Builder b = WarmUp.builder();
         Args.Rate rate = a.rate("rate", true);
-        ctx.call("rate", rate.text(), () -> b.rate(rate.permits(), rate.period()));
+        ctx.call("rate", rate.text(), () -> b.rate(rate.value()));
         String warmUp = a.option("warm-up");
         if (warmUp == null) {
             throw ctx.error("warm-up", null, "warm-up needs warm-up=DURATION, the time to reach the stable rate, "

@@ -288,7 +288,15 @@ final class Args {
         return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
     }
 
-    /** A parsed rate. */
+    /** A parsed rate, as written and as numbers; {@link #value()} applies the rules of a rate. */
     record Rate(String text, long permits, Duration period) {
+
+        /**
+         * @return the rate as a value
+         * @throws IllegalArgumentException if the permits are below 1
+         */
+        io.github.sluice.core.Rate value() {
+            return io.github.sluice.core.Rate.of(permits, period);
+        }
     }
 }

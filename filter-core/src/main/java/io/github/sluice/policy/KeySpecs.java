@@ -1,7 +1,6 @@
 package io.github.sluice.policy;
 
 import io.github.sluice.internal.Suggest;
-import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.KeyResolver;
 import io.github.sluice.key.KeyResolvers;
 import java.util.ArrayList;
@@ -22,26 +21,26 @@ final class KeySpecs {
     /**
      * @throws IllegalArgumentException with the rule, if the text is not a key
      */
-    static KeyResolver parse(String text, ClientAddress ip) {
+    static KeyResolver parse(String text) {
         String[] parts = text.split("\\|", -1);
         if (parts.length == 1) {
-            return single(text, ip);
+            return single(text);
         }
         List<KeyResolver> chain = new ArrayList<>();
         for (String p : parts) {
-            chain.add(single(p, ip));
+            chain.add(single(p));
         }
         return KeyResolvers.firstOf(chain.toArray(new KeyResolver[0]));
     }
 
-    private static KeyResolver single(String text, ClientAddress ip) {
+    private static KeyResolver single(String text) {
         int colon = text.indexOf(':');
         String kind = colon < 0 ? text : text.substring(0, colon);
         String arg = colon < 0 ? null : text.substring(colon + 1);
         switch (kind) {
             case "ip" -> {
                 noArg(kind, arg);
-                return ip;
+                return KeyResolvers.ip();
             }
             case "principal" -> {
                 noArg(kind, arg);

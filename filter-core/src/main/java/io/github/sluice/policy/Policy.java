@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * <pre>{@code
  * Policy a = Policy.parse("per-ip = token-bucket 100/1m burst=20 key=ip match=/api/*");
  * Policy b = Policy.builder("per-ip")
- *         .algorithm(TokenBucket.builder().rate(100, Duration.ofMinutes(1)).burst(20).build())
+ *         .algorithm(TokenBucket.builder().rate(Rate.perMinute(100)).burst(20).build())
  *         .key(KeyResolvers.ip())
  *         .match(Match.paths("/api/*"))
  *         .build();
@@ -61,8 +61,9 @@ public final class Policy {
 
     /**
      * Parses one policy line of the configuration language, e.g.
-     * {@code per-ip = token-bucket 100/1m burst=20 key=ip match=/api/*}. The {@code ip} key trusts no
-     * proxy; see {@link PolicyParser} to parse with other defaults.
+     * {@code per-ip = token-bucket 100/1m burst=20 key=ip match=/api/*}. The {@code ip} key is
+     * {@link io.github.sluice.key.KeyResolvers#ip()}, which the enforcer resolves with its
+     * client-address settings (see {@link PolicyParser}).
      *
      * @param line the line
      * @return the policy
@@ -71,7 +72,7 @@ public final class Policy {
      *     the parameter and the value if the line is invalid
      */
     public static Policy parse(String line) {
-        return PolicyParser.defaults().parseLine(line);
+        return PolicyParser.parseLine(line);
     }
 
     static String checkName(String name) {
@@ -182,7 +183,7 @@ public final class Policy {
         /**
          * Sets the algorithm (required).
          *
-         * @param algorithm e.g. {@code TokenBucket.of(100, Duration.ofMinutes(1), 20)}
+         * @param algorithm e.g. {@code TokenBucket.of(Rate.perMinute(100))}
          * @return this builder
          * @throws NullPointerException if null
          */

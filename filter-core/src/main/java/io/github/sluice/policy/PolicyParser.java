@@ -1,8 +1,8 @@
 package io.github.sluice.policy;
 
 import io.github.sluice.core.Algorithm;
-import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.KeyResolver;
+import io.github.sluice.key.KeyResolvers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -22,34 +22,17 @@ import java.util.Set;
  * Blank lines and lines starting with {@code #} are ignored. The full grammar, with every
  * algorithm, key and option, is in {@code docs/configuration.md}.
  *
+ * <p>The {@code ip} key is {@link KeyResolvers#ip()}: the client's address under the default
+ * client-address settings. The enforcer ({@code io.github.sluice.http.Enforcer}) applies its own
+ * settings (trusted proxies, forwarding header, IPv6 prefix) to every such key and to allow-lists,
+ * so they are given once, to the enforcer's builder, whatever the order of the calls.
+ *
  * <p>Every error is a {@link ConfigException} naming the source, the line, the policy, the
- * parameter and the value. Immutable and thread-safe.
+ * parameter and the value. Stateless and thread-safe.
  */
 public final class PolicyParser {
 
-    private static final PolicyParser DEFAULTS = new PolicyParser(ClientAddress.DIRECT);
-
-    private final ClientAddress ip;
-
-    private PolicyParser(ClientAddress ip) {
-        this.ip = ip;
-    }
-
-    /** @return a parser whose {@code ip} key trusts no proxy ({@link ClientAddress#DIRECT}) */
-    public static PolicyParser defaults() {
-        return DEFAULTS;
-    }
-
-    /**
-     * Returns a parser whose {@code ip} key is the given resolver (trusted proxies, forwarding
-     * header, IPv6 prefix).
-     *
-     * @param ip the resolver behind the {@code ip} key
-     * @return the parser
-     * @throws NullPointerException if {@code ip} is null
-     */
-    public static PolicyParser withClientAddress(ClientAddress ip) {
-        return new PolicyParser(Objects.requireNonNull(ip, "ip"));
+    private PolicyParser() {
     }
 
     /** @return the algorithm names the parser knows, e.g. {@code token-bucket} */
@@ -65,7 +48,7 @@ public final class PolicyParser {
      * @throws NullPointerException if {@code line} is null
      * @throws ConfigException if the line is invalid
      */
-    public Policy parseLine(String line) {
+    public static Policy parseLine(String line) {
         Objects.requireNonNull(line, "line");
         Policy p = parseLine(line.strip(), "policy", 1);
         if (p == null) {
@@ -83,7 +66,7 @@ public final class PolicyParser {
      * @throws NullPointerException if an argument is null
      * @throws ConfigException if a line is invalid or two policies share a name
      */
-    public List<Policy> parse(String text, String source) {
+    public static List<Policy> parse(String text, String source) {
         Objects.requireNonNull(text, "text");
         Objects.requireNonNull(source, "source");
         List<Policy> out = new ArrayList<>();
@@ -114,15 +97,15 @@ public final class PolicyParser {
      * @return the policy
      * @throws ConfigException if invalid
      */
-    public Policy parse(String name, String spec, String source, int line) {
+    public static Policy parse(String name, String spec, String source, int line) {
         Line ctx = new Line(source, line, null);
         String n = name.strip();
-        ctx.call("name", n, () -> Policy.builder(n));
+        ctx.call("name", n, () -> Policy.checkName(n));
         ctx.policy = n;
         return parseSpec(ctx, spec.strip());
     }
 
-    private Policy parseLine(String line, String source, int lineNo) {
+    private static Policy parseLine(String line, String source, int lineNo) {
         if (line.isEmpty() || line.startsWith("#")) {
             return null;
         }
@@ -132,12 +115,12 @@ public final class PolicyParser {
             throw ctx.error("policy", line, "a policy line must have the form 'name = algorithm ...'");
         }
         String name = line.substring(0, eq).strip();
-        ctx.call("name", name, () -> Policy.builder(name));
+        ctx.call("name", name, () -> Policy.checkName(name));
         ctx.policy = name;
         return parseSpec(ctx, line.substring(eq + 1).strip());
     }
 
-    private Policy parseSpec(Line ctx, String spec) {
+    private static Policy parseSpec(Line ctx, String spec) {
         if (spec.isEmpty()) {
             throw ctx.error("algorithm", null, "an algorithm must follow '=' (one of " + Algorithms.kinds() + ")");
         }
@@ -149,7 +132,7 @@ public final class PolicyParser {
             throw ctx.error("key", null, "every policy needs key=... (ip, header:<name>, principal, "
                     + "attribute:<name>, global, constant:<value>, or a chain like principal|ip)" + args.misspelt("key"));
         }
-        KeyResolver resolver = ctx.call("key", key, () -> KeySpecs.parse(key, ip));
+        KeyResolver resolver = ctx.call("key", key, () -> KeySpecs.parse(key));
         b.key(resolver);
         String match = args.option("match");
         if (match != null) {

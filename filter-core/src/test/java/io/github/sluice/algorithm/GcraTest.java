@@ -10,6 +10,7 @@ import io.github.sluice.core.Cell;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.Expect;
 import io.github.sluice.testing.GcraModel;
 import io.github.sluice.testing.Invariants;
@@ -52,7 +53,7 @@ class GcraTest {
     @Test
     void acquire_redisCellVectors_reproduceClThrottleReplies() {
         // Given redis-cell's test limiter: CL.THROTTLE key 4 1 1 (limit 5, one per second)
-        Gcra gcra = Gcra.of(1, Duration.ofSeconds(1), 4);
+        Gcra gcra = Gcra.builder().rate(Rate.perSecond(1)).burst(4).build();
         Cell cell = gcra.newCell(START);
         MutableDecision out = new MutableDecision();
         redisCellVectors().forEach(args -> {
@@ -76,7 +77,7 @@ class GcraTest {
     @Test
     void acquire_zeroBurst_spacesRequestsByTheEmissionInterval() {
         // Given max_burst 0: limit 1, one request per 100 ms
-        Gcra gcra = Gcra.of(10, Duration.ofSeconds(1), 0);
+        Gcra gcra = Gcra.builder().rate(Rate.perSecond(10)).burst(0).build();
         Cell cell = gcra.newCell(START);
         MutableDecision out = new MutableDecision();
 
@@ -89,7 +90,7 @@ class GcraTest {
 
     @Test
     void acquire_denial_doesNotWrite() {
-        Gcra gcra = Gcra.of(1, Duration.ofSeconds(1), 1);
+        Gcra gcra = Gcra.builder().rate(Rate.perSecond(1)).burst(1).build();
         Cell cell = gcra.newCell(START);
         gcra.acquire(cell, START, 2, null);
         long before = cell.word();
@@ -101,7 +102,7 @@ class GcraTest {
 
     @Test
     void isFresh_onceTheTatHasPassed_andRetireIfFreshRetires() {
-        Gcra gcra = Gcra.of(1, Duration.ofSeconds(1), 2);
+        Gcra gcra = Gcra.builder().rate(Rate.perSecond(1)).burst(2).build();
         Cell cell = gcra.newCell(START);
         gcra.acquire(cell, START, 2, null);
 
@@ -114,7 +115,7 @@ class GcraTest {
 
     @Test
     void refund_atOnce_neverGoesBelowFresh() {
-        Gcra gcra = Gcra.of(1, Duration.ofSeconds(1), 2);
+        Gcra gcra = Gcra.builder().rate(Rate.perSecond(1)).burst(2).build();
         Cell cell = gcra.newCell(START);
         MutableDecision out = new MutableDecision();
         gcra.acquire(cell, START, 3, out);
@@ -130,7 +131,7 @@ class GcraTest {
     @Test
     void refund_afterTheTatBecameDueAndWasPushedAgain_givesNothingBack() {
         // Given 3 at once, one a second: 3 taken at 0 s; at 3 s the TAT is due and 3 are taken
-        Gcra gcra = Gcra.of(1, Duration.ofSeconds(1), 2);
+        Gcra gcra = Gcra.builder().rate(Rate.perSecond(1)).burst(2).build();
         Cell cell = gcra.newCell(START);
         MutableDecision first = new MutableDecision();
         gcra.acquire(cell, START, 3, first);
@@ -146,7 +147,7 @@ class GcraTest {
     @Test
     void refund_partlyDue_givesBackWhatIsStillAhead() {
         // Given 3 at once, one a second: 3 taken at 0 s (TAT 3 s), then 1 more at 1 s (TAT 4 s)
-        Gcra gcra = Gcra.of(1, Duration.ofSeconds(1), 2);
+        Gcra gcra = Gcra.builder().rate(Rate.perSecond(1)).burst(2).build();
         Cell cell = gcra.newCell(START);
         MutableDecision first = new MutableDecision();
         gcra.acquire(cell, START, 3, first);
@@ -173,7 +174,7 @@ class GcraTest {
     void acquire_randomWorkload_matchesRedisCellModel(long permits, Duration period, long burst,
             long seed) {
         // Given the algorithm and redis-cell's rate_limit() transcribed as a model
-        Gcra gcra = Gcra.of(permits, period, burst);
+        Gcra gcra = Gcra.builder().rate(Rate.of(permits, period)).burst(burst).build();
 
         // When 100,000 random requests and refunds are made, Then every decision is the model's
         ModelCheck.run(gcra, new GcraModel(gcra.emissionIntervalNanos(), burst), seed, 100_000,
@@ -184,7 +185,7 @@ class GcraTest {
     @MethodSource("configurations")
     void acquire_randomWorkload_neverAdmitsMoreThanBurstPlusRate(long permits, Duration period,
             long burst, long seed) {
-        Gcra gcra = Gcra.of(permits, period, burst);
+        Gcra gcra = Gcra.builder().rate(Rate.of(permits, period)).burst(burst).build();
 
         // Refunds included: the admissions that stay never exceed the burst plus the rate
         List<ModelCheck.Event> admitted = ModelCheck.run(gcra,
@@ -197,25 +198,25 @@ class GcraTest {
     @Test
     void builder_badConfiguration_failsNamingTheParameterAndValue() {
         Expect.illegalArgument("permits must be >= 1 but was 0",
-                () -> Gcra.builder().rate(0, Duration.ofSeconds(1)));
+                () -> Gcra.builder().rate(Rate.perSecond(0)));
         Expect.illegalArgument("period must be > 0 but was 0s",
-                () -> Gcra.builder().rate(1, Duration.ZERO));
+                () -> Gcra.builder().rate(Rate.of(1, Duration.ZERO)));
         Expect.illegalArgument("burst must be >= 0 but was -1",
                 () -> Gcra.builder().burst(-1));
         IllegalArgumentException overflow = assertThrows(IllegalArgumentException.class,
-                () -> Gcra.of(1, Duration.ofDays(365), 1_000_000));
+                () -> Gcra.builder().rate(Rate.of(1, Duration.ofDays(365))).burst(1_000_000).build());
         assertTrue(overflow.getMessage().contains("emission interval * (burst + 1) would overflow"),
                 overflow.getMessage());
         assertThrows(IllegalStateException.class, () -> Gcra.builder().burst(1).build());
-        assertThrows(NullPointerException.class, () -> Gcra.builder().rate(1, null));
+        assertThrows(NullPointerException.class, () -> Gcra.builder().rate(null));
     }
 
     @Test
     void equals_sameConfiguration_isEqual() {
-        assertEquals(Gcra.of(10, Duration.ofSeconds(1), 5), Gcra.of(10, Duration.ofSeconds(1), 5));
-        assertEquals(Gcra.of(10, Duration.ofSeconds(1), 5).hashCode(),
-                Gcra.of(10, Duration.ofSeconds(1), 5).hashCode());
-        assertFalse(Gcra.of(10, Duration.ofSeconds(1), 5).equals(Gcra.of(10, Duration.ofSeconds(1), 4)));
-        assertEquals("gcra", Gcra.of(10, Duration.ofSeconds(1), 5).kind());
+        assertEquals(Gcra.builder().rate(Rate.perSecond(10)).burst(5).build(), Gcra.builder().rate(Rate.perSecond(10)).burst(5).build());
+        assertEquals(Gcra.builder().rate(Rate.perSecond(10)).burst(5).build().hashCode(),
+                Gcra.builder().rate(Rate.perSecond(10)).burst(5).build().hashCode());
+        assertFalse(Gcra.builder().rate(Rate.perSecond(10)).burst(5).build().equals(Gcra.builder().rate(Rate.perSecond(10)).burst(4).build()));
+        assertEquals("gcra", Gcra.builder().rate(Rate.perSecond(10)).burst(5).build().kind());
     }
 }

@@ -11,6 +11,7 @@ import io.github.sluice.core.Cell;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.core.Rate;
 import io.github.sluice.limiter.Limiter;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
@@ -26,7 +27,7 @@ class LeakyBucketTest {
     private final FakeClock clock = new FakeClock();
 
     private static LeakyBucket bucket(long capacity, long permits, Duration period) {
-        return LeakyBucket.builder().capacity(capacity).leakRate(permits, period).build();
+        return LeakyBucket.builder().capacity(capacity).rate(Rate.of(permits, period)).build();
     }
 
     @Test
@@ -152,7 +153,7 @@ class LeakyBucketTest {
         long capacity = 7;
         long interval = 1_000_003; // an odd interval, so leaks are rarely whole units
         LeakyBucket algorithm = LeakyBucket.builder().capacity(capacity)
-                .leakRate(1, Duration.ofNanos(interval)).build();
+                .rate(Rate.of(1, Duration.ofNanos(interval))).build();
         Limiter<?> limiter = Limiter.of(algorithm, clock);
         FunnelModel model = new FunnelModel(capacity, interval, clock.nanos());
         MutableDecision out = new MutableDecision();
@@ -231,19 +232,17 @@ class LeakyBucketTest {
                 () -> LeakyBucket.builder().capacity(0));
         assertEquals("capacity must be >= 1 but was 0", capacity.getMessage());
         IllegalArgumentException permits = assertThrows(IllegalArgumentException.class,
-                () -> LeakyBucket.builder().leakRate(-2, Duration.ofSeconds(1)));
+                () -> LeakyBucket.builder().rate(Rate.perSecond(-2)));
         assertEquals("permits must be >= 1 but was -2", permits.getMessage());
         IllegalArgumentException period = assertThrows(IllegalArgumentException.class,
-                () -> LeakyBucket.builder().leakRate(1, Duration.ZERO));
+                () -> LeakyBucket.builder().rate(Rate.of(1, Duration.ZERO)));
         assertEquals("period must be > 0 but was 0s", period.getMessage());
         IllegalArgumentException overflow = assertThrows(IllegalArgumentException.class,
                 () -> LeakyBucket.builder().capacity(Long.MAX_VALUE / 2)
-                        .leakRate(1, Duration.ofSeconds(1)).build());
+                        .rate(Rate.perSecond(1)).build());
         assertTrue(overflow.getMessage().startsWith("capacity * interval would overflow"),
                 overflow.getMessage());
-        assertThrows(NullPointerException.class, () -> LeakyBucket.builder().leakRate(1, null));
-        assertThrows(IllegalStateException.class,
-                () -> LeakyBucket.builder().leakRate(1, Duration.ofSeconds(1)).build());
+        assertThrows(NullPointerException.class, () -> LeakyBucket.builder().rate(null));
         assertThrows(IllegalStateException.class, () -> LeakyBucket.builder().capacity(1).build());
     }
 

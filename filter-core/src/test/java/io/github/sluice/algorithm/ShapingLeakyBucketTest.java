@@ -11,6 +11,7 @@ import io.github.sluice.core.Cell;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.core.Rate;
 import io.github.sluice.limiter.Limiter;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.ShardedRegistry;
@@ -30,7 +31,7 @@ class ShapingLeakyBucketTest {
 
     /** 10 per second (100 ms apart), the given slack, at most 300 ms of delay. */
     private static ShapingLeakyBucket tenPerSecond(long slack) {
-        return ShapingLeakyBucket.builder().rate(10, Duration.ofSeconds(1)).slack(slack)
+        return ShapingLeakyBucket.builder().rate(Rate.perSecond(10)).slack(slack)
                 .maxDelay(Duration.ofMillis(300)).build();
     }
 
@@ -200,7 +201,7 @@ class ShapingLeakyBucketTest {
         SplittableRandom random = new SplittableRandom(4004);
         long per = 1_000_003;
         ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder()
-                .rate(1, Duration.ofNanos(per)).slack(3).maxDelay(Duration.ofNanos(5 * per + 17)).build();
+                .rate(Rate.of(1, Duration.ofNanos(per))).slack(3).maxDelay(Duration.ofNanos(5 * per + 17)).build();
         Limiter<?> limiter = Limiter.of(algorithm, clock);
         UberShapingModel model = new UberShapingModel(per, 3, 5 * per + 17, clock.nanos());
         MutableDecision out = new MutableDecision();
@@ -258,7 +259,7 @@ class ShapingLeakyBucketTest {
     @Test
     void acquire_eightThreadsOnAFrozenClock_spaceDelayedRequestsOneIntervalApart() throws Exception {
         // Given 100/s, slack 10, max delay 1 s: 11 immediate slots and 100 delayed ones
-        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(100, Duration.ofSeconds(1))
+        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(Rate.perSecond(100))
                 .maxDelay(Duration.ofSeconds(1)).build();
         Limiter<?> limiter = Limiter.of(algorithm, clock);
 
@@ -272,7 +273,7 @@ class ShapingLeakyBucketTest {
 
     @Test
     void acquire_eightThreadsThroughTheRegistry_spaceDelayedRequestsOneIntervalApart() throws Exception {
-        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(100, Duration.ofSeconds(1))
+        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(Rate.perSecond(100))
                 .maxDelay(Duration.ofSeconds(1)).build();
         KeySpace space = ShardedRegistry.builder().clock(clock).shards(4).build()
                 .keySpace("shape", algorithm);
@@ -300,7 +301,7 @@ class ShapingLeakyBucketTest {
 
     @Test
     void registry_idleEviction_isLossless() {
-        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(1, Duration.ofMillis(1))
+        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(Rate.of(1, Duration.ofMillis(1)))
                 .slack(3).maxDelay(Duration.ofMillis(4)).build();
         MoreAlgorithmsHarness.assertIdleEvictionIsLossless(algorithm, 11, 20_000, 3, 1_000_000);
     }
@@ -312,9 +313,9 @@ class ShapingLeakyBucketTest {
         assertEquals("maxDelay must be >= 0 but was -1s", assertThrows(IllegalArgumentException.class,
                 () -> ShapingLeakyBucket.builder().maxDelay(Duration.ofSeconds(-1))).getMessage());
         assertEquals("permits must be >= 1 but was 0", assertThrows(IllegalArgumentException.class,
-                () -> ShapingLeakyBucket.builder().rate(0, Duration.ofSeconds(1))).getMessage());
+                () -> ShapingLeakyBucket.builder().rate(Rate.perSecond(0))).getMessage());
         IllegalArgumentException slack = assertThrows(IllegalArgumentException.class,
-                () -> ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(1))
+                () -> ShapingLeakyBucket.builder().rate(Rate.perSecond(1))
                         .slack(Long.MAX_VALUE).build());
         assertTrue(slack.getMessage().startsWith("slack * interval would overflow"), slack.getMessage());
         assertThrows(NullPointerException.class, () -> ShapingLeakyBucket.builder().maxDelay(null));
@@ -323,8 +324,8 @@ class ShapingLeakyBucketTest {
 
     @Test
     void defaults_andEquality() {
-        ShapingLeakyBucket a = ShapingLeakyBucket.builder().rate(10, Duration.ofSeconds(1)).build();
-        ShapingLeakyBucket b = ShapingLeakyBucket.builder().rate(1, Duration.ofMillis(100))
+        ShapingLeakyBucket a = ShapingLeakyBucket.builder().rate(Rate.perSecond(10)).build();
+        ShapingLeakyBucket b = ShapingLeakyBucket.builder().rate(Rate.of(1, Duration.ofMillis(100)))
                 .slack(10).maxDelay(Duration.ofSeconds(1)).build();
 
         assertEquals(a, b);

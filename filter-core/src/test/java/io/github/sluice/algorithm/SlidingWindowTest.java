@@ -33,7 +33,7 @@ class SlidingWindowTest {
     @Test
     void acquire_windowAdvancesSlotBySlot() {
         // Given 6 per minute over 6 slots of 10 s (seed 000)
-        SlidingWindow sw = SlidingWindow.of(6, Duration.ofMinutes(1), 6);
+        SlidingWindow sw = SlidingWindow.builder().limit(6).window(Duration.ofMinutes(1)).slots(6).build();
         SlotCell cell = sw.newCell(MINUTE_START);
 
         // When 2 are taken in the first slot and 4 in the third
@@ -58,7 +58,7 @@ class SlidingWindowTest {
 
     @Test
     void acquire_costAboveLimit_isRefusedForeverWithoutWriting() {
-        SlidingWindow sw = SlidingWindow.of(3, Duration.ofSeconds(3), 3);
+        SlidingWindow sw = SlidingWindow.builder().limit(3).window(Duration.ofSeconds(3)).slots(3).build();
         SlotCell cell = sw.newCell(MINUTE_START);
         sw.acquire(cell, MINUTE_START, 1, null);
         long before = cell.word();
@@ -71,7 +71,7 @@ class SlidingWindowTest {
 
     @Test
     void isFresh_onceTheWindowHoldsNothing_andRetireIfFreshRetires() {
-        SlidingWindow sw = SlidingWindow.of(3, Duration.ofSeconds(3), 3);
+        SlidingWindow sw = SlidingWindow.builder().limit(3).window(Duration.ofSeconds(3)).slots(3).build();
         SlotCell cell = sw.newCell(MINUTE_START);
         sw.acquire(cell, MINUTE_START, 1, null);
         sw.acquire(cell, MINUTE_START + S, 1, null);
@@ -85,7 +85,7 @@ class SlidingWindowTest {
     @Test
     void refund_whileTheHeadIsInItsSlot_lowersTheHeadsCount() {
         // Given 2 per 2 s in two slots of 1 s, both taken in slot 0
-        SlidingWindow sw = SlidingWindow.of(2, Duration.ofSeconds(2), 2);
+        SlidingWindow sw = SlidingWindow.builder().limit(2).window(Duration.ofSeconds(2)).slots(2).build();
         SlotCell cell = sw.newCell(MINUTE_START);
         sw.acquire(cell, MINUTE_START, 2, out);
 
@@ -99,7 +99,7 @@ class SlidingWindowTest {
     @Test
     void refund_afterTheHeadMovedOn_lowersTheFinalCountOfItsOwnSlot() {
         // Given 3 per 2 s in two slots of 1 s: one admission in slot 0, then one in slot 1
-        SlidingWindow sw = SlidingWindow.of(3, Duration.ofSeconds(2), 2);
+        SlidingWindow sw = SlidingWindow.builder().limit(3).window(Duration.ofSeconds(2)).slots(2).build();
         SlotCell cell = sw.newCell(MINUTE_START);
         sw.acquire(cell, MINUTE_START, 1, out);
         long first = out.receipt();
@@ -120,7 +120,7 @@ class SlidingWindowTest {
     void refund_ofASlotThatLeftEveryWindow_isDropped() {
         // Given 2 per 2 s in two slots: slot 0 took 2, then slots 2 and 3 took 2 (the ring entry
         // of slot 0 now holds slot 2)
-        SlidingWindow sw = SlidingWindow.of(2, Duration.ofSeconds(2), 2);
+        SlidingWindow sw = SlidingWindow.builder().limit(2).window(Duration.ofSeconds(2)).slots(2).build();
         SlotCell cell = sw.newCell(MINUTE_START);
         sw.acquire(cell, MINUTE_START, 2, out);
         long old = out.receipt();
@@ -137,7 +137,7 @@ class SlidingWindowTest {
     @Test
     void acquire_staleReadingBehindTheHead_isRefusedUntilItsReadingReachesTheHeadsSlot() {
         // Given 2 per 2 s in two slots: slot 0 took 2, slot 2 took 1
-        SlidingWindow sw = SlidingWindow.of(2, Duration.ofSeconds(2), 2);
+        SlidingWindow sw = SlidingWindow.builder().limit(2).window(Duration.ofSeconds(2)).slots(2).build();
         SlotCell cell = sw.newCell(MINUTE_START);
         sw.acquire(cell, MINUTE_START, 2, null);
         sw.acquire(cell, MINUTE_START + 2 * S, 1, null);
@@ -164,7 +164,7 @@ class SlidingWindowTest {
     @ParameterizedTest
     @MethodSource("configurations")
     void acquire_randomWorkload_matchesSlotModel(long limit, Duration window, int slots, long seed) {
-        SlidingWindow sw = SlidingWindow.of(limit, window, slots);
+        SlidingWindow sw = SlidingWindow.builder().limit(limit).window(window).slots(slots).build();
         long slot = (window.toNanos() + slots - 1) / slots;
 
         ModelCheck.run(sw, new SlidingWindowModel(limit, slot, slots), seed, 100_000, slot, 0.1);
@@ -174,7 +174,7 @@ class SlidingWindowTest {
     @MethodSource("configurations")
     void acquire_randomWorkload_neverAdmitsMoreThanTheLimitPerWindowOfSlots(long limit,
             Duration window, int slots, long seed) {
-        SlidingWindow sw = SlidingWindow.of(limit, window, slots);
+        SlidingWindow sw = SlidingWindow.builder().limit(limit).window(window).slots(slots).build();
         long slot = (window.toNanos() + slots - 1) / slots;
 
         // Refunds included: the admissions that stay never exceed the limit per window of slots
@@ -194,21 +194,21 @@ class SlidingWindowTest {
                 () -> SlidingWindow.builder().window(Duration.ZERO));
         Expect.illegalArgument("limit must be >= 1 but was -5", () -> SlidingWindow.builder().limit(-5));
         Expect.illegalArgument("window must be at least 10ns (one per slot) but was 9ns",
-                () -> SlidingWindow.of(1, Duration.ofNanos(9), 10));
+                () -> SlidingWindow.of(1, Duration.ofNanos(9)));
         Expect.illegalArgument("limit must be at most 127 for a slot of 100ns but was 128"
                         + " (one word per key holds the count and 146 years of slots)",
-                () -> SlidingWindow.of(128, Duration.ofNanos(1000), 10));
+                () -> SlidingWindow.of(128, Duration.ofNanos(1000)));
         assertThrows(IllegalStateException.class, () -> SlidingWindow.builder().limit(1).build());
         assertEquals(10, SlidingWindow.builder().limit(1).window(Duration.ofSeconds(1)).build().slots());
     }
 
     @Test
     void slotNanos_windowNotAMultipleOfSlots_roundsTheSlotUp() {
-        SlidingWindow sw = SlidingWindow.of(10, Duration.ofSeconds(1), 3);
+        SlidingWindow sw = SlidingWindow.builder().limit(10).window(Duration.ofSeconds(1)).slots(3).build();
 
         assertEquals(333_333_334L, sw.slotNanos());
         assertEquals(S, sw.windowNanos());
-        assertEquals(SlidingWindow.of(10, Duration.ofSeconds(1), 3), sw);
+        assertEquals(SlidingWindow.builder().limit(10).window(Duration.ofSeconds(1)).slots(3).build(), sw);
         assertEquals("sliding-window", sw.kind());
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.core.Rate;
 import io.github.sluice.limiter.Limiter;
 import io.github.sluice.testing.Expect;
 import io.github.sluice.testing.FakeClock;
@@ -28,7 +29,7 @@ class TokenBucketTest {
     @Test
     void acquire_freshBucket_startsFullAndDeniesWithRetryAfter() {
         // Given a bucket of 3 tokens refilled at 1 per second
-        Limiter<?> limiter = Limiter.of(TokenBucket.of(1, Duration.ofSeconds(1), 3), clock);
+        Limiter<?> limiter = Limiter.of(TokenBucket.builder().rate(Rate.perSecond(1)).burst(3).build(), clock);
 
         // When 4 tokens are asked for, one at a time, at the same instant
         Decision first = limiter.acquire(1);
@@ -44,7 +45,7 @@ class TokenBucketTest {
 
     @Test
     void acquire_costAboveBurst_isRefusedForever() {
-        Limiter<?> limiter = Limiter.of(TokenBucket.of(1, Duration.ofSeconds(1), 3), clock);
+        Limiter<?> limiter = Limiter.of(TokenBucket.builder().rate(Rate.perSecond(1)).burst(3).build(), clock);
 
         Decision d = limiter.acquire(4);
 
@@ -55,7 +56,7 @@ class TokenBucketTest {
 
     @Test
     void refund_atOnce_givesTheTokensBackButNeverAboveCapacity() {
-        Limiter<?> limiter = Limiter.of(TokenBucket.of(1, Duration.ofSeconds(1), 2), clock);
+        Limiter<?> limiter = Limiter.of(TokenBucket.builder().rate(Rate.perSecond(1)).burst(2).build(), clock);
         MutableDecision out = new MutableDecision();
         assertTrue(limiter.acquire(2, out));
 
@@ -68,7 +69,7 @@ class TokenBucketTest {
     void refund_afterPartOfItRefilled_givesBackOnlyWhatTimeHasNotAlready() {
         // Given a burst of 2, one token a second: 2 taken at 0 s; at 1 s one token has come back
         // and another request takes it
-        Limiter<?> limiter = Limiter.of(TokenBucket.of(1, Duration.ofSeconds(1), 2), clock);
+        Limiter<?> limiter = Limiter.of(TokenBucket.builder().rate(Rate.perSecond(1)).burst(2).build(), clock);
         MutableDecision first = new MutableDecision();
         assertTrue(limiter.acquire(2, first));
         clock.advance(Duration.ofSeconds(1));
@@ -86,7 +87,7 @@ class TokenBucketTest {
     @Test
     void refund_afterTheBucketRefilledAndWasEmptiedAgain_givesNothingBack() {
         // Given a burst of 2: 2 taken at 0 s; at 2 s the bucket is full again and 2 are taken
-        Limiter<?> limiter = Limiter.of(TokenBucket.of(1, Duration.ofSeconds(1), 2), clock);
+        Limiter<?> limiter = Limiter.of(TokenBucket.builder().rate(Rate.perSecond(1)).burst(2).build(), clock);
         MutableDecision first = new MutableDecision();
         assertTrue(limiter.acquire(2, first));
         clock.advance(Duration.ofSeconds(2));
@@ -101,7 +102,7 @@ class TokenBucketTest {
 
     @Test
     void refund_withNoReceipt_givesNothingBack() {
-        Limiter<?> limiter = Limiter.of(TokenBucket.of(1, Duration.ofSeconds(1), 2), clock);
+        Limiter<?> limiter = Limiter.of(TokenBucket.builder().rate(Rate.perSecond(1)).burst(2).build(), clock);
         assertTrue(limiter.tryAcquire(2));
 
         limiter.refund(2, MutableDecision.NO_RECEIPT);
@@ -112,10 +113,10 @@ class TokenBucketTest {
 
     static Stream<Arguments> configurations() {
         return Stream.of(
-                Arguments.of(TokenBucket.of(1, Duration.ofSeconds(1), 3), 41L),
-                Arguments.of(TokenBucket.of(10, Duration.ofSeconds(1), 1), 42L),
+                Arguments.of(TokenBucket.builder().rate(Rate.perSecond(1)).burst(3).build(), 41L),
+                Arguments.of(TokenBucket.builder().rate(Rate.perSecond(10)).burst(1).build(), 42L),
                 Arguments.of(TokenBucket.builder().rate(0.7692307692307693).burst(20).build(), 43L),
-                Arguments.of(TokenBucket.of(3, Duration.ofMillis(1), 100), 44L));
+                Arguments.of(TokenBucket.builder().rate(Rate.of(3, Duration.ofMillis(1))).burst(100).build(), 44L));
     }
 
     @ParameterizedTest
@@ -147,12 +148,12 @@ class TokenBucketTest {
         Expect.illegalArgument("rate must be a finite number > 0 but was -1.0",
                 () -> TokenBucket.builder().rate(-1.0));
         Expect.illegalArgument("permits must be >= 1 but was 0",
-                () -> TokenBucket.builder().rate(0, Duration.ofSeconds(1)));
+                () -> TokenBucket.builder().rate(Rate.perSecond(0)));
         Expect.illegalArgument("burst must be >= 1 but was 0", () -> TokenBucket.builder().burst(0));
         Expect.illegalArgument("rate must be at most 1 permit per nanosecond (1 per 1ns) but was 2 per 1ns",
-                () -> TokenBucket.builder().rate(2, Duration.ofNanos(1)));
+                () -> TokenBucket.builder().rate(Rate.of(2, Duration.ofNanos(1))));
         Expect.illegalArgument("burst * interval would overflow: at most 26687d (about 73 years) fits,"
                         + " and it would be about 41666666667d",
-                () -> TokenBucket.of(1, Duration.ofHours(1), 1_000_000_000_000L));
+                () -> TokenBucket.builder().rate(Rate.perHour(1)).burst(1_000_000_000_000L).build());
     }
 }

@@ -10,6 +10,7 @@ import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.core.Rate;
 import io.github.sluice.limiter.Limiter;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
@@ -30,7 +31,7 @@ class WarmUpTest {
     private final FakeClock clock = new FakeClock();
 
     private static WarmUp warmUp(long perSecond, Duration warmUp, double coldFactor) {
-        return WarmUp.builder().rate(perSecond, Duration.ofSeconds(1)).warmUp(warmUp)
+        return WarmUp.builder().rate(Rate.perSecond(perSecond)).warmUp(warmUp)
                 .coldFactor(coldFactor).build();
     }
 
@@ -110,7 +111,7 @@ class WarmUpTest {
             {5, 4_000, 1.0, 340, 0, 0, 0}};
         for (double[] c : configs) {
             FakeClock own = new FakeClock();
-            Limiter<?> limiter = Limiter.of(WarmUp.builder().rate((long) c[0], Duration.ofSeconds(1))
+            Limiter<?> limiter = Limiter.of(WarmUp.builder().rate(Rate.perSecond((long) c[0]))
                     .warmUp(Duration.ofMillis((long) c[1])).coldFactor(c[2]).build(), own);
             GuavaWarmUpModel guava = new GuavaWarmUpModel(c[0], (long) c[1] * MS, c[2], own.nanos());
             for (int round = 0; round < 3; round++) {
@@ -300,7 +301,7 @@ class WarmUpTest {
             long warm = 1 + random.nextLong(50_000_000);
             double coldFactor = 1 + random.nextInt(1_000) / 7.0;
             FakeClock own = new FakeClock();
-            WarmUp algorithm = WarmUp.builder().rate(permits, Duration.ofNanos(period))
+            WarmUp algorithm = WarmUp.builder().rate(Rate.of(permits, Duration.ofNanos(period)))
                     .warmUp(Duration.ofNanos(warm)).coldFactor(coldFactor).build();
             Limiter<?> limiter = Limiter.of(algorithm, own);
             WarmUpSpecModel model = new WarmUpSpecModel(permits, period, warm, coldFactor, own.nanos());
@@ -365,7 +366,7 @@ class WarmUpTest {
     @Test
     void acquire_eightThreadsWhileTheClockMoves_neverAdmitBeforeTheTicket() throws Exception {
         // Given 1000/s warming over 20 ms, and 8 threads on one key that each move the clock
-        WarmUp algorithm = WarmUp.builder().rate(1_000, Duration.ofSeconds(1))
+        WarmUp algorithm = WarmUp.builder().rate(Rate.perSecond(1_000))
                 .warmUp(Duration.ofMillis(20)).build();
         WarmUpCell cell = algorithm.newCell(clock.nanos());
         List<long[]> admissions = MoreAlgorithmsHarness.hammer(MoreAlgorithmsHarness.THREADS, 20_000, (t, i) -> {
@@ -389,7 +390,7 @@ class WarmUpTest {
 
     @Test
     void registry_idleEviction_isLossless() {
-        WarmUp algorithm = WarmUp.builder().rate(1, Duration.ofMillis(1))
+        WarmUp algorithm = WarmUp.builder().rate(Rate.of(1, Duration.ofMillis(1)))
                 .warmUp(Duration.ofMillis(4)).build();
         MoreAlgorithmsHarness.assertIdleEvictionIsLossless(algorithm, 5, 20_000, 3, 1_000_000);
     }
@@ -408,19 +409,19 @@ class WarmUpTest {
                 assertThrows(IllegalArgumentException.class,
                         () -> WarmUp.builder().warmUp(Duration.ofDays(7).plusMillis(1))).getMessage());
         assertEquals("permits must be >= 1 but was 0", assertThrows(IllegalArgumentException.class,
-                () -> WarmUp.builder().rate(0, Duration.ofSeconds(1))).getMessage());
+                () -> WarmUp.builder().rate(Rate.perSecond(0))).getMessage());
         assertThrows(IllegalArgumentException.class,
-                () -> WarmUp.builder().rate(2, Duration.ofNanos(1)));
+                () -> WarmUp.builder().rate(Rate.of(2, Duration.ofNanos(1))));
         assertThrows(NullPointerException.class, () -> WarmUp.builder().warmUp(null));
         assertThrows(IllegalStateException.class,
                 () -> WarmUp.builder().warmUp(Duration.ofSeconds(1)).build());
         assertThrows(IllegalStateException.class,
-                () -> WarmUp.builder().rate(1, Duration.ofSeconds(1)).build());
+                () -> WarmUp.builder().rate(Rate.perSecond(1)).build());
     }
 
     @Test
     void defaults_andEquality() {
-        WarmUp a = WarmUp.builder().rate(2, Duration.ofSeconds(1)).warmUp(Duration.ofSeconds(4)).build();
+        WarmUp a = WarmUp.builder().rate(Rate.perSecond(2)).warmUp(Duration.ofSeconds(4)).build();
 
         assertEquals(a, warmUp(2, Duration.ofSeconds(4), 3.0));
         assertEquals(a.hashCode(), warmUp(2, Duration.ofSeconds(4), 3.0).hashCode());

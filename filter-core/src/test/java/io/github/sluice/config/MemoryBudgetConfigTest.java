@@ -14,9 +14,9 @@ class MemoryBudgetConfigTest {
 
     @Test
     void maxKeysOverTheBudget_enforcerFailsAtStartUp_namingThePolicyItsBytesPerKeyAndTheBudget() {
-        SluiceConfig config = SluiceConfig.parseProperties("max-keys = 1000000\n" + POLICY, "t");
+        Enforcer.Builder config = SluiceConfig.parseProperties("max-keys = 1000000\n" + POLICY, "t");
 
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, config::newEnforcer);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, config::build);
 
         assertEquals("policy 'login' (sliding-log) takes up to 1,226 bytes (1.2 KiB) per key (856 for its"
                 + " state, 74 for the registry's entry, 296 for a key of up to 128 characters);"
@@ -27,20 +27,20 @@ class MemoryBudgetConfigTest {
 
     @Test
     void memoryBudget_raised_takesTheSameConfiguration() {
-        SluiceConfig config = SluiceConfig.parseProperties(
+        Enforcer.Builder config = SluiceConfig.parseProperties(
                 "max-keys = 1000000\nmemory-budget = 2g\n" + POLICY, "t");
 
-        Enforcer enforcer = config.newEnforcer();
+        Enforcer enforcer = config.build();
 
         assertEquals(1_000_000, ((ShardedRegistry) enforcer.store()).maxKeys("login"));
     }
 
     @Test
     void maxKeyLength_countsInTheWorstCase() {
-        SluiceConfig config = SluiceConfig.parseProperties(
+        Enforcer.Builder config = SluiceConfig.parseProperties(
                 "max-key-length = 4096\nmemory-budget = 1g\n" + POLICY, "t");
 
-        ShardedRegistry registry = (ShardedRegistry) config.newEnforcer().store();
+        ShardedRegistry registry = (ShardedRegistry) config.build().store();
 
         // 856 of state + 74 of entry + 24 + 16 + 2 * 4096 of key, in the whole 1 GiB
         assertEquals(4096, registry.maxKeyLength());

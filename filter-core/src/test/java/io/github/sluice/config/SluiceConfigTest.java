@@ -18,6 +18,7 @@ import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.ForwardedHeader;
 import io.github.sluice.policy.ConfigException;
 import io.github.sluice.policy.Policy;
+import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeRequest;
 import io.github.sluice.testing.RecordingResponse;
 import java.nio.file.Files;
@@ -34,18 +35,21 @@ class SluiceConfigTest {
 
     @Test
     void defaults_areDocumented() {
-        SluiceConfig c = SluiceConfig.fromInitParams(name -> null);
+        try (Enforcer c = SluiceConfig.fromInitParams(name -> null).build();
+                ShardedRegistry plain = ShardedRegistry.builder().build()) {
+            ShardedRegistry store = assertInstanceOf(ShardedRegistry.class, c.store());
 
-        assertEquals(List.of(), c.policies());
-        assertEquals(ClientAddress.DIRECT, c.clientAddress());
-        assertEquals(HeaderOptions.DEFAULT, c.headerOptions());
-        assertSame(ProblemBody.standard(), c.denialBody());
-        assertFalse(c.dryRun());
-        assertEquals(128, c.maxKeyLength());
-        assertEquals(0, c.maxKeys(), "derived from the memory budget");
-        assertEquals(256L << 20, c.memoryBudget());
-        assertEquals(0, c.shards());
-        assertInstanceOf(LoggingListener.class, c.listener());
+            assertEquals(List.of(), c.policies());
+            assertEquals(ClientAddress.DIRECT, c.clientAddress());
+            assertEquals(HeaderOptions.DEFAULT, c.headerOptions());
+            assertSame(ProblemBody.standard(), c.denialBody());
+            assertEquals(128, c.maxKeyLength());
+            assertEquals(128, store.maxKeyLength());
+            assertEquals(0, store.maxKeys(), "derived from the memory budget");
+            assertEquals(256L << 20, store.memoryBudget());
+            assertEquals(plain.shards(), store.shards(), "the registry's own default");
+            assertInstanceOf(LoggingListener.class, c.listener());
+        }
     }
 
     @Test
@@ -67,7 +71,7 @@ class SluiceConfigTest {
         p.put("shards", "8");
         p.put("listener", "none");
 
-        SluiceConfig c = SluiceConfig.fromInitParams(p::get, p.keySet());
+        Enforcer c = SluiceConfig.fromInitParams(p::get, p.keySet()).build();
 
         ClientAddress ip = ClientAddress.builder().trustedProxies("10.0.0.0/8", "2001:db8::/32", "192.0.2.1")
                 .header(ForwardedHeader.FORWARDED).ipv6Prefix(56).build();
@@ -76,12 +80,13 @@ class SluiceConfigTest {
                 Policy.parse("per-ip = token-bucket 100/1m key=ip dry-run").toBuilder().key(ip).build(),
                 Policy.parse("inflight = fixed-window 50/1s key=global status=503 dry-run")), c.policies());
         assertEquals(new HeaderOptions(HeaderStyle.X_RATELIMIT, true, true, "Sluice-Degraded"), c.headerOptions());
-        assertTrue(c.dryRun());
         assertEquals(ProblemBody.withType("https://example.com/limits"), c.denialBody());
         assertEquals(64, c.maxKeyLength());
-        assertEquals(1000, c.maxKeys());
-        assertEquals(64L << 20, c.memoryBudget());
-        assertEquals(8, c.shards());
+        ShardedRegistry store = (ShardedRegistry) c.store();
+        assertEquals(64, store.maxKeyLength());
+        assertEquals(1000, store.maxKeys());
+        assertEquals(64L << 20, store.memoryBudget());
+        assertEquals(8, store.shards());
         assertSame(EnforcementListener.NONE, c.listener());
     }
 
@@ -89,7 +94,7 @@ class SluiceConfigTest {
     void fromInitParams_denialBody_replacesTheProblem() throws Exception {
         Map<String, String> p = Map.of("policies", "a = token-bucket 1/1m key=global",
                 "denial-body", "{\"error\":\"slow down\"}", "denial-content-type", "application/json");
-        Enforcer e = SluiceConfig.fromInitParams(p::get).newEnforcer();
+        Enforcer e = SluiceConfig.fromInitParams(p::get).build();
         e.enforce(FakeRequest.get("/"));
         RecordingResponse r = new RecordingResponse();
 
@@ -101,7 +106,7 @@ class SluiceConfigTest {
 
     @Test
     void fromInitParams_denialBodyAlone_isPlainText() {
-        DenialBody body = SluiceConfig.fromInitParams(Map.of("denial-body", "slow down")::get).denialBody();
+        DenialBody body = SluiceConfig.fromInitParams(Map.of("denial-body", "slow down")::get).build().denialBody();
 
         assertEquals("text/plain; charset=utf-8", body.contentType(null));
     }
@@ -111,7 +116,7 @@ class SluiceConfigTest {
         Map<String, String> p = Map.of("config", "classpath:/sluice-test.properties", "headers", "none",
                 "policies", "extra = token-bucket 1/1s key=global");
 
-        SluiceConfig c = SluiceConfig.fromInitParams(p::get);
+        Enforcer c = SluiceConfig.fromInitParams(p::get).build();
 
         assertEquals(HeaderStyle.NONE, c.headerOptions().style());
         assertEquals(List.of("per-ip", "login", "extra"), c.policies().stream().map(Policy::name).toList());
@@ -125,8 +130,8 @@ class SluiceConfigTest {
         Path file = dir.resolve("limits.properties");
         Files.writeString(file, "policy.a = token-bucket 5/1s key=ip\nheaders-on = denial\n");
 
-        SluiceConfig c = SluiceConfig.fromProperties(file.toString());
-        SluiceConfig viaPrefix = SluiceConfig.fromProperties("file:" + file);
+        Enforcer c = SluiceConfig.fromProperties(file.toString()).build();
+        Enforcer viaPrefix = SluiceConfig.fromProperties("file:" + file).build();
 
         assertEquals(List.of(Policy.parse("a = token-bucket 5/1s key=ip")), c.policies());
         assertTrue(c.headerOptions().onlyOnDenial());
@@ -135,8 +140,8 @@ class SluiceConfigTest {
 
     @Test
     void parseProperties_escapesAndContinuations() {
-        SluiceConfig c = SluiceConfig.parseProperties(
-                "! comment\n  policy.a=token-bucket 5/1s \\\n   key=header:X-Api-Key\ndenial-body=caf\\u00e9\\tok\n", "t");
+        Enforcer c = SluiceConfig.parseProperties(
+                "! comment\n  policy.a=token-bucket 5/1s \\\n   key=header:X-Api-Key\ndenial-body=caf\\u00e9\\tok\n", "t").build();
 
         assertEquals(List.of(Policy.parse("a = token-bucket 5/1s key=header:X-Api-Key")), c.policies());
         assertEquals("text/plain; charset=utf-8", c.denialBody().contentType(null));
@@ -145,11 +150,10 @@ class SluiceConfigTest {
 
     @Test
     void builder_inCode_equalsTheParsedConfiguration() {
-        ClientAddress ip = ClientAddress.builder().trustedProxies("10.0.0.0/8").build();
-        SluiceConfig code = SluiceConfig.builder().clientAddress(ip)
+        Enforcer code = Enforcer.builder().trustedProxies("10.0.0.0/8")
                 .policies("a = token-bucket 5/1s key=ip").build();
-        SluiceConfig text = SluiceConfig.fromInitParams(
-                Map.of("trusted-proxies", "10.0.0.0/8", "policies", "a = token-bucket 5/1s key=ip")::get);
+        Enforcer text = SluiceConfig.fromInitParams(
+                Map.of("trusted-proxies", "10.0.0.0/8", "policies", "a = token-bucket 5/1s key=ip")::get).build();
 
         assertEquals(text.policies(), code.policies());
         assertEquals(text.clientAddress(), code.clientAddress());
@@ -252,5 +256,63 @@ class SluiceConfigTest {
         ConfigException e = assertThrows(ConfigException.class, () -> SluiceConfig.fromInitParams(p::get));
 
         assertTrue(e.getMessage().startsWith("init-param 'policies' line 2 (policy 'b'): key='nope': "), e.getMessage());
+    }
+
+    // ---- newEnforcer: the start-up the servlet filter and the JAX-RS feature share ------------
+
+    private static final List<String> NAMES = List.of("policies", "max-keys", "trusted-proxies");
+
+    @Test
+    void newEnforcer_withoutAStore_ownsANewRegistryConfiguredByTheSettings() {
+        Map<String, String> p = Map.of("policies", "a = token-bucket 1/1m key=ip", "max-keys", "1000");
+
+        try (Enforcer e = SluiceConfig.newEnforcer(p::get, p.keySet(), null, "attribute 's'")) {
+            assertEquals(1000, ((ShardedRegistry) e.store()).maxKeys("a"));
+        }
+    }
+
+    @Test
+    void newEnforcer_withAStore_keepsThePoliciesThere() {
+        Map<String, String> p = Map.of("policies", "a = token-bucket 1/1m key=ip", "trusted-proxies", "10.0.0.0/8");
+        try (ShardedRegistry store = ShardedRegistry.builder().build()) {
+            Enforcer e = SluiceConfig.newEnforcer(p::get, p.keySet(), store, "attribute 's'");
+
+            assertSame(store, e.store());
+            assertEquals(ClientAddress.builder().trustedProxies("10.0.0.0/8").build(), e.policies().get(0).key());
+        }
+    }
+
+    @Test
+    void newEnforcer_registrySettingWithAStore_failsNamingTheParamTheValueAndWhereTheStoreCameFrom() {
+        Map<String, String> p = Map.of("policies", "a = token-bucket 1/1m key=ip", "max-keys", "1000");
+        try (ShardedRegistry store = ShardedRegistry.builder().build()) {
+            ConfigException e = assertThrows(ConfigException.class,
+                    () -> SluiceConfig.newEnforcer(p::get, NAMES, store, "property 'sluice.store'"));
+
+            assertEquals("init-param 'max-keys': max-keys='1000': max-keys configures the in-memory store, but "
+                    + "property 'sluice.store' holds a store of its own (" + store + "); remove max-keys",
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void newEnforcer_somethingElseWhereTheStoreBelongs_failsNamingIt() {
+        Map<String, String> p = Map.of("policies", "a = token-bucket 1/1m key=ip");
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SluiceConfig.newEnforcer(p::get, NAMES, "redis://localhost", "property 'sluice.store'"));
+
+        assertEquals("property 'sluice.store' must hold a io.github.sluice.store.Store but held a java.lang.String",
+                e.getMessage());
+    }
+
+    @Test
+    void loadedBuilder_canStillBeAdjusted_andIpKeysTakeSettingsGivenAfterwards() {
+        Enforcer.Builder b = SluiceConfig.parseProperties("policy.a = token-bucket 1/1m key=ip\n", "t");
+
+        Enforcer e = b.trustedProxies("10.0.0.0/8").listener(EnforcementListener.NONE).build();
+
+        assertEquals(ClientAddress.builder().trustedProxies("10.0.0.0/8").build(), e.policies().get(0).key());
+        assertSame(EnforcementListener.NONE, e.listener());
     }
 }

@@ -2,7 +2,6 @@ package io.github.sluice.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.FakeRequest;
 import java.time.Duration;
@@ -13,11 +12,11 @@ class EvictionEventsTest {
 
     @Test
     void registryBuiltFromConfig_reportsEvictionsToTheListener() {
-        // Given an in-memory store holding one key per policy, configured through SluiceConfig
+        // Given an in-memory store holding one key per policy, configured through the enforcer's builder
         RecordingListener events = new RecordingListener();
         FakeClock clock = new FakeClock();
-        Enforcer e = SluiceConfig.builder().policies("p = token-bucket 5/1h key=ip").maxKeys(1).listener(events)
-                .clock(clock).build().newEnforcer();
+        Enforcer e = Enforcer.builder().policies("p = token-bucket 5/1h key=ip").maxKeys(1).listener(events)
+                .clock(clock).build();
 
         // When a second client arrives after the first one's bucket has refilled
         e.enforce(FakeRequest.get("/").peer("192.0.2.1"));

@@ -3,6 +3,8 @@ package io.github.sluice.limiter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.RateLimiterModel;
 import io.github.sluice.testing.Workload;
@@ -34,8 +36,8 @@ class TokenBucketLimiterModelTest {
         long permits = 1 + random.nextInt(20);
         Duration period = PERIODS[random.nextInt(PERIODS.length)];
         long burst = 1 + random.nextInt(20);
-        TokenBucketLimiter limiter = TokenBucketLimiter.builder().rate(permits, period).burst(burst)
-                .clock(clock).sleeper(clock::advanceNanos).build();
+        TokenBucketLimiter limiter = TokenBucketLimiter.of(
+                TokenBucket.builder().rate(Rate.of(permits, period)).burst(burst).build(), clock, clock::advanceNanos);
         RateLimiterModel model = new RateLimiterModel(interval(permits, period), burst, clock.nanos());
         Workload workload = new Workload(seed, interval(permits, period), burst, 0);
         List<Pair> reservations = new ArrayList<>();
@@ -85,7 +87,7 @@ class TokenBucketLimiterModelTest {
             } else if (op < 90) {
                 permits = 1 + random.nextInt(20);
                 period = PERIODS[random.nextInt(PERIODS.length)];
-                limiter.setRate(permits, period);
+                limiter.setRate(Rate.of(permits, period));
                 model.setLimitAt(now, interval(permits, period));
             } else if (op < 95) {
                 long newBurst = 1 + random.nextInt(20);

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Decision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.Expect;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
@@ -125,8 +127,8 @@ class TokenBucketLimiterTest {
     @MethodSource("vectors")
     void vector_matchesXTimeRate(String name, long perSecond, long burst, List<Step> steps) {
         // Given x/time/rate's NewLimiter(perSecond, burst) at t0
-        TokenBucketLimiter lim = TokenBucketLimiter.builder().rate(perSecond, Duration.ofSeconds(1))
-                .burst(burst).clock(clock).build();
+        TokenBucketLimiter lim = TokenBucketLimiter.of(
+                TokenBucket.builder().rate(Rate.perSecond(perSecond)).burst(burst).build(), clock);
         List<Reservation> made = new ArrayList<>();
         for (int i = 0; i < steps.size(); i++) {
             Step step = steps.get(i);
@@ -148,7 +150,7 @@ class TokenBucketLimiterTest {
                     }
                 }
                 case "cancel" -> made.get(step.ref()).cancel();
-                case "setLimit" -> lim.setRate(step.n(), Duration.ofSeconds(1));
+                case "setLimit" -> lim.setRate(Rate.perSecond(step.n()));
                 case "setBurst" -> lim.setBurst(step.n());
                 default -> throw new AssertionError(step.op());
             }
@@ -255,22 +257,23 @@ class TokenBucketLimiterTest {
         Expect.illegalArgument("rate must be a finite number > 0 but was NaN",
                 () -> lim.setRate(Double.NaN));
         Expect.illegalArgument("permits must be >= 1 but was 0",
-                () -> lim.setRate(0, Duration.ofSeconds(1)));
+                () -> lim.setRate(Rate.perSecond(0)));
         Expect.illegalArgument("burst * interval would overflow: at most 26687d (about 73 years) fits,"
                         + " and it would be about 2314815d",
                 () -> lim.setBurst(2_000_000_000_000L));
         assertEquals(2, lim.burst(), "a refused change changes nothing");
-        lim.setRate(1, Duration.ofHours(1));
+        lim.setRate(Rate.perHour(1));
         Expect.illegalArgument("burst * interval would overflow: at most 26687d (about 73 years) fits,"
                         + " and it would be about 83333333333d",
-                () -> TokenBucketLimiter.builder().rate(1, Duration.ofHours(1))
-                        .burst(2_000_000_000_000L).build());
-        assertThrows(IllegalStateException.class, () -> TokenBucketLimiter.builder().burst(1).build());
-        assertThrows(NullPointerException.class, () -> TokenBucketLimiter.builder().clock(null));
+                () -> TokenBucketLimiter.of(TokenBucket.builder().rate(Rate.perHour(1))
+                        .burst(2_000_000_000_000L).build(), clock));
+        assertThrows(IllegalStateException.class, () -> TokenBucket.builder().burst(1).build());
+        assertThrows(NullPointerException.class, () -> TokenBucketLimiter.of(TokenBucket.of(Rate.perSecond(1)), null));
+        assertThrows(NullPointerException.class, () -> TokenBucketLimiter.of(null, clock));
     }
 
     private TokenBucketLimiter limiter(long perSecond, long burst, TokenBucketLimiter.Sleeper sleeper) {
-        return TokenBucketLimiter.builder().rate(perSecond, Duration.ofSeconds(1)).burst(burst)
-                .clock(clock).sleeper(sleeper).build();
+        return TokenBucketLimiter.of(TokenBucket.builder().rate(Rate.perSecond(perSecond)).burst(burst).build(),
+                clock, sleeper);
     }
 }

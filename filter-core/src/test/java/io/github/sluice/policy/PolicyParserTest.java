@@ -1,6 +1,7 @@
 package io.github.sluice.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.github.sluice.algorithm.Concurrency;
@@ -12,7 +13,7 @@ import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.algorithm.WarmUp;
-import io.github.sluice.key.ClientAddress;
+import io.github.sluice.core.Rate;
 import io.github.sluice.key.KeyResolvers;
 import java.time.Duration;
 import java.util.List;
@@ -25,7 +26,7 @@ class PolicyParserTest {
     @Test
     void parse_designExamples_equalTheBuilders() {
         assertEquals(Policy.builder("per-ip")
-                        .algorithm(TokenBucket.builder().rate(100, Duration.ofMinutes(1)).burst(20).build())
+                        .algorithm(TokenBucket.builder().rate(Rate.perMinute(100)).burst(20).build())
                         .key(KeyResolvers.ip()).match(Match.paths("/api/*")).build(),
                 Policy.parse("per-ip    = token-bucket 100/1m burst=20 key=ip match=/api/*"));
         assertEquals(Policy.builder("login")
@@ -54,24 +55,24 @@ class PolicyParserTest {
 
     @Test
     void parse_eachAlgorithm_equalsItsBuilder() {
-        assertEquals(TokenBucket.builder().rate(10, Duration.ofSeconds(1)).burst(10).build(),
+        assertEquals(TokenBucket.builder().rate(Rate.perSecond(10)).burst(10).build(),
                 Policy.parse("a = token-bucket 10/s key=ip").algorithm());
-        assertEquals(Gcra.builder().rate(10, Duration.ofSeconds(1)).burst(9).build(),
+        assertEquals(Gcra.builder().rate(Rate.perSecond(10)).burst(9).build(),
                 Policy.parse("a = gcra 10/1s key=ip").algorithm());
-        assertEquals(Gcra.builder().rate(10, Duration.ofSeconds(1)).burst(0).build(),
+        assertEquals(Gcra.builder().rate(Rate.perSecond(10)).burst(0).build(),
                 Policy.parse("a = gcra 10/1s burst=0 key=ip").algorithm());
         assertEquals(FixedWindow.builder().limit(5).window(Duration.ofMillis(500))
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build(),
                 Policy.parse("a = fixed-window 5/500ms align=first-request key=ip").algorithm());
         assertEquals(SlidingWindow.builder().limit(7).window(Duration.ofDays(1)).build(),
                 Policy.parse("a = sliding-window 7/1d key=ip").algorithm());
-        assertEquals(LeakyBucket.builder().leakRate(2, Duration.ofSeconds(1)).capacity(20).build(),
+        assertEquals(LeakyBucket.builder().rate(Rate.perSecond(2)).capacity(20).build(),
                 Policy.parse("a = leaky-bucket 2/1s capacity=20 key=ip").algorithm());
-        assertEquals(LeakyBucket.builder().leakRate(2, Duration.ofSeconds(1)).capacity(2).build(),
+        assertEquals(LeakyBucket.builder().rate(Rate.perSecond(2)).capacity(2).build(),
                 Policy.parse("a = leaky-bucket 2/1s key=ip").algorithm());
-        assertEquals(ShapingLeakyBucket.builder().rate(50, Duration.ofSeconds(1)).build(),
+        assertEquals(ShapingLeakyBucket.builder().rate(Rate.perSecond(50)).build(),
                 Policy.parse("a = shaping 50/1s key=ip").algorithm());
-        assertEquals(ShapingLeakyBucket.builder().rate(50, Duration.ofSeconds(1)).slack(0)
+        assertEquals(ShapingLeakyBucket.builder().rate(Rate.perSecond(50)).slack(0)
                         .maxDelay(Duration.ofMillis(250)).build(),
                 Policy.parse("a = shaping 50/1s slack=0 max-delay=250ms key=ip").algorithm());
         assertEquals(Concurrency.builder().maxInFlight(50).build(),
@@ -80,9 +81,9 @@ class PolicyParserTest {
                 Policy.parse("a = concurrency 50 max-wait=200ms key=global").algorithm());
         assertEquals(SlidingLog.builder().limit(100).window(Duration.ofMinutes(1)).build(),
                 Policy.parse("a = sliding-log 100/1m key=ip").algorithm());
-        assertEquals(WarmUp.builder().rate(10, Duration.ofSeconds(1)).warmUp(Duration.ofSeconds(30)).build(),
+        assertEquals(WarmUp.builder().rate(Rate.perSecond(10)).warmUp(Duration.ofSeconds(30)).build(),
                 Policy.parse("a = warm-up 10/1s warm-up=30s key=ip").algorithm());
-        assertEquals(WarmUp.builder().rate(10, Duration.ofSeconds(1)).warmUp(Duration.ofSeconds(30)).coldFactor(2.5)
+        assertEquals(WarmUp.builder().rate(Rate.perSecond(10)).warmUp(Duration.ofSeconds(30)).coldFactor(2.5)
                         .build(),
                 Policy.parse("a = warm-up 10/1s warm-up=30s cold-factor=2.5 key=ip").algorithm());
     }
@@ -96,17 +97,13 @@ class PolicyParserTest {
     }
 
     @Test
-    void parse_ipKey_usesTheParsersClientAddress() {
-        ClientAddress proxied = ClientAddress.builder().trustedProxies("10.0.0.0/8").build();
-
-        Policy p = PolicyParser.withClientAddress(proxied).parseLine("a = token-bucket 1/s key=ip");
-
-        assertEquals(proxied, p.key());
+    void parse_ipKey_isTheDefaultIpKey_whoseSettingsTheEnforcerGives() {
+        assertSame(KeyResolvers.ip(), Policy.parse("a = token-bucket 1/s key=ip").key());
     }
 
     @Test
     void parse_severalLines_skipsBlankLinesAndComments() {
-        List<Policy> ps = PolicyParser.defaults().parse("""
+        List<Policy> ps = PolicyParser.parse("""
                 # limits
                 per-ip = token-bucket 100/1m key=ip
 
@@ -185,7 +182,7 @@ class PolicyParserTest {
 
     @Test
     void parse_duplicateNames_nameTheSecondLine() {
-        ConfigException e = assertThrows(ConfigException.class, () -> PolicyParser.defaults().parse(
+        ConfigException e = assertThrows(ConfigException.class, () -> PolicyParser.parse(
                 "a = token-bucket 1/1s key=ip\n\na = fixed-window 1/1s key=ip", "init-param 'policies'"));
 
         assertEquals("init-param 'policies' line 3 (policy 'a'): name='a': policy names must be unique but 'a' "
@@ -198,7 +195,7 @@ class PolicyParserTest {
 
     @Test
     void parse_errorOnALaterLine_namesThatLine() {
-        ConfigException e = assertThrows(ConfigException.class, () -> PolicyParser.defaults().parse(
+        ConfigException e = assertThrows(ConfigException.class, () -> PolicyParser.parse(
                 "# comment\na = token-bucket 1/1s key=ip\nb = token-bucket 1/1s key=ip burst=x", "sluice.properties"));
 
         assertEquals("sluice.properties line 3 (policy 'b'): burst='x': burst must be a whole number, e.g. 20", e.getMessage());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.core.Rate;
 import io.github.sluice.key.KeyResolvers;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class PolicyTest {
 
     private static Policy.Builder base() {
-        return Policy.builder("p").algorithm(TokenBucket.of(5, Duration.ofSeconds(1), 5)).key(KeyResolvers.ip());
+        return Policy.builder("p").algorithm(TokenBucket.of(Rate.perSecond(5))).key(KeyResolvers.ip());
     }
 
     @Test
@@ -40,7 +41,7 @@ class PolicyTest {
                 assertThrows(IllegalStateException.class, () -> Policy.builder("p").key(KeyResolvers.ip()).build())
                         .getMessage());
         assertEquals("key must be set (policy 'p')", assertThrows(IllegalStateException.class,
-                () -> Policy.builder("p").algorithm(TokenBucket.of(1, Duration.ofSeconds(1), 1)).build()).getMessage());
+                () -> Policy.builder("p").algorithm(TokenBucket.of(Rate.perSecond(1))).build()).getMessage());
         assertEquals("status must be between 400 and 599 but was 600 (policy 'p')",
                 assertThrows(IllegalArgumentException.class, () -> base().status(600)).getMessage());
         assertEquals("cost must be >= 1 but was 0 (policy 'p')",

@@ -10,6 +10,7 @@ import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.limiter.ConcurrencyLimiter;
 import io.github.sluice.limiter.Limiter;
 import io.github.sluice.limiter.TokenBucketLimiter;
@@ -48,12 +49,12 @@ class ConcurrentAdmissionTest {
 
     static Stream<Arguments> algorithms() {
         return Stream.of(
-                Arguments.of(TokenBucket.of(1, Duration.ofHours(1), LIMIT)),
-                Arguments.of(Gcra.of(1, Duration.ofHours(1), LIMIT - 1)),
+                Arguments.of(TokenBucket.builder().rate(Rate.perHour(1)).burst(LIMIT).build()),
+                Arguments.of(Gcra.builder().rate(Rate.perHour(1)).burst(LIMIT - 1).build()),
                 Arguments.of(FixedWindow.of(LIMIT, Duration.ofHours(1))),
                 Arguments.of(FixedWindow.builder().limit(LIMIT).window(Duration.ofHours(1))
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build()),
-                Arguments.of(SlidingWindow.of(LIMIT, Duration.ofHours(1), 10)),
+                Arguments.of(SlidingWindow.of(LIMIT, Duration.ofHours(1))),
                 Arguments.of(Concurrency.of(LIMIT)));
     }
 
@@ -84,8 +85,8 @@ class ConcurrentAdmissionTest {
 
     @Test
     void manyThreads_tokenBucketLimiter_admitExactlyTheBurst() throws Exception {
-        TokenBucketLimiter limiter = TokenBucketLimiter.builder().rate(1, Duration.ofHours(1))
-                .burst(LIMIT).clock(clock).build();
+        TokenBucketLimiter limiter = TokenBucketLimiter.of(
+                TokenBucket.builder().rate(Rate.perHour(1)).burst(LIMIT).build(), clock);
 
         assertEquals(LIMIT, race(limiter::allow));
     }
@@ -94,14 +95,14 @@ class ConcurrentAdmissionTest {
     void manyThreads_tokenBucketLimiter_runtimeChangesNeitherCreateNorLoseTokens() throws Exception {
         // Given a full bucket of 1000 and a thread that keeps changing the rate and raising the
         // burst while the others take tokens, at a frozen instant (so no token is earned)
-        TokenBucketLimiter limiter = TokenBucketLimiter.builder().rate(1, Duration.ofHours(1))
-                .burst(LIMIT).clock(clock).build();
+        TokenBucketLimiter limiter = TokenBucketLimiter.of(
+                TokenBucket.builder().rate(Rate.perHour(1)).burst(LIMIT).build(), clock);
         AtomicBoolean done = new AtomicBoolean();
         ExecutorService changer = Executors.newSingleThreadExecutor();
         Future<?> changes = changer.submit(() -> {
             long burst = LIMIT;
             for (int i = 0; !done.get(); i++) {
-                limiter.setRate(i % 2 == 0 ? 7 : 1, Duration.ofHours(1));
+                limiter.setRate(Rate.perHour(i % 2 == 0 ? 7 : 1));
                 limiter.setBurst(++burst);
             }
         });
@@ -162,12 +163,12 @@ class ConcurrentAdmissionTest {
 
     static Stream<Arguments> refundable() {
         return Stream.of(
-                Arguments.of(TokenBucket.of(1, Duration.ofHours(1), 3)),
-                Arguments.of(Gcra.of(1, Duration.ofHours(1), 2)),
+                Arguments.of(TokenBucket.builder().rate(Rate.perHour(1)).burst(3).build()),
+                Arguments.of(Gcra.builder().rate(Rate.perHour(1)).burst(2).build()),
                 Arguments.of(FixedWindow.of(3, Duration.ofHours(1))),
                 Arguments.of(FixedWindow.builder().limit(3).window(Duration.ofHours(1))
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build()),
-                Arguments.of(SlidingWindow.of(3, Duration.ofHours(1), 10)),
+                Arguments.of(SlidingWindow.of(3, Duration.ofHours(1))),
                 Arguments.of(Concurrency.of(3)));
     }
 

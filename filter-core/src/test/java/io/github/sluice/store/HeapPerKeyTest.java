@@ -14,6 +14,7 @@ import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.FakeClock;
 import java.lang.ref.Reference;
 import java.time.Duration;
@@ -44,18 +45,18 @@ class HeapPerKeyTest {
     static List<Algorithm<?>> algorithms() {
         Duration minute = Duration.ofMinutes(1);
         return List.of(
-                TokenBucket.of(10, minute, 10),
-                Gcra.of(10, minute, 9),
+                TokenBucket.of(Rate.of(10, minute)),
+                Gcra.of(Rate.of(10, minute)),
                 FixedWindow.of(10, minute),
                 FixedWindow.builder().limit(10).window(minute)
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build(),
-                SlidingWindow.of(10, minute, 10),
-                SlidingWindow.of(10, minute, 100),
+                SlidingWindow.of(10, minute),
+                SlidingWindow.builder().limit(10).window(minute).slots(100).build(),
                 SlidingLog.builder().limit(10).window(minute).build(),
                 SlidingLog.builder().limit(1000).window(minute).build(),
-                LeakyBucket.builder().capacity(10).leakRate(10, minute).build(),
-                ShapingLeakyBucket.builder().rate(10, minute).build(),
-                WarmUp.builder().rate(10, minute).warmUp(minute).build(),
+                LeakyBucket.builder().capacity(10).rate(Rate.of(10, minute)).build(),
+                ShapingLeakyBucket.of(Rate.of(10, minute)),
+                WarmUp.of(Rate.of(10, minute), minute),
                 Concurrency.of(10));
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,7 +29,7 @@ class KeyFloodTest {
                     }
                 }).build();
         KeySpace space = registry.keySpace("per-ip",
-                TokenBucket.of(1, Duration.ofMinutes(1), 10));
+                TokenBucket.builder().rate(Rate.perMinute(1)).burst(10).build());
         MutableDecision out = new MutableDecision();
         long before = usedHeapAfterGc();
 

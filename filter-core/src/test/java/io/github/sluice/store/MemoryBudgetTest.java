@@ -8,6 +8,7 @@ import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.Expect;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class MemoryBudgetTest {
 
-    private static final Algorithm<?> BUCKET = TokenBucket.of(100, Duration.ofMinutes(1), 20);
+    private static final Algorithm<?> BUCKET = TokenBucket.builder().rate(Rate.perMinute(100)).burst(20).build();
     private static final Algorithm<?> LOG = SlidingLog.builder().limit(100)
             .window(Duration.ofMinutes(1)).build();
 

@@ -8,6 +8,7 @@ import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ class MovingClockTest {
 
     @Test
     void slidingWindow_neverAdmitsMoreThanTheLimitInAnyWindowOfSlots() throws Exception {
-        SlidingWindow sw = SlidingWindow.of(20, Duration.ofMillis(10), 5);
+        SlidingWindow sw = SlidingWindow.builder().limit(20).window(Duration.ofMillis(10)).slots(5).build();
         long slot = sw.slotNanos();
 
         List<Admission> admitted = hammer(sw, slot / 3);
@@ -73,14 +74,14 @@ class MovingClockTest {
 
     @Test
     void tokenBucket_neverAdmitsMoreThanBurstPlusRefill() throws Exception {
-        TokenBucket tb = TokenBucket.of(1, Duration.ofMillis(1), 10);
+        TokenBucket tb = TokenBucket.builder().rate(Rate.of(1, Duration.ofMillis(1))).burst(10).build();
 
         checkBucket(hammer(tb, MS / 2), 10, tb.intervalNanos());
     }
 
     @Test
     void gcra_neverAdmitsMoreThanBurstPlusRefill() throws Exception {
-        Gcra gcra = Gcra.of(1, Duration.ofMillis(1), 9);
+        Gcra gcra = Gcra.builder().rate(Rate.of(1, Duration.ofMillis(1))).burst(9).build();
 
         checkBucket(hammer(gcra, MS / 2), 10, gcra.emissionIntervalNanos());
     }

@@ -6,6 +6,7 @@ import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.ConcurrencyModel;
 import io.github.sluice.testing.FixedWindowModel;
 import io.github.sluice.testing.GcraModel;
@@ -25,12 +26,12 @@ record Policies(String name, Algorithm<?> algorithm, Supplier<Model> model, long
     }
 
     static List<Policies> all() {
-        TokenBucket bucket = TokenBucket.of(5, Duration.ofSeconds(1), 4);
-        Gcra gcra = Gcra.of(5, Duration.ofSeconds(1), 3);
+        TokenBucket bucket = TokenBucket.builder().rate(Rate.perSecond(5)).burst(4).build();
+        Gcra gcra = Gcra.builder().rate(Rate.perSecond(5)).burst(3).build();
         FixedWindow epoch = FixedWindow.of(6, Duration.ofSeconds(1));
         FixedWindow first = FixedWindow.builder().limit(6).window(Duration.ofSeconds(1))
                 .alignment(FixedWindow.Alignment.FIRST_REQUEST).build();
-        SlidingWindow sliding = SlidingWindow.of(6, Duration.ofSeconds(1), 4);
+        SlidingWindow sliding = SlidingWindow.builder().limit(6).window(Duration.ofSeconds(1)).slots(4).build();
         Concurrency concurrency = Concurrency.of(3);
         return List.of(
                 new Policies("token-bucket", bucket,

@@ -15,6 +15,7 @@ import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.ReadingInvariants.Admission;
 import io.github.sluice.testing.ReadingInvariants;
 import java.time.Duration;
@@ -182,25 +183,25 @@ class RefundRaceTest {
 
     @Test
     void tokenBucket_refundsUnderRace_neverExceedBurstPlusRefill() throws Exception {
-        TokenBucket a = TokenBucket.of(5, WINDOW, 5);
+        TokenBucket a = TokenBucket.of(Rate.of(5, WINDOW));
         ReadingInvariants.instants(race(a), a.intervalNanos(), a.windowNanos());
     }
 
     @Test
     void gcra_refundsUnderRace_neverExceedTolerancePlusRefill() throws Exception {
-        Gcra a = Gcra.of(5, WINDOW, 4);
+        Gcra a = Gcra.of(Rate.of(5, WINDOW));
         ReadingInvariants.instants(race(a), a.emissionIntervalNanos(), a.toleranceNanos());
     }
 
     @Test
     void leakyBucket_refundsUnderRace_neverOverflow() throws Exception {
-        LeakyBucket a = LeakyBucket.builder().capacity(5).leakRate(5, WINDOW).build();
+        LeakyBucket a = LeakyBucket.builder().capacity(5).rate(Rate.of(5, WINDOW)).build();
         ReadingInvariants.instants(race(a), a.intervalNanos(), a.windowNanos());
     }
 
     @Test
     void shaping_refundsUnderRace_neverScheduleCloserThanTheRate() throws Exception {
-        ShapingLeakyBucket a = ShapingLeakyBucket.builder().rate(5, WINDOW).slack(2)
+        ShapingLeakyBucket a = ShapingLeakyBucket.builder().rate(Rate.of(5, WINDOW)).slack(2)
                 .maxDelay(Duration.ofMillis(4)).build();
         long iv = a.intervalNanos();
         ReadingInvariants.instants(race(a), iv, a.slack() * iv + a.maxDelayNanos() + iv);
@@ -220,7 +221,7 @@ class RefundRaceTest {
 
     @Test
     void slidingWindow_refundsUnderRace_neverExceedTheLimitPerWindowOfSlots() throws Exception {
-        SlidingWindow a = SlidingWindow.of(5, WINDOW, 5);
+        SlidingWindow a = SlidingWindow.builder().limit(5).window(WINDOW).slots(5).build();
         ReadingInvariants.slidingWindows(race(a), 5, a.slotNanos(), 5);
     }
 
@@ -232,7 +233,7 @@ class RefundRaceTest {
 
     @Test
     void warmUp_refundsUnderRace_neverFasterThanTheStableRate() throws Exception {
-        WarmUp a = WarmUp.builder().rate(5, WINDOW).warmUp(Duration.ofMillis(20)).build();
+        WarmUp a = WarmUp.builder().rate(Rate.of(5, WINDOW)).warmUp(Duration.ofMillis(20)).build();
         ReadingInvariants.spaced(race(a), a.intervalNanos());
     }
 

@@ -16,6 +16,7 @@ import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.core.Rate;
 import io.github.sluice.limiter.TokenBucketLimiter;
 import io.github.sluice.testing.StaleClock;
 import java.time.Duration;
@@ -125,7 +126,7 @@ class RefundScenariosTest {
     @Test
     void slidingWindow_staleReadingBehindTheHead_isRefused() {
         // Given 2 per 10 s in two slots of 5 s: slot 0 took 2, slot 2 took 1
-        use(SlidingWindow.of(2, Duration.ofSeconds(10), 2));
+        use(SlidingWindow.builder().limit(2).window(Duration.ofSeconds(10)).slots(2).build());
         assertTrue(admitted(T0));
         assertTrue(admitted(T0));
         assertTrue(admitted(T0 + 10 * S));
@@ -141,7 +142,7 @@ class RefundScenariosTest {
     void slidingWindow_refundAfterTheHeadMoved_lowersTheSlotItWasCountedIn() {
         // Given 3 per 10 s in two slots of 5 s; a request in slot 0 is refunded after another
         // request moved the head to slot 1
-        use(SlidingWindow.of(3, Duration.ofSeconds(10), 2));
+        use(SlidingWindow.builder().limit(3).window(Duration.ofSeconds(10)).slots(2).build());
         refundedAfter(T0, another(T0 + 5 * S, 1));
 
         // When slot 2 begins (its window: slots 1 and 2, slot 1 holding the request that slipped in)
@@ -167,7 +168,7 @@ class RefundScenariosTest {
     void tokenBucket_refundAfterTheBucketRefilled_givesNothingBack() {
         // Given a burst of 2 refilled every 5 s; a request at 0 s is refunded after the bucket
         // had refilled and another request took the whole burst at 20 s
-        use(TokenBucket.of(2, Duration.ofSeconds(10), 2));
+        use(TokenBucket.of(Rate.of(2, Duration.ofSeconds(10))));
         refundedAfter(T0, another(T0 + 20 * S, 2));
 
         // When a request comes at 20 s, Then it is refused: 2 already went at that instant
@@ -178,7 +179,7 @@ class RefundScenariosTest {
     void gcra_refundAfterTheTatBecameDue_givesNothingBack() {
         // Given 2 at once, one every 5 s; a request at 0 s is refunded after its TAT became due
         // and another request took the whole burst at 20 s
-        use(Gcra.of(2, Duration.ofSeconds(10), 1));
+        use(Gcra.of(Rate.of(2, Duration.ofSeconds(10))));
         refundedAfter(T0, another(T0 + 20 * S, 2));
 
         assertFalse(admitted(T0 + 20 * S), "the late refund moved back a TAT that was not its own");
@@ -188,7 +189,7 @@ class RefundScenariosTest {
     void leakyBucket_refundAfterItsWaterLeaked_givesNothingBack() {
         // Given a bucket of 2 leaking one every 5 s; a request at 0 s is refunded after its water
         // had leaked and another request filled the bucket at 20 s
-        use(LeakyBucket.builder().capacity(2).leakRate(2, Duration.ofSeconds(10)).build());
+        use(LeakyBucket.builder().capacity(2).rate(Rate.of(2, Duration.ofSeconds(10))).build());
         refundedAfter(T0, another(T0 + 20 * S, 2));
 
         assertFalse(admitted(T0 + 20 * S), "the late refund took out water that was not its own");
@@ -198,7 +199,7 @@ class RefundScenariosTest {
     void shaping_refundAfterALaterSlotWasIssued_neverSchedulesTwoRequestsInOneSlot() {
         // Given one request per second, no slack, delays up to 10 s; a request at 0 s (slot 0 s)
         // is refunded after another took the next slot (1 s)
-        use(ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(1)).slack(0)
+        use(ShapingLeakyBucket.builder().rate(Rate.perSecond(1)).slack(0)
                 .maxDelay(Duration.ofSeconds(10)).build());
         refundedAfter(T0, another(T0, 1));
         assertEquals(S, other.delayNanos());
@@ -213,7 +214,7 @@ class RefundScenariosTest {
     void warmUp_refundAfterALaterTicketWasTaken_neverAdmitsFasterThanTheStableRate() {
         // Given one per second once warm, cold at first; a request at 0 s is refunded after the
         // next request took the ticket it left
-        WarmUp warmUp = WarmUp.builder().rate(1, Duration.ofSeconds(1))
+        WarmUp warmUp = WarmUp.builder().rate(Rate.perSecond(1))
                 .warmUp(Duration.ofSeconds(10)).build();
         use(warmUp);
         long[] next = new long[1];
@@ -234,8 +235,8 @@ class RefundScenariosTest {
         // Given a burst of 3 refilled every 10 ns; one token reserved at t (acting at once)
         long t = T0;
         StaleClock c = new StaleClock(t);
-        TokenBucketLimiter limiter = TokenBucketLimiter.builder().rate(1, Duration.ofNanos(10))
-                .burst(3).clock(c).build();
+        TokenBucketLimiter limiter = TokenBucketLimiter.of(
+                TokenBucket.builder().rate(Rate.of(1, Duration.ofNanos(10))).burst(3).build(), c);
         var reservation = limiter.reserve(1);
         // and an allow decided on a reading 9 ns older (a descheduled thread), which took a token
         c.set(t - 9);

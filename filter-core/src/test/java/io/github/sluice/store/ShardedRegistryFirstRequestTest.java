@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,7 @@ class ShardedRegistryFirstRequestTest {
     void acquire_firstRequestOfAKey_isDecided() {
         // Given an empty registry
         KeySpace space = ShardedRegistry.builder().clock(new FakeClock()).build()
-                .keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 3));
+                .keySpace("p", TokenBucket.builder().rate(Rate.perSecond(1)).burst(3).build());
         MutableDecision out = new MutableDecision();
 
         // When a key is seen for the first time, and again

@@ -9,6 +9,7 @@ import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.Expect;
 import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.Model;
@@ -105,7 +106,7 @@ class ShardedRegistryTest {
     void atTheBound_aFreshKeyIsDroppedFirst_withoutLoss() {
         // Given a policy bounded at 3 keys, one of which has recovered its whole quota since
         ShardedRegistry registry = registry(3);
-        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(10), 5));
+        KeySpace space = registry.keySpace("p", TokenBucket.builder().rate(Rate.of(1, Duration.ofSeconds(10))).burst(5).build());
         assertTrue(space.acquire("a", 5, out));
         assertTrue(space.acquire("b", 1, out));
         assertTrue(space.acquire("c", 5, out));
@@ -123,7 +124,7 @@ class ShardedRegistryTest {
         // Given a policy bounded at 3 keys that consumed 4, 1 and 3 of 5 permits; the light one
         // was kept first and is the most recently used
         ShardedRegistry registry = registry(3);
-        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofHours(1), 5));
+        KeySpace space = registry.keySpace("p", TokenBucket.builder().rate(Rate.perHour(1)).burst(5).build());
         assertTrue(space.acquire("light", 1, out));
         assertTrue(space.acquire("heavy", 4, out));
         assertTrue(space.acquire("middle", 3, out));
@@ -145,7 +146,7 @@ class ShardedRegistryTest {
         // Given a policy bounded at 3 keys, each of which used its only permit, two seconds apart;
         // the oldest key is the one used least recently
         ShardedRegistry registry = registry(3);
-        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofHours(1), 1));
+        KeySpace space = registry.keySpace("p", TokenBucket.of(Rate.perHour(1)));
         for (String key : List.of("a", "b", "c")) {
             assertTrue(space.acquire(key, 1, out));
             clock.advanceNanos(2 * S);
@@ -165,7 +166,7 @@ class ShardedRegistryTest {
     void newKey_peekOrRequestNoFreshStateAdmits_keepsNothing() {
         // Given an empty policy of 5 permits
         ShardedRegistry registry = registry(3);
-        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofHours(1), 5));
+        KeySpace space = registry.keySpace("p", TokenBucket.builder().rate(Rate.perHour(1)).burst(5).build());
 
         // When unknown keys only peek, or ask for more than a fresh key holds
         assertTrue(space.acquire("peek", 0, out));
@@ -200,7 +201,7 @@ class ShardedRegistryTest {
     @Test
     void sweep_dropsOnlyFreshKeys() {
         ShardedRegistry registry = registry(100);
-        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 2));
+        KeySpace space = registry.keySpace("p", TokenBucket.builder().rate(Rate.perSecond(1)).burst(2).build());
         space.acquire("busy", 2, out);
         space.acquire("idle", 1, out);
         clock.advanceNanos(S);
@@ -215,11 +216,11 @@ class ShardedRegistryTest {
     @Test
     void keySpace_sameNameDifferentAlgorithm_isRefused() {
         ShardedRegistry registry = registry(100);
-        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 2));
+        KeySpace space = registry.keySpace("p", TokenBucket.builder().rate(Rate.perSecond(1)).burst(2).build());
 
-        assertEquals(space, registry.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 2)));
+        assertEquals(space, registry.keySpace("p", TokenBucket.builder().rate(Rate.perSecond(1)).burst(2).build()));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> registry.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 3)));
+                () -> registry.keySpace("p", TokenBucket.builder().rate(Rate.perSecond(1)).burst(3).build()));
         assertTrue(e.getMessage().startsWith("policy 'p' is already bound to"), e.getMessage());
     }
 
@@ -237,7 +238,7 @@ class ShardedRegistryTest {
     @Test
     void maxKeys_spreadOverShards_neverExceeded() {
         ShardedRegistry registry = ShardedRegistry.builder().clock(clock).shards(64).maxKeys(1000).build();
-        KeySpace space = registry.keySpace("p", TokenBucket.of(1, Duration.ofHours(1), 1));
+        KeySpace space = registry.keySpace("p", TokenBucket.of(Rate.perHour(1)));
         AtomicInteger admitted = new AtomicInteger();
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < 20_000; i++) {

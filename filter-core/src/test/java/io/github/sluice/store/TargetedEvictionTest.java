@@ -11,6 +11,7 @@ import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,11 +83,11 @@ class TargetedEvictionTest {
                 FixedWindow.of(LIMIT, WINDOW),
                 FixedWindow.builder().limit(LIMIT).window(WINDOW)
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build(),
-                TokenBucket.of(LIMIT, WINDOW, LIMIT),
-                Gcra.of(LIMIT, WINDOW, LIMIT - 1),
-                SlidingWindow.of(LIMIT, WINDOW, 10),
+                TokenBucket.of(Rate.of(LIMIT, WINDOW)),
+                Gcra.of(Rate.of(LIMIT, WINDOW)),
+                SlidingWindow.of(LIMIT, WINDOW),
                 SlidingLog.builder().limit(LIMIT).window(WINDOW).build(),
-                LeakyBucket.builder().capacity(LIMIT).leakRate(LIMIT, WINDOW).build());
+                LeakyBucket.builder().capacity(LIMIT).rate(Rate.of(LIMIT, WINDOW)).build());
         List<Arguments> cases = new ArrayList<>();
         for (Algorithm<?> algorithm : algorithms) {
             for (Flood flood : Flood.values()) {

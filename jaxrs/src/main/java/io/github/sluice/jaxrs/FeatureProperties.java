@@ -2,7 +2,6 @@ package io.github.sluice.jaxrs;
 
 import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.Enforcer;
-import io.github.sluice.store.Store;
 import jakarta.ws.rs.core.Configuration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,12 +32,10 @@ final class FeatureProperties {
                 names.add(name.substring(SluiceFeature.PREFIX.length()));
             }
         }
-        SluiceConfig config = SluiceConfig.fromInitParams(name -> {
+        return SluiceConfig.newEnforcer(name -> {
             Object value = properties.get(SluiceFeature.PREFIX + name);
             return value == null ? null : value.toString();
-        }, names);
-        Object store = configuration.getProperty(SluiceFeature.STORE);
-        return store == null ? config.newEnforcer() : config.newEnforcer(instance(store, Store.class, SluiceFeature.STORE));
+        }, names, configuration.getProperty(SluiceFeature.STORE), "property '" + SluiceFeature.STORE + "'");
     }
 
     /**

@@ -18,9 +18,9 @@ import java.util.function.Function;
  * it through {@link Provider @Provider} scanning.
  *
  * <pre>{@code
- * Enforcer enforcer = SluiceConfig.builder()
+ * Enforcer enforcer = Enforcer.builder()
  *         .policies("per-ip = token-bucket 100/1m key=ip match=/api/*")
- *         .build().newEnforcer();
+ *         .build();
  * resourceConfig.register(new SluiceFeature(enforcer));
  * }</pre>
  *

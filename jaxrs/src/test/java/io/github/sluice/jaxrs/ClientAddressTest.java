@@ -2,7 +2,6 @@ package io.github.sluice.jaxrs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.store.ShardedRegistry;
@@ -49,8 +48,8 @@ class ClientAddressTest {
     }
 
     private static Enforcer enforcer() {
-        return SluiceConfig.builder().policies(POLICY).listener(EnforcementListener.NONE).build()
-                .newEnforcer(ShardedRegistry.builder().clock(new FakeClock()).build());
+        return Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE)
+                .store(ShardedRegistry.builder().clock(new FakeClock()).build()).build();
     }
 
     @Test

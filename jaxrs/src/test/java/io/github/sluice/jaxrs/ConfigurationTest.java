@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
+import io.github.sluice.policy.ConfigException;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
@@ -93,8 +93,8 @@ class ConfigurationTest {
     @Test
     void applicationProperties_enforcer_isUsedByTheFeatureClass() throws Exception {
         // Given an Application that lists the feature class and hands it an enforcer as a property
-        Enforcer enforcer = SluiceConfig.builder().policies(POLICY).listener(EnforcementListener.NONE).build()
-                .newEnforcer(ShardedRegistry.builder().clock(new FakeClock()).build());
+        Enforcer enforcer = Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE)
+                .store(ShardedRegistry.builder().clock(new FakeClock()).build()).build();
         PortableApp.enforcer = enforcer;
         try (JerseyServer server = JerseyServer.start(PortableApp.class, Map.of())) {
             // Then that enforcer decides
@@ -113,7 +113,7 @@ class ConfigurationTest {
 
     @Test
     void unknownPolicyInRateLimited_failsTheDeployment_namingTheMethod() {
-        Enforcer enforcer = SluiceConfig.builder().policies(POLICY).listener(EnforcementListener.NONE).build().newEnforcer();
+        Enforcer enforcer = Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE).build();
         ResourceConfig app = new ResourceConfig(Misnamed.class).register(new SluiceFeature(enforcer));
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> JerseyServer.start(app));
         assertTrue(causes(e).contains("unknown policy 'no-such-policy'"), causes(e));
@@ -141,13 +141,28 @@ class ConfigurationTest {
 
     @Test
     void enforcerProperty_isUsedAsIs() {
-        Enforcer enforcer = SluiceConfig.builder().policies(POLICY).listener(EnforcementListener.NONE).build().newEnforcer();
+        Enforcer enforcer = Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE).build();
         ResourceConfig app = new ResourceConfig().property(SluiceFeature.ENFORCER, enforcer);
         assertSame(enforcer, FeatureProperties.enforcer(app.getConfiguration()));
         ResourceConfig wrong = new ResourceConfig().property(SluiceFeature.STORE, "redis://localhost");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> FeatureProperties.enforcer(wrong.getConfiguration()));
         assertTrue(e.getMessage().contains("'sluice.store' must hold a io.github.sluice.store.Store"), e.getMessage());
+    }
+
+    @Test
+    void storeProperty_andAnInMemorySetting_failNamingBoth() {
+        try (ShardedRegistry store = ShardedRegistry.builder().build()) {
+            ResourceConfig app = new ResourceConfig().property(SluiceFeature.STORE, store)
+                    .property(SluiceFeature.PREFIX + "policies", POLICY)
+                    .property(SluiceFeature.PREFIX + "shards", "4");
+
+            ConfigException e = assertThrows(ConfigException.class,
+                    () -> FeatureProperties.enforcer(app.getConfiguration()));
+
+            assertEquals("init-param 'shards': shards='4': shards configures the in-memory store, but property '"
+                    + SluiceFeature.STORE + "' holds a store of its own (" + store + "); remove shards", e.getMessage());
+        }
     }
 
     private static String causes(Throwable e) {

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.EnforcementListener;
+import io.github.sluice.http.Enforcer;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
 import jakarta.ws.rs.GET;
@@ -40,12 +40,13 @@ class GlobalPolicyTest {
     @BeforeAll
     static void start() {
         // Per API key: 3 per minute on /api/*; on a frozen clock nothing refills during the test.
-        SluiceConfig config = SluiceConfig.builder()
+        ShardedRegistry store = ShardedRegistry.builder().clock(new FakeClock()).build();
+        Enforcer enforcer = Enforcer.builder()
                 .policies("per-key = fixed-window 3/1m key=header:X-Api-Key match=/api/*")
                 .listener(EnforcementListener.NONE)
+                .store(store)
                 .build();
-        ShardedRegistry store = ShardedRegistry.builder().clock(new FakeClock()).build();
-        server = JerseyServer.start(new ResourceConfig(Api.class).register(new SluiceFeature(config.newEnforcer(store))));
+        server = JerseyServer.start(new ResourceConfig(Api.class).register(new SluiceFeature(enforcer)));
     }
 
     @AfterAll

@@ -3,8 +3,8 @@ package io.github.sluice.jaxrs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.EnforcementListener;
+import io.github.sluice.http.Enforcer;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
 import jakarta.ws.rs.GET;
@@ -73,15 +73,16 @@ class PathTest {
     }
 
     private JerseyServer start(String container, int priority, boolean methodOverride) {
-        SluiceConfig config = SluiceConfig.builder().policies("""
+        ShardedRegistry store = ShardedRegistry.builder().clock(new FakeClock()).build();
+        Enforcer enforcer = Enforcer.builder().policies("""
                         login   = fixed-window 3/1m key=header:X-Client match=POST:/login
                         reports = fixed-window 3/1m key=header:X-Client match=GET:/reports/*
                         """)
                 .listener(EnforcementListener.NONE)
+                .store(store)
                 .build();
-        ShardedRegistry store = ShardedRegistry.builder().clock(new FakeClock()).build();
         ResourceConfig app = new ResourceConfig(Api.class)
-                .register(SluiceFeature.builder().enforcer(config.newEnforcer(store)).priority(priority).build());
+                .register(SluiceFeature.builder().enforcer(enforcer).priority(priority).build());
         if (methodOverride) {
             app.register(HttpMethodOverrideFilter.class);
         }

@@ -3,7 +3,6 @@ package io.github.sluice.jaxrs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.jaxrs.readme.Reports;
 import java.io.IOException;
@@ -28,13 +27,12 @@ class QuickStartTest {
 
     static ResourceConfig application() {
         // README: register (begin)
-        Enforcer enforcer = SluiceConfig.builder()
+        Enforcer enforcer = Enforcer.builder()
                 .policies("""
                         per-client = token-bucket 100/1m key=header:X-Api-Key match=/api/*
                         exports    = token-bucket 10/1h key=header:X-Api-Key match=none
                         """)
-                .build()
-                .newEnforcer();
+                .build();
 
         ResourceConfig app = new ResourceConfig(Reports.class)
                 .register(new SluiceFeature(enforcer));

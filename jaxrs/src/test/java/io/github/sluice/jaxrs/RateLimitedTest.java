@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.EnforcementListener;
+import io.github.sluice.http.Enforcer;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
 import jakarta.annotation.Priority;
@@ -107,16 +107,17 @@ class RateLimitedTest {
     @BeforeAll
     static void start() {
         // Policies matching no path: they apply only where a resource names them.
-        SluiceConfig config = SluiceConfig.builder()
+        ShardedRegistry store = ShardedRegistry.builder().clock(new FakeClock()).build();
+        Enforcer enforcer = Enforcer.builder()
                 .policies("""
                         per-user = fixed-window 5/1m key=principal match=none
                         per-key  = fixed-window 4/1m key=header:X-Api-Key match=none
                         """)
                 .listener(EnforcementListener.NONE)
+                .store(store)
                 .build();
-        ShardedRegistry store = ShardedRegistry.builder().clock(new FakeClock()).build();
         ResourceConfig app = new ResourceConfig(Reports.class, Search.class, TestUsers.class)
-                .register(new SluiceFeature(config.newEnforcer(store)));
+                .register(new SluiceFeature(enforcer));
         server = JerseyServer.start(app);
     }
 

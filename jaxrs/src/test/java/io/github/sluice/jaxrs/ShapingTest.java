@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.core.Clock;
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
@@ -36,8 +35,7 @@ class ShapingTest {
 
     private static Enforcer enforcer() {
         // A frozen clock: every request of one key is scheduled one interval (100 ms) after the previous.
-        return SluiceConfig.builder().policies(POLICY).listener(EnforcementListener.NONE).build()
-                .newEnforcer(ShardedRegistry.builder().clock(new FakeClock()).build());
+        return Enforcer.builder().policies(POLICY).listener(EnforcementListener.NONE).store(ShardedRegistry.builder().clock(new FakeClock()).build()).build();
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
@@ -41,7 +42,7 @@ class AcquireAllTest {
                 .commandTimeout(Duration.ofSeconds(5)).build();
         // The fake clock never moves, but Redis expires a key by its own clock: at 10 a second
         // a taken token's key lived 100 ms, and a loaded machine saw it expire mid-test.
-        perSecond = store.keySpace("per-second", TokenBucket.of(10, Duration.ofMinutes(1), 10));
+        perSecond = store.keySpace("per-second", TokenBucket.of(Rate.of(10, Duration.ofMinutes(1))));
         perMinute = store.keySpace("per-minute", FixedWindow.of(1, Duration.ofMinutes(1)));
     }
 

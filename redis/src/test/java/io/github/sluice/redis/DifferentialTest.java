@@ -8,6 +8,7 @@ import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
 import java.time.Duration;
@@ -36,19 +37,19 @@ class DifferentialTest {
     @Test
     void tokenBucket_matchesMemory() {
         for (long seed = 1; seed <= 3; seed++) {
-            exact.run(TokenBucket.of(5, Duration.ofSeconds(2), 4), seed);
+            exact.run(TokenBucket.builder().rate(Rate.of(5, Duration.ofSeconds(2))).burst(4).build(), seed);
         }
-        exact.run(TokenBucket.of(1, Duration.ofSeconds(1), 1), 4);
-        exact.maxCost(12).run(TokenBucket.of(100, Duration.ofMinutes(1), 10), 5);
+        exact.run(TokenBucket.of(Rate.perSecond(1)), 4);
+        exact.maxCost(12).run(TokenBucket.builder().rate(Rate.perMinute(100)).burst(10).build(), 5);
     }
 
     @Test
     void gcra_matchesMemory() {
         for (long seed = 1; seed <= 3; seed++) {
-            exact.run(Gcra.of(5, Duration.ofSeconds(2), 3), seed);
+            exact.run(Gcra.builder().rate(Rate.of(5, Duration.ofSeconds(2))).burst(3).build(), seed);
         }
-        exact.run(Gcra.of(1, Duration.ofSeconds(1), 0), 4);
-        exact.maxCost(12).run(Gcra.of(60, Duration.ofMinutes(1), 9), 5);
+        exact.run(Gcra.of(Rate.perSecond(1)), 4);
+        exact.maxCost(12).run(Gcra.builder().rate(Rate.perMinute(60)).burst(9).build(), 5);
     }
 
     @Test
@@ -79,18 +80,18 @@ class DifferentialTest {
     @Test
     void slidingWindow_matchesMemory() {
         for (long seed = 1; seed <= 3; seed++) {
-            exact.run(SlidingWindow.of(6, Duration.ofSeconds(10), 5), seed);
+            exact.run(SlidingWindow.builder().limit(6).window(Duration.ofSeconds(10)).slots(5).build(), seed);
         }
-        exact.maxCost(5).run(SlidingWindow.of(20, Duration.ofMinutes(1), 10), 4);
-        exact.run(SlidingWindow.of(3, Duration.ofSeconds(4), 1), 5);
+        exact.maxCost(5).run(SlidingWindow.of(20, Duration.ofMinutes(1)), 4);
+        exact.run(SlidingWindow.builder().limit(3).window(Duration.ofSeconds(4)).slots(1).build(), 5);
     }
 
     @Test
     void leakyBucket_matchesMemory() {
         for (long seed = 1; seed <= 3; seed++) {
-            exact.run(LeakyBucket.builder().capacity(4).leakRate(5, Duration.ofSeconds(2)).build(), seed);
+            exact.run(LeakyBucket.builder().capacity(4).rate(Rate.of(5, Duration.ofSeconds(2))).build(), seed);
         }
-        exact.maxCost(12).run(LeakyBucket.builder().capacity(10).leakRate(100, Duration.ofMinutes(1))
+        exact.maxCost(12).run(LeakyBucket.builder().capacity(10).rate(Rate.perMinute(100))
                 .build(), 4);
     }
 
@@ -106,12 +107,12 @@ class DifferentialTest {
     @Test
     void shaping_matchesMemory() {
         for (long seed = 1; seed <= 3; seed++) {
-            exact.run(ShapingLeakyBucket.builder().rate(5, Duration.ofSeconds(2)).slack(3)
+            exact.run(ShapingLeakyBucket.builder().rate(Rate.of(5, Duration.ofSeconds(2))).slack(3)
                     .maxDelay(Duration.ofSeconds(1)).build(), seed);
         }
-        exact.run(ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(1)).slack(0)
+        exact.run(ShapingLeakyBucket.builder().rate(Rate.perSecond(1)).slack(0)
                 .maxDelay(Duration.ZERO).build(), 4);
-        exact.maxCost(6).run(ShapingLeakyBucket.builder().rate(100, Duration.ofMinutes(1)).build(), 5);
+        exact.maxCost(6).run(ShapingLeakyBucket.builder().rate(Rate.perMinute(100)).build(), 5);
     }
 
     @Test

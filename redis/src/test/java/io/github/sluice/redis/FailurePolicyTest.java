@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
 import io.github.sluice.store.KeySpace;
@@ -55,7 +56,7 @@ class FailurePolicyTest {
         try (RedisStore store = RedisStore.builder().uri(redis.uri()).name("shared")
                 .commandTimeout(TIMEOUT).failurePolicy(policy).listener(listener).build()) {
             KeySpace space = store.keySpace("load",
-                    TokenBucket.of(LIMIT, Duration.ofSeconds(1), LIMIT));
+                    TokenBucket.of(Rate.perSecond(LIMIT)));
             try (Load load = new Load(space, 4, rule)) {
                 Load.await("decisions from Redis", 5_000, () -> load.authoritative.get() >= 200);
 

@@ -17,6 +17,7 @@ import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
@@ -37,13 +38,13 @@ class KeyLayoutTest {
 
     static Stream<Algorithm<?>> algorithms() {
         return Stream.of(
-                TokenBucket.of(1, Duration.ofSeconds(10), 5),
-                Gcra.of(1, Duration.ofSeconds(10), 4),
+                TokenBucket.builder().rate(Rate.of(1, Duration.ofSeconds(10))).burst(5).build(),
+                Gcra.builder().rate(Rate.of(1, Duration.ofSeconds(10))).burst(4).build(),
                 FixedWindow.of(5, Duration.ofSeconds(50)),
-                SlidingWindow.of(5, Duration.ofSeconds(50), 5),
-                LeakyBucket.builder().capacity(5).leakRate(1, Duration.ofSeconds(10)).build(),
+                SlidingWindow.builder().limit(5).window(Duration.ofSeconds(50)).slots(5).build(),
+                LeakyBucket.builder().capacity(5).rate(Rate.of(1, Duration.ofSeconds(10))).build(),
                 SlidingLog.builder().limit(5).window(Duration.ofSeconds(50)).build(),
-                ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(10)).slack(4).build());
+                ShapingLeakyBucket.builder().rate(Rate.of(1, Duration.ofSeconds(10))).slack(4).build());
     }
 
     /** A generous timeout: these tests are about layout, not about a loaded machine's latency. */
@@ -60,7 +61,7 @@ class KeyLayoutTest {
     void keys_arePrefixPolicyAndHashTag_neverTheRawKey(RedisServer redis) {
         try (RedisStore store = store(redis).build()) {
             // When one client is limited by two policies
-            store.keySpace("per-ip", TokenBucket.of(1, Duration.ofSeconds(1), 5))
+            store.keySpace("per-ip", TokenBucket.builder().rate(Rate.perSecond(1)).burst(5).build())
                     .acquire(CLIENT, 1, new MutableDecision());
             store.keySpace("per-ip-daily", FixedWindow.of(100, Duration.ofDays(1)))
                     .acquire(CLIENT, 1, new MutableDecision());
@@ -83,7 +84,7 @@ class KeyLayoutTest {
     void keySecretAndPrefix_changeTheKeyName(RedisServer redis) {
         try (RedisStore store = store(redis).prefix("rl")
                 .keySecret("0123456789abcdef-secret").build()) {
-            store.keySpace("per-ip", TokenBucket.of(1, Duration.ofSeconds(1), 5))
+            store.keySpace("per-ip", TokenBucket.builder().rate(Rate.perSecond(1)).burst(5).build())
                     .acquire(CLIENT, 1, new MutableDecision());
 
             String keyed = new KeyNames("rl", "0123456789abcdef-secret".getBytes()).hash(CLIENT);
@@ -137,7 +138,7 @@ class KeyLayoutTest {
     @Test
     void scriptCacheFlushed_fallsBackToEvalOnce(RedisServer redis) {
         try (RedisStore store = store(redis).build()) {
-            KeySpace space = store.keySpace("p", TokenBucket.of(1, Duration.ofSeconds(1), 5));
+            KeySpace space = store.keySpace("p", TokenBucket.builder().rate(Rate.perSecond(1)).burst(5).build());
             MutableDecision out = new MutableDecision();
             space.acquire(CLIENT, 1, out);
 
@@ -159,7 +160,7 @@ class KeyLayoutTest {
     void keySpace_badNameOrUnsupportedParameter_isRefused(RedisServer redis) {
         try (RedisStore store = store(redis).build()) {
             IllegalArgumentException name = assertThrows(IllegalArgumentException.class,
-                    () -> store.keySpace("Per IP", TokenBucket.of(1, Duration.ofSeconds(1), 5)));
+                    () -> store.keySpace("Per IP", TokenBucket.builder().rate(Rate.perSecond(1)).burst(5).build()));
             assertTrue(name.getMessage().contains("'Per IP'"), name.getMessage());
 
             IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
@@ -171,7 +172,7 @@ class KeyLayoutTest {
     @Test
     void keySpace_warmUp_isRefusedWithTheReason(RedisServer redis) {
         try (RedisStore store = store(redis).build()) {
-            WarmUp warmUp = WarmUp.builder().rate(10, Duration.ofSeconds(1))
+            WarmUp warmUp = WarmUp.builder().rate(Rate.perSecond(10))
                     .warmUp(Duration.ofSeconds(30)).build();
 
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -13,6 +13,7 @@ import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
 import io.github.sluice.store.KeySpace;
@@ -34,13 +35,13 @@ class LocalFallbackTest {
 
     static Stream<Algorithm<?>> algorithms() {
         return Stream.of(
-                TokenBucket.of(1, Duration.ofSeconds(1), 40),
-                Gcra.of(1, Duration.ofSeconds(1), 39),
+                TokenBucket.builder().rate(Rate.perSecond(1)).burst(40).build(),
+                Gcra.builder().rate(Rate.perSecond(1)).burst(39).build(),
                 FixedWindow.of(40, Duration.ofMinutes(1)),
-                SlidingWindow.of(40, Duration.ofMinutes(1), 6),
-                LeakyBucket.builder().capacity(40).leakRate(1, Duration.ofSeconds(1)).build(),
+                SlidingWindow.builder().limit(40).window(Duration.ofMinutes(1)).slots(6).build(),
+                LeakyBucket.builder().capacity(40).rate(Rate.perSecond(1)).build(),
                 SlidingLog.builder().limit(40).window(Duration.ofMinutes(1)).build(),
-                ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(1)).slack(20)
+                ShapingLeakyBucket.builder().rate(Rate.perSecond(1)).slack(20)
                         .maxDelay(Duration.ofSeconds(19)).build(),
                 Concurrency.of(40));
     }

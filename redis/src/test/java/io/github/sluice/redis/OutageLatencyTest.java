@@ -8,6 +8,7 @@ import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
 import io.github.sluice.store.KeySpace;
@@ -59,7 +60,7 @@ class OutageLatencyTest {
 
     /** A quota that a test uses up, and that does not come back during the test. */
     private static Algorithm<?> small() {
-        return TokenBucket.of(SMALL, Duration.ofHours(1), SMALL);
+        return TokenBucket.of(Rate.perHour(SMALL));
     }
 
     static Stream<Arguments> outagesAndPolicies() {
@@ -92,7 +93,7 @@ class OutageLatencyTest {
                 RedisStore store = RedisStore.builder().uri(redis.uri()).name("outage")
                         .commandTimeout(TIMEOUT).denialCacheSize(0).failurePolicy(policy)
                         .listener(listener).build()) {
-            KeySpace load = store.keySpace("load", TokenBucket.of(LIMIT, Duration.ofSeconds(1), LIMIT));
+            KeySpace load = store.keySpace("load", TokenBucket.of(Rate.perSecond(LIMIT)));
             KeySpace small = store.keySpace("small", small());
             // Given a key whose quota is used up before the outage
             MutableDecision d = new MutableDecision();
@@ -152,7 +153,7 @@ class OutageLatencyTest {
                     .commandTimeout(TIMEOUT).failurePolicy(FailurePolicy.failClosed(503))
                     .listener(listener).build();
             try {
-                KeySpace load = store.keySpace("load", TokenBucket.of(LIMIT, Duration.ofSeconds(1), LIMIT));
+                KeySpace load = store.keySpace("load", TokenBucket.of(Rate.perSecond(LIMIT)));
 
                 // When Redis stops answering, the store degrades, and Redis comes back
                 Run run = Run.during(redis, outage, store, load, rule(FailurePolicy.failClosed(503)));
@@ -206,7 +207,7 @@ class OutageLatencyTest {
     private static void assertExactlyTheLimitUnderContention(RedisStore store) throws InterruptedException {
         int limit = 10;
         // (a token bucket refilling once in six minutes: no window boundary to cross mid-test)
-        KeySpace space = store.keySpace("after", TokenBucket.of(limit, Duration.ofHours(1), limit));
+        KeySpace space = store.keySpace("after", TokenBucket.of(Rate.perHour(limit)));
         for (int round = 0; round < 10; round++) {
             Load.await("the breaker to be closed", 10_000, () -> !store.degraded());
             String key = "fresh-" + round;
@@ -351,7 +352,7 @@ class OutageLatencyTest {
 
             @Override
             public Algorithm<?> algorithm() {
-                return TokenBucket.of(LIMIT, Duration.ofSeconds(1), LIMIT);
+                return TokenBucket.of(Rate.perSecond(LIMIT));
             }
 
             @Override

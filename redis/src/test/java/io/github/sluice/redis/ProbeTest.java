@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
 import io.github.sluice.redis.testing.TcpProxy;
@@ -33,7 +34,7 @@ class ProbeTest {
         try (TcpProxy proxy = new TcpProxy(redis.port());
                 RedisStore store = RedisStore.builder().uri(proxy.uri()).commandTimeout(TIMEOUT)
                         .connectTimeout(Duration.ofMillis(300)).listener(listener).build()) {
-            KeySpace space = store.keySpace("p", TokenBucket.of(LIMIT, Duration.ofSeconds(1), LIMIT));
+            KeySpace space = store.keySpace("p", TokenBucket.of(Rate.perSecond(LIMIT)));
             MutableDecision out = new MutableDecision();
             assertTrue(space.acquire("k", 1, out) && !out.degraded());
 
@@ -67,7 +68,7 @@ class ProbeTest {
         }
         try (RedisStore store = RedisStore.builder().uri(redis.uri()).commandTimeout(TIMEOUT)
                 .failurePolicy(FailurePolicy.failClosed(503)).listener(listener).build()) {
-            KeySpace space = store.keySpace("p", TokenBucket.of(LIMIT, Duration.ofSeconds(1), LIMIT));
+            KeySpace space = store.keySpace("p", TokenBucket.of(Rate.perSecond(LIMIT)));
             try (Load load = new Load(space, 2, d -> !d.allowed() && d.denialStatus() == 503, 1_000_000)) {
                 Load.await("decisions from Redis", 5_000, () -> load.authoritative.get() >= 20);
 

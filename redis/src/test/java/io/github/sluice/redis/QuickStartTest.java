@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.http.HeaderOptions;
 import io.github.sluice.http.HeaderStyle;
@@ -36,7 +37,7 @@ class QuickStartTest {
                 .uri(url)                                       // e.g. "redis://127.0.0.1:6379"
                 .failurePolicy(FailurePolicy.localFallback(4))  // 4 instances share the limits
                 .build()) {
-            KeySpace perIp = store.keySpace("per-ip", TokenBucket.of(100, Duration.ofMinutes(1), 20));
+            KeySpace perIp = store.keySpace("per-ip", TokenBucket.builder().rate(Rate.perMinute(100)).burst(20).build());
             MutableDecision decision = new MutableDecision();
             if (perIp.acquire("203.0.113.7", 1, decision)) {
                 // proceed; decision.remaining() permits are left
@@ -49,7 +50,7 @@ class QuickStartTest {
         // Then the snippet took one permit in Redis, as another instance sees
         try (RedisStore other = RedisStore.builder().uri(url).build()) {
             MutableDecision peek = new MutableDecision();
-            other.keySpace("per-ip", TokenBucket.of(100, Duration.ofMinutes(1), 20))
+            other.keySpace("per-ip", TokenBucket.builder().rate(Rate.perMinute(100)).burst(20).build())
                     .acquire("203.0.113.7", 0, peek);
             assertFalse(peek.degraded());
             assertEquals(19, peek.remaining());

@@ -15,6 +15,7 @@ import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
@@ -102,9 +103,9 @@ class RefundRedisTest {
 
     static Stream<Arguments> instants() {
         return Stream.of(
-                Arguments.of(TokenBucket.of(2, Duration.ofSeconds(10), 2)),
-                Arguments.of(Gcra.of(2, Duration.ofSeconds(10), 1)),
-                Arguments.of(LeakyBucket.builder().capacity(2).leakRate(2, Duration.ofSeconds(10)).build()));
+                Arguments.of(TokenBucket.of(Rate.of(2, Duration.ofSeconds(10)))),
+                Arguments.of(Gcra.of(Rate.of(2, Duration.ofSeconds(10)))),
+                Arguments.of(LeakyBucket.builder().capacity(2).rate(Rate.of(2, Duration.ofSeconds(10))).build()));
     }
 
     @ParameterizedTest
@@ -147,7 +148,7 @@ class RefundRedisTest {
     void slidingWindow_refundAfterTheHeadMoved_lowersTheSlotItWasCountedIn() {
         // Given 3 per 10 s in two slots of 5 s; a request in slot 0 is refunded after another
         // instance's request moved the head to slot 1
-        SlidingWindow window = SlidingWindow.of(3, Duration.ofSeconds(10), 2);
+        SlidingWindow window = SlidingWindow.builder().limit(3).window(Duration.ofSeconds(10)).slots(2).build();
         KeySpace tested = store.keySpace("slots", window);
         refusedByTheGate(tested, T0, elsewhere("slots", window, T0 + 5 * S, 1));
 
@@ -189,7 +190,7 @@ class RefundRedisTest {
 
     @Test
     void slidingWindow_staleClientReadingBehindTheHead_isRefused() {
-        SlidingWindow window = SlidingWindow.of(2, Duration.ofSeconds(10), 2);
+        SlidingWindow window = SlidingWindow.builder().limit(2).window(Duration.ofSeconds(10)).slots(2).build();
         KeySpace tested = store.keySpace("slots", window);
         assertTrue(admitted(tested, T0));
         assertTrue(admitted(tested, T0));
@@ -202,7 +203,7 @@ class RefundRedisTest {
     void shaping_refundAfterALaterSlotWasIssued_neverSchedulesTwoRequestsInOneSlot() {
         // Given one per second, no slack, delays up to 10 s; a request at 0 s is refunded after
         // another instance's request took the next slot
-        ShapingLeakyBucket shaping = ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(1))
+        ShapingLeakyBucket shaping = ShapingLeakyBucket.builder().rate(Rate.perSecond(1))
                 .slack(0).maxDelay(Duration.ofSeconds(10)).build();
         KeySpace tested = store.keySpace("shaped", shaping);
         refusedByTheGate(tested, T0, elsewhere("shaped", shaping, T0, 1));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
 import io.github.sluice.store.KeySpace;
@@ -40,7 +41,7 @@ class SlowRedisTest {
     void acquire_redisPaused_returnsDegradedAfterTheTimeout(RedisServer redis) {
         // Given a store that answers from Redis
         try (RedisStore store = store(redis, new RecordingListener()).build()) {
-            KeySpace space = store.keySpace("slow", TokenBucket.of(100, Duration.ofSeconds(1), 100));
+            KeySpace space = store.keySpace("slow", TokenBucket.of(Rate.perSecond(100)));
             MutableDecision out = new MutableDecision();
             space.acquire("k", 1, out);
             assertFalse(out.degraded());
@@ -66,7 +67,7 @@ class SlowRedisTest {
         RecordingListener listener = new RecordingListener();
         try (RedisStore store = store(redis, listener).build()) {
             KeySpace space = store.keySpace("slow",
-                    TokenBucket.of(1_000_000, Duration.ofSeconds(1), 1_000_000));
+                    TokenBucket.of(Rate.perSecond(1_000_000)));
             try (Load load = new Load(space, 4, d -> !d.allowed() && d.denialStatus() == 503)) {
                 Load.await("decisions from Redis", 5_000, () -> load.authoritative.get() >= 100);
 
@@ -110,7 +111,7 @@ class SlowRedisTest {
 
         // When the store is built
         try (RedisStore store = store(redis, listener).build()) {
-            KeySpace space = store.keySpace("down", TokenBucket.of(10, Duration.ofSeconds(1), 10));
+            KeySpace space = store.keySpace("down", TokenBucket.of(Rate.perSecond(10)));
             MutableDecision out = new MutableDecision();
             long t0 = REAL.nanos();
             boolean admitted = space.acquire("k", 1, out);
@@ -136,7 +137,7 @@ class SlowRedisTest {
     @Test
     void close_laterRequests_followTheFailurePolicyWithoutThrowing(RedisServer redis) {
         RedisStore store = store(redis, new RecordingListener()).build();
-        KeySpace space = store.keySpace("closed", TokenBucket.of(10, Duration.ofSeconds(1), 10));
+        KeySpace space = store.keySpace("closed", TokenBucket.of(Rate.perSecond(10)));
 
         store.close();
         store.close();

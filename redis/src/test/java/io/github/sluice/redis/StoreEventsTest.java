@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.http.LoggingListener;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
@@ -36,7 +37,7 @@ class StoreEventsTest {
         RecordingListener listener = RecordingListener.blocking();
         try (RedisStore store = RedisStore.builder().uri(redis.uri()).commandTimeout(TIMEOUT)
                 .failurePolicy(FailurePolicy.failClosed(503)).listener(listener).build()) {
-            KeySpace space = store.keySpace("load", TokenBucket.of(1_000_000, Duration.ofSeconds(1), 1_000_000));
+            KeySpace space = store.keySpace("load", TokenBucket.of(Rate.perSecond(1_000_000)));
             try (Load load = new Load(space, 2, d -> !d.allowed() && d.denialStatus() == 503)) {
                 Load.await("decisions from Redis", 5_000, () -> load.authoritative.get() >= 20);
 
@@ -73,7 +74,7 @@ class StoreEventsTest {
             RedisStore store = RedisStore.builder().uri(redis.uri()).name("closing")
                     .commandTimeout(Duration.ofSeconds(2)).failurePolicy(FailurePolicy.failClosed(503))
                     .listener(listener).build();
-            KeySpace space = store.keySpace("p", TokenBucket.of(10, Duration.ofSeconds(1), 10));
+            KeySpace space = store.keySpace("p", TokenBucket.of(Rate.perSecond(10)));
             MutableDecision out = new MutableDecision();
             assertTrue(space.acquire("k", 1, out), out::toString);
             assertFalse(out.degraded(), out::toString);

@@ -8,6 +8,7 @@ import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
 import io.github.sluice.store.KeySpace;
@@ -46,7 +47,7 @@ class TokenBucketRedisTest {
     @Test
     void acquire_freshBucket_startsFullAndDeniesWithRetryAfter() {
         // Given a bucket of 3 tokens refilled at 1 per second
-        KeySpace space = store.keySpace("tb", TokenBucket.of(1, Duration.ofSeconds(1), 3));
+        KeySpace space = store.keySpace("tb", TokenBucket.builder().rate(Rate.perSecond(1)).burst(3).build());
 
         // When 4 tokens are asked for at the same instant
         Decision first = acquire(space, "k", 1);
@@ -62,7 +63,7 @@ class TokenBucketRedisTest {
 
     @Test
     void acquire_afterRetryAfter_isAdmitted() {
-        KeySpace space = store.keySpace("tb", TokenBucket.of(1, Duration.ofSeconds(1), 1));
+        KeySpace space = store.keySpace("tb", TokenBucket.of(Rate.perSecond(1)));
         acquire(space, "k", 1);
         Decision denied = acquire(space, "k", 1);
 
@@ -73,7 +74,7 @@ class TokenBucketRedisTest {
 
     @Test
     void acquire_costAboveBurst_isRefusedForeverWithoutTakingTokens() {
-        KeySpace space = store.keySpace("tb", TokenBucket.of(1, Duration.ofSeconds(1), 3));
+        KeySpace space = store.keySpace("tb", TokenBucket.builder().rate(Rate.perSecond(1)).burst(3).build());
 
         Decision d = acquire(space, "k", 4);
 
@@ -84,7 +85,7 @@ class TokenBucketRedisTest {
 
     @Test
     void refund_atOnce_neverExceedsCapacity() {
-        KeySpace space = store.keySpace("tb", TokenBucket.of(1, Duration.ofSeconds(1), 2));
+        KeySpace space = store.keySpace("tb", TokenBucket.builder().rate(Rate.perSecond(1)).burst(2).build());
         MutableDecision admission = new MutableDecision();
         assertTrue(space.acquire("k", 2, admission));
 
@@ -95,7 +96,7 @@ class TokenBucketRedisTest {
 
     @Test
     void release_ofARateLimit_givesNothingBack() {
-        KeySpace space = store.keySpace("tb", TokenBucket.of(1, Duration.ofSeconds(1), 2));
+        KeySpace space = store.keySpace("tb", TokenBucket.builder().rate(Rate.perSecond(1)).burst(2).build());
         acquire(space, "k", 2);
 
         space.release("k", 2);
@@ -105,7 +106,7 @@ class TokenBucketRedisTest {
 
     @Test
     void acquire_keys_areIndependent() {
-        KeySpace space = store.keySpace("tb", TokenBucket.of(1, Duration.ofSeconds(1), 1));
+        KeySpace space = store.keySpace("tb", TokenBucket.of(Rate.perSecond(1)));
 
         assertTrue(acquire(space, "a", 1).allowed());
         assertTrue(acquire(space, "b", 1).allowed());
@@ -115,7 +116,7 @@ class TokenBucketRedisTest {
     @Test
     void acquire_keyTtl_isTheTimeToFullRestoration(RedisServer redis) {
         // Given a bucket of 10 tokens, one per second
-        KeySpace space = store.keySpace("tb", TokenBucket.of(1, Duration.ofSeconds(1), 10));
+        KeySpace space = store.keySpace("tb", TokenBucket.builder().rate(Rate.perSecond(1)).burst(10).build());
 
         // When 4 tokens are taken
         Decision d = acquire(space, "k", 4);
@@ -131,7 +132,7 @@ class TokenBucketRedisTest {
 
     @Test
     void acquire_peek_doesNotWrite(RedisServer redis) {
-        KeySpace space = store.keySpace("tb", TokenBucket.of(1, Duration.ofSeconds(1), 3));
+        KeySpace space = store.keySpace("tb", TokenBucket.builder().rate(Rate.perSecond(1)).burst(3).build());
 
         Decision peek = acquire(space, "k", 0);
 

@@ -13,6 +13,7 @@ import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
 import io.github.sluice.store.KeySpace;
@@ -40,15 +41,15 @@ class TwoStoresTest {
 
     static Stream<Algorithm<?>> algorithms() {
         return Stream.of(
-                TokenBucket.of(1, Duration.ofSeconds(1), 150),
-                Gcra.of(1, Duration.ofSeconds(1), 149),
+                TokenBucket.builder().rate(Rate.perSecond(1)).burst(150).build(),
+                Gcra.builder().rate(Rate.perSecond(1)).burst(149).build(),
                 FixedWindow.of(150, Duration.ofMinutes(1)),
                 FixedWindow.builder().limit(150).window(Duration.ofMinutes(1))
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build(),
-                SlidingWindow.of(150, Duration.ofMinutes(1), 6),
-                LeakyBucket.builder().capacity(150).leakRate(1, Duration.ofSeconds(1)).build(),
+                SlidingWindow.builder().limit(150).window(Duration.ofMinutes(1)).slots(6).build(),
+                LeakyBucket.builder().capacity(150).rate(Rate.perSecond(1)).build(),
                 SlidingLog.builder().limit(150).window(Duration.ofMinutes(1)).build(),
-                ShapingLeakyBucket.builder().rate(1, Duration.ofSeconds(1)).slack(100)
+                ShapingLeakyBucket.builder().rate(Rate.perSecond(1)).slack(100)
                         .maxDelay(Duration.ofSeconds(49)).build(),
                 Concurrency.of(150));
     }
@@ -67,7 +68,7 @@ class TwoStoresTest {
     @Test
     void concurrentLoadFromTwoStores_redisTime_neverOverAdmits(RedisServer redis) throws Exception {
         // Redis TIME moves, so a token refills every hour: none during the test.
-        Algorithm<?> algorithm = TokenBucket.of(1, Duration.ofHours(1), 150);
+        Algorithm<?> algorithm = TokenBucket.builder().rate(Rate.perHour(1)).burst(150).build();
         try (RedisStore a = RedisStore.builder().uri(redis.uri()).denialCacheSize(0)
                 .commandTimeout(Duration.ofSeconds(5)).build();
                 RedisStore b = RedisStore.builder().uri(redis.uri())

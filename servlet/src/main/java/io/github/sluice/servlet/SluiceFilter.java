@@ -25,9 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Registration</h2>
  * <ul>
- *   <li>In {@code web.xml}, with the no-argument constructor: the filter reads its init-params
- *       with {@link SluiceConfig#fromInitParams(java.util.function.Function, Iterable)} (the
- *       policy language; a misspelt name fails at startup), plus {@value #SHAPING_PARAM}. If the
+ *   <li>In {@code web.xml}, with the no-argument constructor: the filter starts through
+ *       {@link SluiceConfig#newEnforcer(java.util.function.Function, Iterable, Object, String)}
+ *       (the settings and the policy language; a misspelt name fails at startup), plus
+ *       {@value #SHAPING_PARAM}. If the
  *       servlet context holds a {@link Store} under {@value #STORE_ATTRIBUTE} when the filter is
  *       initialised (put there by a {@code ServletContextListener}), the policies live in that
  *       store (e.g. Redis) instead of a new in-memory registry.
@@ -125,15 +126,12 @@ public final class SluiceFilter implements Filter {
             List<String> names = new ArrayList<>(Collections.list(config.getInitParameterNames()));
             names.remove(SHAPING_PARAM);
             Shaping shaping = Shaping.ofInitParam(config.getInitParameter(SHAPING_PARAM));
-            SluiceConfig sluice = SluiceConfig.fromInitParams(config::getInitParameter, names);
-            Object store = config.getServletContext().getAttribute(STORE_ATTRIBUTE);
-            if (store != null && !(store instanceof Store)) {
-                throw new IllegalArgumentException("servlet context attribute '" + STORE_ATTRIBUTE
-                        + "' must be an " + Store.class.getName() + " but was a " + store.getClass().getName());
-            }
+            Enforcer built = SluiceConfig.newEnforcer(config::getInitParameter, names,
+                    config.getServletContext().getAttribute(STORE_ATTRIBUTE),
+                    "servlet context attribute '" + STORE_ATTRIBUTE + "'");
             this.shaper = new Shaper(shaping);
             this.ownsEnforcer = true;
-            this.enforcer = store == null ? sluice.newEnforcer() : sluice.newEnforcer((Store) store);
+            this.enforcer = built;
         } catch (IllegalArgumentException e) {
             throw new ServletException("Sluice filter '" + name + "': " + e.getMessage(), e);
         }

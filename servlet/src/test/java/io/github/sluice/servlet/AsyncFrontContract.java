@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.ShapingLeakyBucket;
-import io.github.sluice.config.SluiceConfig;
+import io.github.sluice.core.Rate;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.policy.Match;
@@ -47,13 +47,13 @@ abstract class AsyncFrontContract extends ContainerContract {
 
     /** 20 per second, no slack: the k-th of requests sent together waits k x 50 ms (frozen clock). */
     private static Policy paced(String match) {
-        return Policy.builder("paced").algorithm(ShapingLeakyBucket.builder().rate(20, Duration.ofSeconds(1))
+        return Policy.builder("paced").algorithm(ShapingLeakyBucket.builder().rate(Rate.perSecond(20))
                         .slack(0).maxDelay(Duration.ofSeconds(1)).build())
                 .key(KeyResolvers.global()).match(Match.parse(match)).build();
     }
 
     private Enforcer inflightAndPaced() {
-        return enforcer(SluiceConfig.builder().policy(inflight(8)).policy(paced("/*")));
+        return enforcer(Enforcer.builder().policy(inflight(8)).policy(paced("/*")));
     }
 
     @Test
@@ -84,7 +84,7 @@ abstract class AsyncFrontContract extends ContainerContract {
     @Test
     void startedAsyncInFront_admittedAndDenied_holdUntilTheFrontCompletes() throws Exception {
         // Given one permit, held by a request parked in the application
-        Enforcer enforcer = enforcer(SluiceConfig.builder().policy(inflight(1)));
+        Enforcer enforcer = enforcer(Enforcer.builder().policy(inflight(1)));
         RunningServer server = start(Deployment.of(new SluiceFilter(enforcer), app).behind(new FrontFilters.StartsAsync()));
         Future<HttpResponse<String>> parked = Http.CLIENT.sendAsync(Http.request(server.uri("/api/block")),
                 HttpResponse.BodyHandlers.ofString());
@@ -104,7 +104,7 @@ abstract class AsyncFrontContract extends ContainerContract {
     @Test
     void dispatchedInFront_isDecidedInTheAsyncDispatch() throws Exception {
         // Given 3 per minute and a filter in front that moves every request to an ASYNC dispatch
-        Enforcer enforcer = enforcer(SluiceConfig.builder().policy(Policy.builder("per-minute")
+        Enforcer enforcer = enforcer(Enforcer.builder().policy(Policy.builder("per-minute")
                 .algorithm(FixedWindow.builder().limit(3).window(Duration.ofMinutes(1)).build())
                 .key(KeyResolvers.global()).build()));
         RunningServer server = start(Deployment.of(new SluiceFilter(enforcer), app).behind(new FrontFilters.Dispatches()));
@@ -120,7 +120,7 @@ abstract class AsyncFrontContract extends ContainerContract {
 
     @Test
     void dispatchedInFront_parkedRequestHoldsItsPermit_untilItEnds() throws Exception {
-        Enforcer enforcer = enforcer(SluiceConfig.builder().policy(inflight(4)));
+        Enforcer enforcer = enforcer(Enforcer.builder().policy(inflight(4)));
         RunningServer server = start(Deployment.of(new SluiceFilter(enforcer), app).behind(new FrontFilters.Dispatches()));
         Future<?> pending = Http.CLIENT.sendAsync(Http.request(server.uri("/api/block")),
                 HttpResponse.BodyHandlers.discarding());
@@ -135,7 +135,7 @@ abstract class AsyncFrontContract extends ContainerContract {
     @Test
     void dispatchedInFront_shapedRequests_areCountedOnce_andResumedInAnotherAsyncDispatch() throws Exception {
         // Given 4 per minute and a shaper: a request decided again when Sluice resumes it would be refused
-        Enforcer enforcer = enforcer(SluiceConfig.builder().policy(inflight(8)).policy(paced("/*"))
+        Enforcer enforcer = enforcer(Enforcer.builder().policy(inflight(8)).policy(paced("/*"))
                 .policy(Policy.builder("per-minute").algorithm(FixedWindow.builder().limit(4)
                         .window(Duration.ofMinutes(1)).build()).key(KeyResolvers.global()).build()));
         RunningServer server = start(Deployment.of(new SluiceFilter(enforcer), app).behind(new FrontFilters.Dispatches()));
@@ -176,9 +176,9 @@ abstract class AsyncFrontContract extends ContainerContract {
      * the concurrency limit refused some.
      */
     private Map<String, AtomicInteger> mixed(Filter front, String... kinds) throws Exception {
-        Enforcer enforcer = enforcer(SluiceConfig.builder().policy(inflight(16))
+        Enforcer enforcer = enforcer(Enforcer.builder().policy(inflight(16))
                 .policy(Policy.builder("paced").algorithm(ShapingLeakyBucket.builder()
-                                .rate(1000, Duration.ofSeconds(1)).slack(0).maxDelay(Duration.ofMillis(50)).build())
+                                .rate(Rate.perSecond(1000)).slack(0).maxDelay(Duration.ofMillis(50)).build())
                         .key(KeyResolvers.global()).match(Match.parse("/api/paced/*")).build()));
         app.gate.countDown(); // "block" requests run straight on to their large write
         RunningServer server = start(Deployment.of(new SluiceFilter(enforcer), app).behind(front));

@@ -1,6 +1,5 @@
 package io.github.sluice.servlet;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.testing.FakeClock;
@@ -42,14 +41,14 @@ abstract class ContainerContract {
     }
 
     /** An enforcer of the given policy lines on an in-memory store driven by {@link #clock}. */
-    Enforcer enforcer(SluiceConfig.Builder config) {
-        Enforcer enforcer = config.clock(clock).listener(EnforcementListener.NONE).build().newEnforcer();
+    Enforcer enforcer(Enforcer.Builder config) {
+        Enforcer enforcer = config.clock(clock).listener(EnforcementListener.NONE).build();
         closeables.add(enforcer);
         return enforcer;
     }
 
     Enforcer enforcer(String policies) {
-        return enforcer(SluiceConfig.builder().policies(policies));
+        return enforcer(Enforcer.builder().policies(policies));
     }
 
     @AfterEach

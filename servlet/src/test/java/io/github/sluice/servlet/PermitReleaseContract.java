@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.ShapingLeakyBucket;
-import io.github.sluice.config.SluiceConfig;
+import io.github.sluice.core.Rate;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.policy.Policy;
@@ -38,7 +38,7 @@ abstract class PermitReleaseContract extends ContainerContract {
 
     /** A global limit of {@code limit} requests in flight, denied with 503. */
     Enforcer inflight(long limit) {
-        return enforcer(SluiceConfig.builder().policy(Policy.builder(POLICY)
+        return enforcer(Enforcer.builder().policy(Policy.builder(POLICY)
                 .algorithm(Concurrency.builder().maxInFlight(limit).build())
                 .key(KeyResolvers.global())
                 .status(503)
@@ -133,11 +133,11 @@ abstract class PermitReleaseContract extends ContainerContract {
     @Test
     void shapedRequests_holdTheirPermitWhileWaiting_andReleaseAfterTheResumedDispatch() throws Exception {
         // Given a concurrency limit and a shaper (20 per second, no slack) on the same requests
-        Enforcer enforcer = enforcer(SluiceConfig.builder()
+        Enforcer enforcer = enforcer(Enforcer.builder()
                 .policy(Policy.builder(POLICY).algorithm(Concurrency.builder().maxInFlight(8).build())
                         .key(KeyResolvers.global()).status(503).build())
                 .policy(Policy.builder("paced").algorithm(ShapingLeakyBucket.builder()
-                        .rate(20, Duration.ofSeconds(1)).slack(0).maxDelay(Duration.ofSeconds(1)).build())
+                        .rate(Rate.perSecond(20)).slack(0).maxDelay(Duration.ofSeconds(1)).build())
                         .key(KeyResolvers.global()).build()));
         RunningServer server = start(Deployment.of(new SluiceFilter(enforcer), app));
 

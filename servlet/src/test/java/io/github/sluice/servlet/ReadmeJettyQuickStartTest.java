@@ -3,7 +3,6 @@ package io.github.sluice.servlet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.Enforcer;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
@@ -28,10 +27,9 @@ class ReadmeJettyQuickStartTest {
 
     // README: embedded Jetty (begin)
     static Server start(int port) throws Exception {
-        Enforcer enforcer = SluiceConfig.builder()
+        Enforcer enforcer = Enforcer.builder()
                 .policies("per-ip = token-bucket 100/1m key=ip match=/api/*")
-                .build()
-                .newEnforcer();
+                .build();
 
         ServletContextHandler context = new ServletContextHandler();
         context.setContextPath("/");

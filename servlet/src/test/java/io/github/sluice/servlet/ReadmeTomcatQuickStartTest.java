@@ -3,7 +3,6 @@ package io.github.sluice.servlet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.Enforcer;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterRegistration;
@@ -27,10 +26,9 @@ class ReadmeTomcatQuickStartTest {
 
     // README: embedded Tomcat (begin)
     static Tomcat start(int port) throws Exception {
-        Enforcer enforcer = SluiceConfig.builder()
+        Enforcer enforcer = Enforcer.builder()
                 .policies("per-ip = token-bucket 100/1m key=ip match=/api/*")
-                .build()
-                .newEnforcer();
+                .build();
 
         Tomcat tomcat = new Tomcat();
         tomcat.setBaseDir(Files.createTempDirectory("tomcat").toString());

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.ShapingLeakyBucket;
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.core.Clock;
+import io.github.sluice.core.Rate;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.policy.Policy;
@@ -42,8 +42,8 @@ abstract class ShapingContract extends ContainerContract {
 
     /** 20 per second (one every 50 ms), no slack, at most {@code maxDelay} of waiting. */
     Enforcer shaping(Duration maxDelay) {
-        return enforcer(SluiceConfig.builder().policy(Policy.builder("paced")
-                .algorithm(ShapingLeakyBucket.builder().rate(20, Duration.ofSeconds(1)).slack(0)
+        return enforcer(Enforcer.builder().policy(Policy.builder("paced")
+                .algorithm(ShapingLeakyBucket.builder().rate(Rate.perSecond(20)).slack(0)
                         .maxDelay(maxDelay).build())
                 .key(KeyResolvers.global())
                 .build()));

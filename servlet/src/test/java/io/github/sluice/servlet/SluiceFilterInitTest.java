@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.Store;
@@ -69,6 +68,22 @@ class SluiceFilterInitTest {
     }
 
     @Test
+    void init_storeAttributeAndAnInMemorySetting_failsNamingBoth() {
+        // Given a store in the servlet context, and an init-param that only the in-memory store reads
+        try (ShardedRegistry store = ShardedRegistry.builder().build()) {
+            SluiceFilter filter = new SluiceFilter();
+            FilterConfig config = config(Map.of("policies", "a = fixed-window 1/1m key=ip", "memory-budget", "1g"),
+                    store);
+
+            // When the filter is initialised, then it refuses the setting that would configure nothing
+            ServletException e = assertThrows(ServletException.class, () -> filter.init(config));
+            assertEquals("Sluice filter 'sluice': init-param 'memory-budget': memory-budget='1g': memory-budget "
+                    + "configures the in-memory store, but servlet context attribute '" + SluiceFilter.STORE_ATTRIBUTE
+                    + "' holds a store of its own (" + store + "); remove memory-budget", e.getMessage());
+        }
+    }
+
+    @Test
     void init_storeAttribute_isWhereThePoliciesLive() throws Exception {
         // Given a store in the servlet context
         Store store = ShardedRegistry.builder().build();
@@ -85,7 +100,7 @@ class SluiceFilterInitTest {
     @Test
     void init_withAnEnforcer_ignoresInitParams() throws Exception {
         // Given a filter built in code
-        Enforcer enforcer = SluiceConfig.builder().policies("a = fixed-window 1/1m key=ip").build().newEnforcer();
+        Enforcer enforcer = Enforcer.builder().policies("a = fixed-window 1/1m key=ip").build();
         SluiceFilter filter = new SluiceFilter(enforcer, Shaping.BLOCKING);
 
         // When the container initialises it with parameters it would otherwise reject
@@ -101,7 +116,7 @@ class SluiceFilterInitTest {
     @Test
     void constructor_null_isRefused() {
         assertThrows(NullPointerException.class, () -> new SluiceFilter(null));
-        Enforcer enforcer = SluiceConfig.builder().build().newEnforcer();
+        Enforcer enforcer = Enforcer.builder().build();
         assertThrows(NullPointerException.class, () -> new SluiceFilter(enforcer, null));
     }
 

@@ -7,6 +7,7 @@ import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.core.Rate;
 import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
@@ -48,7 +49,7 @@ abstract class WebXmlContract extends ContainerContract {
         // ...and the state lives in the store the listener put in the servlet context
         Store store = (Store) server.context().getAttribute(SluiceFilter.STORE_ATTRIBUTE);
         MutableDecision peek = new MutableDecision();
-        store.keySpace("per-ip", TokenBucket.builder().rate(100, Duration.ofMinutes(1)).burst(100).build())
+        store.keySpace("per-ip", TokenBucket.builder().rate(Rate.perMinute(100)).burst(100).build())
                 .acquire("127.0.0.1", 0, peek);
         assertEquals(0, peek.remaining());
         // ...where every concurrency permit has come back

@@ -11,6 +11,7 @@ import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.core.Rate;
 import java.time.Duration;
 
 /**
@@ -41,12 +42,12 @@ public record Configs(long permits, Duration period, long burst) {
 
     /** Sluice token bucket: rate {@code permits/period}, capacity {@code burst}. */
     public TokenBucket tokenBucket() {
-        return TokenBucket.builder().rate(permits, period).burst(burst).build();
+        return TokenBucket.builder().rate(Rate.of(permits, period)).burst(burst).build();
     }
 
     /** Sluice GCRA with the same rate; redis-cell's burst is one less than the limit. */
     public Gcra gcra() {
-        return Gcra.builder().rate(permits, period).burst(burst - 1).build();
+        return Gcra.builder().rate(Rate.of(permits, period)).burst(burst - 1).build();
     }
 
     /** Sluice fixed window: {@code burst} per {@code period}, epoch-aligned. */

@@ -9,6 +9,7 @@ import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Rate;
 import java.time.Duration;
 
 /**
@@ -72,7 +73,7 @@ public final class Bindings {
             @Override
             public Algorithm<?> scaled(int instances) {
                 return TokenBucket.builder()
-                        .rate(1, Duration.ofNanos(stretch(tb.intervalNanos(), instances)))
+                        .rate(Rate.of(1, Duration.ofNanos(stretch(tb.intervalNanos(), instances))))
                         .burst(share(tb.burst(), instances)).build();
             }
         };
@@ -85,7 +86,7 @@ public final class Bindings {
             @Override
             public Algorithm<?> scaled(int instances) {
                 return Gcra.builder()
-                        .rate(1, Duration.ofNanos(stretch(g.emissionIntervalNanos(), instances)))
+                        .rate(Rate.of(1, Duration.ofNanos(stretch(g.emissionIntervalNanos(), instances))))
                         .burst(share(g.limit(), instances) - 1).build();
             }
         };
@@ -124,7 +125,7 @@ public final class Bindings {
             @Override
             public Algorithm<?> scaled(int instances) {
                 return LeakyBucket.builder().capacity(share(l.capacity(), instances))
-                        .leakRate(1, Duration.ofNanos(stretch(l.intervalNanos(), instances))).build();
+                        .rate(Rate.of(1, Duration.ofNanos(stretch(l.intervalNanos(), instances)))).build();
             }
         };
     }
@@ -167,7 +168,7 @@ public final class Bindings {
             public Algorithm<?> scaled(int instances) {
                 // The slack is a burst: shared like a limit. The longest delay is per request.
                 return ShapingLeakyBucket.builder()
-                        .rate(1, Duration.ofNanos(stretch(s.intervalNanos(), instances)))
+                        .rate(Rate.of(1, Duration.ofNanos(stretch(s.intervalNanos(), instances))))
                         .slack(s.slack() / instances)
                         .maxDelay(Duration.ofNanos(s.maxDelayNanos())).build();
             }
