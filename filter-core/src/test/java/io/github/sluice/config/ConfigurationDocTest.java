@@ -13,7 +13,6 @@ import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.store.ShardedRegistry;
-import io.github.sluice.store.Store;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -70,7 +69,7 @@ class ConfigurationDocTest {
                     .build();
             // docs: from a file (end)
 
-            assertSame(store, (Store) fromFile.store());
+            assertSame(store, fromFile.store());
             assertEquals(List.of("per-ip", "login"), fromFile.policies().stream().map(Policy::name).toList());
             assertEquals(ClientAddress.builder().trustedProxies("10.0.0.0/8", "fd00::/8").build(),
                     fromFile.clientAddress());

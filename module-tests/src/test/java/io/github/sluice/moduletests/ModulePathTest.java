@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.core.Rate;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.limiter.TokenBucketLimiter;
 import java.lang.invoke.MethodHandles;
@@ -113,7 +115,7 @@ class ModulePathTest {
     void core_works_onTheModulePath() {
         // A limiter built and used through the exported API only: no reflection into a
         // non-exported package, no resource the module cannot see
-        TokenBucketLimiter limiter = TokenBucketLimiter.builder().rate(2, Duration.ofHours(1)).burst(2).build();
+        TokenBucketLimiter limiter = TokenBucketLimiter.of(TokenBucket.of(Rate.of(2, Duration.ofHours(1))));
         assertTrue(limiter.allow());
         assertTrue(limiter.allow());
         assertFalse(limiter.allow());

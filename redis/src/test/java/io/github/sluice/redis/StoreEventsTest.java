@@ -102,7 +102,7 @@ class StoreEventsTest {
         Lines lines = new Lines();
         try (RedisStore store = RedisStore.builder().uri(redis.uri()).name("shared").commandTimeout(TIMEOUT)
                 .failurePolicy(FailurePolicy.failOpen()).listener(new LoggingListener(lines)).build()) {
-            KeySpace space = store.keySpace("p", TokenBucket.of(1_000_000, Duration.ofSeconds(1), 1_000_000));
+            KeySpace space = store.keySpace("p", TokenBucket.of(Rate.perSecond(1_000_000)));
             try (Load load = new Load(space, 1, d -> d.allowed() && d.degraded())) {
                 Load.await("decisions from Redis", 5_000, () -> load.authoritative.get() >= 5);
 
