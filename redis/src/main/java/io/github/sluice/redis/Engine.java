@@ -103,8 +103,8 @@ final class Engine implements Reporter.Sink {
      */
     Part probePart(int slot) {
         Part p = new Part(null, probeHead, 0);
-        p.tag = new KeyNames.Tag("", ("{" + SlotTags.of(slot) + "}").getBytes(StandardCharsets.US_ASCII),
-                slot);
+        String tag = connector.cluster() ? SlotTags.of(slot) : "";
+        p.tag = new KeyNames.Tag("", ("{" + tag + "}").getBytes(StandardCharsets.US_ASCII), slot);
         return p;
     }
 

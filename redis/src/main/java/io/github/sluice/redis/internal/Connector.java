@@ -197,7 +197,10 @@ public final class Connector implements AutoCloseable {
 
     private CompletableFuture<? extends StatefulConnection<String, String>> start() {
         if (client instanceof RedisClusterClient c) {
-            return c.connectAsync(StringCodec.UTF8);
+            // Lettuce's asynchronous connect needs the cluster's map loaded first (its blocking
+            // connect loads it itself, without a bound on the wait).
+            return c.refreshPartitionsAsync().toCompletableFuture()
+                    .thenCompose(loaded -> c.connectAsync(StringCodec.UTF8));
         }
         RedisClient c = (RedisClient) client;
         return c.connectAsync(StringCodec.UTF8, single()).toCompletableFuture();
@@ -307,6 +310,7 @@ public final class Connector implements AutoCloseable {
     /** For a cluster, asks the client to refresh its map of slots to nodes now, without waiting. */
     public void refreshTopology() {
         if (client instanceof RedisClusterClient c && connection.get() != null && !closed) {
+            // A refresh that fails leaves the map as it was; the next probe asks again.
             c.refreshPartitionsAsync();
         }
     }
