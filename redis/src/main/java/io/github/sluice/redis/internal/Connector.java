@@ -12,6 +12,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
@@ -23,6 +24,7 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -289,6 +291,10 @@ public final class Connector implements AutoCloseable {
      * @return for a cluster, one slot of each master in the client's current map (the probe checks
      *     every master through the slots it serves); for a single server, an empty array; {@code
      *     null} if there is no connection
+     * @throws IllegalStateException if the map leaves a slot without a master: between a master's
+     *     failure and its replica's promotion, the failed node is left out of the map and its
+     *     slots' keys cannot be decided, so the store must stay degraded rather than recover and
+     *     fail again on the first request for one of them
      */
     public int[] masterSlots() {
         StatefulConnection<String, String> c = connection.get();
@@ -299,10 +305,19 @@ public final class Connector implements AutoCloseable {
             return new int[0];
         }
         List<Integer> slots = new ArrayList<>();
+        BitSet served = new BitSet(SlotHash.SLOT_COUNT);
         for (RedisClusterNode node : cc.getPartitions()) {
             if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
                 slots.add(node.getSlots().get(0));
+                for (int slot : node.getSlots()) {
+                    served.set(slot);
+                }
             }
+        }
+        if (served.cardinality() < SlotHash.SLOT_COUNT) {
+            throw new IllegalStateException("the cluster's map has a master for "
+                    + served.cardinality() + " of " + SlotHash.SLOT_COUNT + " slots (slot "
+                    + served.nextClearBit(0) + " has none)");
         }
         return slots.stream().mapToInt(Integer::intValue).toArray();
     }
