@@ -122,6 +122,7 @@ public final class Endpoint {
 
     private static RedisURI node(String parameter, String uri, String original) {
         try {
+            checkPorts(uri);
             RedisURI parsed = RedisURI.create(uri);
             if (parsed.getHost() == null && parsed.getSocket() == null
                     && parsed.getSentinels().isEmpty()) {
@@ -132,6 +133,38 @@ public final class Endpoint {
             throw new IllegalArgumentException(parameter + " must be a Redis URI such as"
                     + " redis://127.0.0.1:6379 or redis-cluster://10.0.0.1:6379,10.0.0.2:6379 but"
                     + " was '" + redact(original) + "': " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Lettuce reads {@code host:notaport} as a host named {@code host:notaport} on port 6379: a
+     * typo would connect elsewhere (or nowhere) instead of failing. Every {@code host:port} of the
+     * authority must end in a port between 1 and 65535, if it has one.
+     */
+    private static void checkPorts(String uri) {
+        int sep = uri.indexOf("://");
+        if (sep < 0 || uri.regionMatches(true, 0, "redis-socket", 0, 12)) {
+            return;
+        }
+        String rest = uri.substring(sep + 3);
+        int at = rest.lastIndexOf('@');
+        int end = rest.length();
+        for (char c : new char[] {'/', '?', '#'}) {
+            int i = rest.indexOf(c, at + 1);
+            if (i >= 0 && i < end) {
+                end = i;
+            }
+        }
+        for (String hostPort : rest.substring(at + 1, end).split(",")) {
+            int colon = hostPort.lastIndexOf(':');
+            if (colon < 0 || colon < hostPort.lastIndexOf(']')) {
+                continue;
+            }
+            String port = hostPort.substring(colon + 1);
+            if (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65_535) {
+                throw new IllegalArgumentException("port must be a number between 1 and 65535 but was '"
+                        + port + "'");
+            }
         }
     }
 
