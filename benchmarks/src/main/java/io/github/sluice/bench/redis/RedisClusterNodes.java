@@ -141,7 +141,8 @@ final class RedisClusterNodes implements AutoCloseable {
                 continue;
             }
             try (ServerSocket bus = new ServerSocket(port + 10_000, 1, InetAddress.getLoopbackAddress())) {
-                return port;
+                // Bound, hence free: closed at once, for the node to take.
+                return bus.getLocalPort() - 10_000;
             } catch (IOException busy) {
                 // Another port.
             }

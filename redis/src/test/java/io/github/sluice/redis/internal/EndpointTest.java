@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class EndpointTest {
 
     @Test
+    @SuppressWarnings("deprecation") // getUsername/getPassword: the plainest way to read them back
     void parse_clusterUri_everySeedGetsTheCredentialsAndOptions() {
         Endpoint e = Endpoint.parse("redis-cluster://app:s3cret@10.0.0.1:7000,10.0.0.2,10.0.0.3:7002?timeout=2s");
 
