@@ -268,6 +268,56 @@ class ClusterStoreTest {
     }
 
     @Test
+    void resharding_aKeyMovedMidUse_clientFollowsAskThenMoved_limitHoldsWithoutDegrading(
+            RedisCluster cluster) {
+        FakeClock frozen = new FakeClock();
+        try (RedisStore store = store(cluster).clientClock(frozen).denialCacheSize(0).build()) {
+            KeySpace space = store.keySpace("moved", FixedWindow.of(5, Duration.ofHours(1)));
+            String client = "carol";
+            String key = NAMES.key("moved", client);
+            MutableDecision d = new MutableDecision();
+            int admitted = 0;
+            for (int i = 0; i < 3; i++) {
+                admitted += space.acquire(client, 1, d) ? 1 : 0;
+                assertFalse(d.degraded(), d::toString);
+            }
+            // Given the key's slot being migrated to another master, the key already moved
+            int source = cluster.masterOf(key);
+            int target = cluster.masters().stream().filter(m -> m != source).findFirst().orElseThrow();
+            String slot = cluster.call(source, "CLUSTER", "KEYSLOT", key).toString();
+            String sourceId = (String) cluster.call(source, "CLUSTER", "MYID");
+            String targetId = (String) cluster.call(target, "CLUSTER", "MYID");
+            cluster.call(target, "CLUSTER", "SETSLOT", slot, "IMPORTING", sourceId);
+            cluster.call(source, "CLUSTER", "SETSLOT", slot, "MIGRATING", targetId);
+            cluster.call(source, "MIGRATE", "127.0.0.1", Integer.toString(target), key, "0", "5000");
+
+            // When a decision is routed to the source, which answers ASK
+            admitted += space.acquire(client, 1, d) ? 1 : 0;
+            // Then the client asks the target, which decides on the moved state
+            assertFalse(d.degraded(), d::toString);
+            assertEquals(4, admitted);
+
+            // And when the migration ends and the source answers MOVED
+            // (as redis-cli --cluster reshard ends one: the target first, then the source)
+            cluster.call(target, "CLUSTER", "SETSLOT", slot, "NODE", targetId);
+            cluster.call(source, "CLUSTER", "SETSLOT", slot, "NODE", targetId);
+            for (int m : cluster.masters()) {
+                if (m != source && m != target) {
+                    cluster.call(m, "CLUSTER", "SETSLOT", slot, "NODE", targetId);
+                }
+            }
+            for (int i = 0; i < 3; i++) {
+                admitted += space.acquire(client, 1, d) ? 1 : 0;
+                assertFalse(d.degraded(), d::toString);
+            }
+            // Then the limit held across both redirections: 5 of 6, and the state is on the target
+            assertEquals(5, admitted);
+            assertEquals(target, cluster.masterOf(key));
+            assertEquals(1L, cluster.call(target, "EXISTS", key));
+        }
+    }
+
+    @Test
     void seedList_isTheSameClusterAsTheUri(RedisCluster cluster) {
         List<String> seeds = cluster.nodeUris();
         try (RedisStore byUri = store(cluster).build();
