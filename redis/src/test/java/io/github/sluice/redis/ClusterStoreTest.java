@@ -36,8 +36,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The store on a real Redis Cluster (three masters, one replica each): the same decisions as in
- * memory, limits shared by two store instances, one script call per slot, and a request over
- * several masters still all or nothing.
+ * memory, limits shared by two store instances, one script call per slot, a request over several
+ * masters still all or nothing, the denial cache, a seed list, and a slot resharded in use (ASK,
+ * then MOVED). A killed master is {@link ClusterFailoverTest}'s.
  */
 @ExtendWith(RedisClusterExtension.class)
 class ClusterStoreTest {
