@@ -7,15 +7,19 @@
 #   full:            2 forks, 3 x 2 s warm-up, 5 x 2 s measurement; about 40 minutes on 2 cores
 #   regex: restricts the JMH benchmarks, e.g. 'SingleKeyAllowed' (default: all)
 #   environment: NOBUILD=1 reuses benchmarks/target/benchmarks.jar; THREADS="1 2" thread counts;
+#                REDIS_THREADS="1 16 64" thread counts of the Redis benchmarks (their targets are
+#                at 1, 16 and 64 threads: most threads wait on the network, not on a core);
 #                JMH_OPTS="..." replaces the mode's fork/iteration options (smoke tests)
-# The Redis benchmarks start their own redis-server on a free loopback port (skipped, with a
-# note, if redis-server is not on the PATH). Not part of mvn verify.
+# The Redis benchmarks start their own redis-server (and Redis Clusters of 1 and 3 masters) on
+# free loopback ports (skipped, with a note, if redis-server is not on the PATH). Not part of
+# mvn verify.
 # Output: benchmarks/target/jmh-<mode>-t<threads>.json, heap-per-key.txt, summary-<mode>.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODE=${1:-quick}
 REGEX=${2:-'io.github.sluice.bench.(micro|redis)'}
 THREADS=${THREADS:-"1 2"}
+REDIS_THREADS=${REDIS_THREADS:-"1 16 64"}
 case "$MODE" in
   quick) OPTS=(-f 1 -wi 2 -w 1s -i 3 -r 1s) ;;
   full)  OPTS=(-f 2 -wi 3 -w 2s -i 5 -r 2s) ;;
@@ -25,20 +29,40 @@ esac
 JAR=benchmarks/target/benchmarks.jar
 T=benchmarks/target
 [ "${NOBUILD:-0}" = 1 ] && [ -f "$JAR" ] || benchmarks/build.sh
-EXCLUDE=()
+REDIS=1
 if ! command -v redis-server >/dev/null; then
-  echo "note: redis-server not found, Redis benchmarks skipped" >&2
-  EXCLUDE=(-e RedisStores)
+  echo "note: redis-server not found, Redis benchmarks skipped (their targets print as missed)" >&2
+  REDIS=0
 fi
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
   "$(java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$T/machine-$MODE.txt"
 FILES=()
-for t in $THREADS; do
-  out="$T/jmh-$MODE-t$t.json"
-  java -jar "$JAR" "$REGEX" "${EXCLUDE[@]}" "${OPTS[@]}" -t "$t" -prof gc -rf json -rff "$out"
-  FILES+=("$out")
-done
+ONLY_REDIS=0
+[[ "$REGEX" != *micro* && ( "$REGEX" == *redis* || "$REGEX" == *Redis* ) ]] && ONLY_REDIS=1
+if [ "$ONLY_REDIS" = 0 ]; then
+  for t in $THREADS; do
+    out="$T/jmh-$MODE-t$t.json"
+    java -jar "$JAR" "$REGEX" -e 'bench.redis' "${OPTS[@]}" -t "$t" -prof gc -rf json -rff "$out"
+    FILES+=("$out")
+  done
+fi
+# Redis: Sluice vs Bucket4j on one redis-server, and Sluice on clusters of 1 and 3 masters.
+if [ "$REDIS" = 1 ] && [[ "$REGEX" == *redis* || "$REGEX" == *Redis* ]]; then
+  RREGEX=$REGEX
+  [ "$ONLY_REDIS" = 1 ] || RREGEX='io.github.sluice.bench.redis'
+  for t in $REDIS_THREADS; do
+    out="$T/jmh-$MODE-redis-t$t.json"
+    java -jar "$JAR" "$RREGEX" "${OPTS[@]}" -t "$t" -prof gc -rf json -rff "$out"
+    FILES+=("$out")
+  done
+fi
+# Redis allocation per decision, counted exactly on every thread (independent of the load).
+ALLOC=
+if [ "$REDIS" = 1 ] && [[ "$REGEX" == *redis* || "$REGEX" == *Redis* ]]; then
+  ALLOC="$T/redis-alloc.txt"
+  java -cp "$JAR" io.github.sluice.bench.redis.AllocationPerDecision > "$ALLOC" || true
+fi
 
 HEAP=
 if [[ "ManyKeys" =~ $REGEX ]] || [[ "$REGEX" == *micro* ]] || [[ "$REGEX" == *ManyKeys* ]]; then
@@ -50,3 +74,8 @@ if [[ "ManyKeys" =~ $REGEX ]] || [[ "$REGEX" == *micro* ]] || [[ "$REGEX" == *Ma
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$T/machine-$MODE.txt"
 java -cp "$JAR" io.github.sluice.bench.report.Summary "${FILES[@]}" $HEAP | tee "$T/summary-$MODE.md"
+if [ -n "$ALLOC" ]; then
+  { printf '\n### Redis allocation per decision (every thread, exact counters, 20,000 decisions)\n\n'
+    printf '| target | measured on | measured | verdict |\n|---|---|---:|---|\n'
+    cat "$ALLOC"; } | tee -a "$T/summary-$MODE.md"
+fi

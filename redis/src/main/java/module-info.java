@@ -8,6 +8,7 @@
 module io.github.sluice.redis {
     requires transitive io.github.sluice.core;
     requires lettuce.core;
+    requires io.netty.buffer;
 
     exports io.github.sluice.redis;
 }

@@ -10,7 +10,9 @@ import jakarta.servlet.ServletContextListener;
 /**
  * Chooses where the demo's limits live. Without {@value #ENV} (the default) nothing is set and
  * the servlet filter and the JAX-RS feature each keep their policies in memory. With
- * {@value #ENV}{@code =redis://host:port} (or the context init-param {@value #PARAM}), a {@link RedisStore} is built before any filter or
+ * {@value #ENV}{@code =redis://host:port}, or a Redis Cluster's seed nodes
+ * {@value #ENV}{@code =redis-cluster://host:port,host:port,...} (or the context init-param
+ * {@value #PARAM}), a {@link RedisStore} is built before any filter or
  * servlet starts and put in the servlet context under {@link SluiceFilter#STORE_ATTRIBUTE}, where
  * the servlet filter finds it and the JAX-RS application passes it to the feature: every policy
  * is then shared by every instance of the demo that uses the same Redis.
@@ -48,7 +50,8 @@ public final class DemoStoreListener implements ServletContextListener {
             event.getServletContext().setAttribute(SluiceFilter.STORE_ATTRIBUTE, store);
             // README: Redis (end)
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException(name + " must be a Redis URL such as redis://127.0.0.1:6379 but was '"
+            throw new IllegalArgumentException(name + " must be a Redis URL such as redis://127.0.0.1:6379, or a"
+                    + " cluster's seed nodes such as redis-cluster://10.0.0.1:6379,10.0.0.2:6379, but was '"
                     + redact(url) + "': " + e.getMessage(), e);
         }
         event.getServletContext().log("Sluice demo: every policy is kept in Redis at " + redact(url));

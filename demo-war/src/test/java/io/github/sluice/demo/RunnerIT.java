@@ -58,7 +58,8 @@ class RunnerIT {
             assertTrue(runner.process().waitFor(120, TimeUnit.SECONDS));
             assertEquals(1, runner.process().exitValue());
             String err = runner.stderr();
-            assertTrue(err.contains("SLUICE_REDIS_URL must be a Redis URL such as redis://127.0.0.1:6379 but was 'not a url'"),
+            assertTrue(err.contains("SLUICE_REDIS_URL must be a Redis URL such as redis://127.0.0.1:6379, or a cluster's seed"
+                    + " nodes such as redis-cluster://10.0.0.1:6379,10.0.0.2:6379, but was 'not a url'"),
                     err);
         }
     }

@@ -2,14 +2,11 @@ package io.github.sluice.redis;
 
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
-import io.github.sluice.redis.internal.Binding;
 import io.github.sluice.redis.internal.LeaseBook;
-import io.lettuce.core.cluster.SlotHash;
+import io.github.sluice.redis.internal.Part;
+import io.github.sluice.redis.internal.ScriptCall;
 import java.lang.System.Logger.Level;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
@@ -23,7 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>Otherwise policies are grouped by cluster slot (the same client key gives the same hash
  *       tag, hence one slot); each group is one script call, decided atomically by the script;
  *       groups are sent together and awaited against one deadline: the command timeout, counted
- *       from the moment the request entered the store (hashing keys and sending included).
+ *       from the moment the request entered the store (hashing keys and sending included). On a
+ *       cluster each group goes to the master of its slot, so a script never touches keys of two
+ *       slots.
  *   <li>A group that fails or times out is decided by the failure policy.
  *   <li>If any policy denied, permits taken by the others are given back (without waiting): a
  *       group that Redis admitted is refunded by one more script call, each policy carrying the
@@ -32,27 +31,53 @@ import java.util.concurrent.locks.LockSupport;
  *       requests did meanwhile; a policy the local fallback admitted is refunded there.
  * </ol>
  *
- * <p>Not instantiated: a static procedure over the caller's arrays.
+ * <p>Not instantiated: a static procedure over the request's {@linkplain Member members}.
  */
 final class Acquisition {
 
-    /** Integers per policy in the script's reply: the decision's five, then its receipt. */
-    private static final int REPLY = 6;
+    private static final int REPLY = ScriptCall.REPLY;
     private static final long POLL_MIN_NANOS = 1_000_000L;
     private static final long POLL_MAX_MILLIS = 20;
 
     private Acquisition() {
     }
 
-    static void checkCost(long cost) {
-        if (cost < 0) {
-            throw new IllegalArgumentException("cost must be >= 0 but was " + cost);
+    /**
+     * One policy of one request: its part of a script call, and what the request learnt about it.
+     * A member is sent at most once; a request that asks again (a bounded wait) makes new ones.
+     */
+    static final class Member extends Part {
+        final RedisKeySpace space;
+        final String key;
+        final MutableDecision out;
+        /** Permits taken: by Redis (a whole group admitted) or by the failure policy. */
+        boolean charged;
+        /** Decided by Redis, not by the failure policy. */
+        boolean fromRedis;
+        /** Decided after a denial in its group: at cost 0, not to be cached. */
+        boolean peek;
+
+        /**
+         * @throws NullPointerException if {@code key} or {@code out} is null
+         * @throws IllegalArgumentException if {@code cost < 0}
+         */
+        Member(RedisKeySpace space, String key, long cost, MutableDecision out) {
+            super(space.binding, space.head, checkCost(cost));
+            this.space = space;
+            this.key = Objects.requireNonNull(key, "key");
+            this.out = Objects.requireNonNull(out, "out");
+        }
+
+        Member again() {
+            return new Member(space, key, cost, out);
         }
     }
 
-    /** @return a receipt as the script's argument: the number, or none */
-    static String receiptArg(long receipt) {
-        return receipt == MutableDecision.NO_RECEIPT ? Binding.NO_RECEIPT : Long.toString(receipt);
+    static long checkCost(long cost) {
+        if (cost < 0) {
+            throw new IllegalArgumentException("cost must be >= 0 but was " + cost);
+        }
+        return cost;
     }
 
     /**
@@ -68,11 +93,10 @@ final class Acquisition {
      *
      * @return {@code -1} if all were admitted, otherwise the index of the first denial
      */
-    static int run(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs, MutableDecision[] out,
-            int n) {
+    static int run(Engine e, Member[] m) {
         long arrival = e.realClock.nanos();
-        int denied = once(e, ks, keys, costs, out, n, arrival + e.timeoutNanos);
-        long wait = denied < 0 ? 0 : waitFor(ks[denied], out[denied]);
+        int denied = once(e, m, arrival + e.timeoutNanos);
+        long wait = denied < 0 ? 0 : waitFor(m[denied]);
         if (wait == 0) {
             return denied;
         }
@@ -87,8 +111,11 @@ final class Acquisition {
             if (Thread.currentThread().isInterrupted()) {
                 return denied;
             }
-            denied = once(e, ks, keys, costs, out, n, e.realClock.nanos() + e.timeoutNanos);
-            if (denied < 0 || waitFor(ks[denied], out[denied]) == 0) {
+            for (int i = 0; i < m.length; i++) {
+                m[i] = m[i].again();
+            }
+            denied = once(e, m, e.realClock.nanos() + e.timeoutNanos);
+            if (denied < 0 || waitFor(m[denied]) == 0) {
                 return denied;
             }
             pause = Math.min(2 * pause, POLL_MAX_MILLIS * 1_000_000L);
@@ -96,296 +123,220 @@ final class Acquisition {
     }
 
     /** @return how long this denial may be waited out: never a degraded or a hopeless one */
-    private static long waitFor(RedisKeySpace space, MutableDecision denial) {
-        if (denial.degraded() || denial.retryAfterNanos() == Decision.NEVER) {
+    private static long waitFor(Member denial) {
+        if (denial.out.degraded() || denial.out.retryAfterNanos() == Decision.NEVER) {
             return 0;
         }
-        return space.binding.maxWaitNanos();
+        return denial.space.binding.maxWaitNanos();
     }
 
     /** One decision; a reply from Redis is awaited until {@code deadline} (real clock). */
-    private static int once(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs,
-            MutableDecision[] out, int n, long deadline) {
-        for (int i = 0; i < n; i++) {
-            Objects.requireNonNull(keys[i], "key");
-            Objects.requireNonNull(out[i], "out");
-            checkCost(costs[i]);
-        }
+    private static int once(Engine e, Member[] m, long deadline) {
         long now = e.localClock.nanos();
-        for (int i = 0; i < n; i++) {
-            if (costs[i] > 0 && ks[i].cache != null
-                    && ks[i].cache.lookup(keys[i], costs[i], now, ks[i].limit, out[i])) {
+        for (int i = 0; i < m.length; i++) {
+            Member a = m[i];
+            if (a.cost > 0 && a.space.cache != null
+                    && a.space.cache.lookup(a.key, a.cost, now, a.space.limit, a.out)) {
                 // The other policies are not consulted (that is the point of the cache): they are
                 // not charged and report their full quota.
-                for (int j = 0; j < n; j++) {
+                for (int j = 0; j < m.length; j++) {
                     if (j != i) {
-                        out[j].allow(ks[j].limit, ks[j].limit, 0);
+                        m[j].out.allow(m[j].space.limit, m[j].space.limit, 0);
                     }
                 }
                 return i;
             }
         }
-        State s = new State(n);
         if (e.breaker.isOpen()) {
-            s.degradeAll(ks, keys, costs, out);
+            boolean denied = false;
+            for (Member a : m) {
+                denied = degradeOne(a, denied);
+            }
         } else {
-            s.viaRedis(e, ks, keys, costs, out, now, deadline);
+            viaRedis(e, m, now, deadline);
         }
-        return s.settle(e, ks, keys, costs, out, now);
+        return settle(e, m, now);
     }
 
-    /** Per-request bookkeeping. */
-    private static final class State {
-        final int n;
-        final boolean[] charged;
-        final boolean[] fromRedis;
-        final boolean[] peek;
-        final String[] leaseIds;
-        int[] group;
-        int groups;
-
-        State(int n) {
-            this.n = n;
-            this.charged = new boolean[n];
-            this.fromRedis = new boolean[n];
-            this.peek = new boolean[n];
-            this.leaseIds = new String[n];
+    /** Decides one member by the failure policy. @return whether the request is denied now */
+    private static boolean degradeOne(Member a, boolean deniedBefore) {
+        if (deniedBefore) {
+            a.space.degraded(a.key, 0, a.out);
+            return true;
         }
-
-        void degradeAll(RedisKeySpace[] ks, String[] keys, long[] costs, MutableDecision[] out) {
-            boolean denied = false;
-            for (int i = 0; i < n; i++) {
-                denied = degradeOne(i, denied, ks, keys, costs, out);
-            }
+        if (!a.space.degraded(a.key, a.cost, a.out)) {
+            return true;
         }
+        a.charged = a.cost > 0;
+        return false;
+    }
 
-        boolean degradeOne(int i, boolean deniedBefore, RedisKeySpace[] ks, String[] keys,
-                long[] costs, MutableDecision[] out) {
-            if (deniedBefore) {
-                ks[i].degraded(keys[i], 0, out[i]);
-                return true;
-            }
-            if (!ks[i].degraded(keys[i], costs[i], out[i])) {
-                return true;
-            }
-            charged[i] = costs[i] > 0;
-            return false;
-        }
-
-        void viaRedis(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs,
-                MutableDecision[] out, long now, long deadline) {
-            String[] redisKeys = new String[n];
-            int[] slots = new int[n];
-            group = new int[n];
-            for (int i = 0; i < n; i++) {
-                redisKeys[i] = e.keys.key(ks[i].name, keys[i]);
-                int slot = SlotHash.getSlot(redisKeys[i]);
+    private static void viaRedis(Engine e, Member[] m, long now, long deadline) {
+        int groups = 0;
+        int[] slots = m.length == 1 ? null : new int[m.length];
+        for (Member a : m) {
+            a.tag = e.keys.tag(a.key);
+            if (slots != null) {
                 int g = 0;
-                while (g < groups && slots[g] != slot) {
+                while (g < groups && slots[g] != a.tag.slot()) {
                     g++;
                 }
                 if (g == groups) {
-                    slots[groups++] = slot;
+                    slots[groups++] = a.tag.slot();
                 }
-                group[i] = g;
-                if (ks[i].binding.needsRequestId() && costs[i] > 0) {
-                    leaseIds[i] = e.newLeaseId();
-                }
+                a.group = g;
+            } else {
+                groups = 1;
             }
-            List<CompletableFuture<List<Object>>> futures = new ArrayList<>(groups);
-            String nowArg = e.nowArg(now);
-            for (int g = 0; g < groups; g++) {
-                futures.add(e.submit(keysOf(g, redisKeys),
-                        argvOf(g, "a", nowArg, ks, costs, null)));
+            if (a.space.binding.needsRequestId() && a.cost > 0) {
+                a.id = e.newLeaseId();
             }
-            for (int g = 0; g < groups; g++) {
-                List<Object> reply = awaitReply(e, futures.get(g), deadline);
-                if (reply != null && decodeGroup(e, g, reply, ks, costs, out)) {
+        }
+        long clock = e.nowArg(now);
+        ScriptCall[] calls = new ScriptCall[groups];
+        for (int g = 0; g < groups; g++) {
+            calls[g] = e.call('a', clock, m, g, null);
+            e.send(calls[g]);
+        }
+        for (int g = 0; g < groups; g++) {
+            ScriptCall done = awaitReply(e, calls[g], deadline);
+            if (done != null && decodeGroup(e, g, done.values(), m)) {
+                continue;
+            }
+            // Redis did not answer: the failure policy decides this group. If the script ran
+            // after all, its concurrency leases are removed (releasing a lease by its id is
+            // idempotent; a rate limit's permits stay taken, the strict side).
+            boolean denied = false;
+            for (Member a : m) {
+                if (a.group != g) {
                     continue;
                 }
-                // Redis did not answer: the failure policy decides this group. If the script ran
-                // after all, its concurrency leases are removed (releasing a lease by its id is
-                // idempotent; a rate limit's permits stay taken, the strict side).
-                boolean denied = false;
-                for (int i = 0; i < n; i++) {
-                    if (group[i] == g) {
-                        if (leaseIds[i] != null && ks[i].leases != null) {
-                            ks[i].refund(keys[i], leaseIds[i], 1, costs[i], MutableDecision.NO_RECEIPT);
-                        }
-                        leaseIds[i] = null;
-                        denied = degradeOne(i, denied, ks, keys, costs, out);
-                    }
+                if (a.id != null && a.space.leases != null) {
+                    a.space.refund(a.key, a.id, 1, a.cost, MutableDecision.NO_RECEIPT);
                 }
+                denied = degradeOne(a, denied);
             }
         }
+    }
 
-        private static List<Object> awaitReply(Engine e, CompletableFuture<List<Object>> f,
-                long deadline) {
-            try {
-                List<Object> reply = e.await(f, deadline);
-                e.breaker.success();
-                return reply;
-            } catch (InterruptedException ex) {
-                // Not Redis's fault: degrade this request, keep the interrupt for the caller.
-                Thread.currentThread().interrupt();
-                return null;
-            } catch (TimeoutException | ExecutionException | RuntimeException ex) {
-                Throwable cause = ex instanceof ExecutionException && ex.getCause() != null
-                        ? ex.getCause() : ex;
-                e.log.log(Level.DEBUG, "sluice-redis ''{0}'': call failed: {1}", e.name, cause);
-                e.breaker.failure(cause);
-                return null;
-            }
+    private static ScriptCall awaitReply(Engine e, ScriptCall call, long deadline) {
+        try {
+            ScriptCall done = e.await(call, deadline);
+            e.breaker.success();
+            return done;
+        } catch (InterruptedException ex) {
+            // Not Redis's fault: degrade this request, keep the interrupt for the caller.
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (TimeoutException | ExecutionException | RuntimeException ex) {
+            Throwable cause = ex instanceof ExecutionException && ex.getCause() != null
+                    ? ex.getCause() : ex;
+            e.log.log(Level.DEBUG, "sluice-redis ''{0}'': call failed: {1}", e.name, cause);
+            e.breaker.failure(cause);
+            return null;
         }
+    }
 
-        /** @return {@code false} if the reply is malformed (then nothing was written to out) */
-        private boolean decodeGroup(Engine e, int g, List<Object> reply, RedisKeySpace[] ks,
-                long[] costs, MutableDecision[] out) {
-            int members = 0;
-            for (int i = 0; i < n; i++) {
-                members += group[i] == g ? 1 : 0;
+    /** @return {@code false} if the reply is malformed (then nothing was written to out) */
+    private static boolean decodeGroup(Engine e, int g, long[] reply, Member[] m) {
+        boolean denied = false;
+        int at = 0;
+        for (Member a : m) {
+            if (a.group != g) {
+                continue;
             }
-            if (reply.size() != members * REPLY) {
-                e.log.log(Level.WARNING, "sluice-redis ''{0}'': unexpected script reply {1}", e.name, reply);
+            if (at + REPLY > reply.length) {
+                e.log.log(Level.WARNING, "sluice-redis ''{0}'': a script reply has {1} integers,"
+                        + " too few for its policies", e.name, reply.length);
                 return false;
             }
-            boolean denied = false;
-            int m = 0;
-            for (int i = 0; i < n; i++) {
-                if (group[i] != g) {
-                    continue;
-                }
-                int at = REPLY * m++;
-                try {
-                    Engine.decode(reply, at, ks[i].limit, out[i]);
-                } catch (IllegalStateException ex) {
-                    e.log.log(Level.WARNING, "sluice-redis ''{0}'': {1}", e.name, ex.getMessage());
-                    return false;
-                }
-                if (!(reply.get(at + REPLY - 1) instanceof Long receipt)) {
-                    e.log.log(Level.WARNING, "sluice-redis: unexpected script reply {0}", reply);
-                    return false;
-                }
-                if (out[i].allowed() && !denied && costs[i] > 0) {
-                    out[i].receipt(receipt);
-                }
-                fromRedis[i] = true;
-                peek[i] = denied;
-                denied |= !out[i].allowed();
+            Engine.decode(reply, at, a.space.limit, a.out);
+            if (a.out.allowed() && !denied && a.cost > 0) {
+                a.out.receipt(reply[at + REPLY - 1]);
             }
-            if (!denied) {
-                for (int i = 0; i < n; i++) {
-                    if (group[i] == g) {
-                        charged[i] = costs[i] > 0;
-                    }
-                }
-            }
-            return true;
+            a.fromRedis = true;
+            a.peek = denied;
+            denied |= !a.out.allowed();
+            at += REPLY;
         }
+        if (!denied) {
+            for (Member a : m) {
+                if (a.group == g) {
+                    a.charged = a.cost > 0;
+                }
+            }
+        }
+        return true;
+    }
 
-        private String[] keysOf(int g, String[] redisKeys) {
+    private static int settle(Engine e, Member[] m, long now) {
+        int first = -1;
+        for (int i = 0; i < m.length && first < 0; i++) {
+            if (!m[i].out.allowed()) {
+                first = i;
+            }
+        }
+        if (first < 0) {
+            for (Member a : m) {
+                if (a.space.leases != null && a.charged) {
+                    a.space.leases.push(a.key, a.fromRedis
+                            ? new LeaseBook.Lease(LeaseBook.Where.REDIS, a.id, 1, a.cost)
+                            : new LeaseBook.Lease(a.space.degradedWhere(), null, 1, a.cost));
+                }
+            }
+            return -1;
+        }
+        giveBack(e, m);
+        for (Member a : m) {
+            if (a.fromRedis && !a.peek && !a.out.allowed() && a.cost > 0 && a.space.cache != null) {
+                a.space.cache.put(a.key, a.cost, now, a.out);
+            }
+        }
+        return first;
+    }
+
+    /**
+     * Gives back what a denied request took: one refund call per Redis group, each policy with
+     * its admission's receipt (the policies it did not charge at cost 0); the local fallback's
+     * admissions are refunded there.
+     */
+    private static void giveBack(Engine e, Member[] m) {
+        int groups = 0;
+        for (Member a : m) {
+            groups = Math.max(groups, a.group + 1);
+            if (a.charged && !a.fromRedis) {
+                if (a.space.leases != null) {
+                    a.space.giveBack(a.key,
+                            new LeaseBook.Lease(a.space.degradedWhere(), null, 1, a.cost));
+                } else if (a.space.fallback != null) {
+                    a.space.fallback.refund(a.key, a.cost, a.out);
+                }
+            }
+        }
+        for (int g = 0; g < groups; g++) {
             int members = 0;
-            for (int i = 0; i < n; i++) {
-                members += group[i] == g ? 1 : 0;
-            }
-            String[] k = new String[members];
-            int m = 0;
-            for (int i = 0; i < n; i++) {
-                if (group[i] == g) {
-                    k[m++] = redisKeys[i];
+            boolean any = false;
+            for (Member a : m) {
+                if (a.group == g) {
+                    members++;
+                    any |= a.charged && a.fromRedis;
                 }
             }
-            return k;
-        }
-
-        /**
-         * The group's arguments. For a refund ({@code admissions} not null), the policies not
-         * charged stay at cost 0 and the charged ones carry their admission's receipt.
-         */
-        private String[] argvOf(int g, String op, String nowArg, RedisKeySpace[] ks, long[] costs,
-                MutableDecision[] admissions) {
-            int members = 0;
-            for (int i = 0; i < n; i++) {
-                members += group[i] == g ? 1 : 0;
+            if (!any) {
+                continue;
             }
-            String[] argv = new String[2 + members * Binding.STRIDE];
-            argv[0] = nowArg;
-            argv[1] = op;
-            int at = 2;
-            for (int i = 0; i < n; i++) {
-                if (group[i] == g) {
-                    boolean refunded = admissions != null && charged[i];
-                    long cost = admissions != null && !charged[i] ? 0 : costs[i];
-                    ks[i].binding.fill(argv, at, cost, leaseIds[i], 1);
-                    if (refunded) {
-                        argv[at + Binding.RECEIPT] = receiptArg(admissions[i].receipt());
-                    }
-                    at += Binding.STRIDE;
+            Part[] refund = new Part[members];
+            int k = 0;
+            for (Member a : m) {
+                if (a.group == g) {
+                    Part p = new Part(a.binding, a.head, a.charged ? a.cost : 0);
+                    p.tag = a.tag;
+                    p.id = a.id;
+                    p.receipt = a.charged ? a.out.receipt() : MutableDecision.NO_RECEIPT;
+                    refund[k++] = p;
                 }
             }
-            return argv;
-        }
-
-        int settle(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs,
-                MutableDecision[] out, long now) {
-            int first = -1;
-            for (int i = 0; i < n && first < 0; i++) {
-                if (!out[i].allowed()) {
-                    first = i;
-                }
-            }
-            if (first < 0) {
-                for (int i = 0; i < n; i++) {
-                    if (ks[i].leases != null && charged[i]) {
-                        ks[i].leases.push(keys[i], fromRedis[i]
-                                ? new LeaseBook.Lease(LeaseBook.Where.REDIS, leaseIds[i], 1, costs[i])
-                                : new LeaseBook.Lease(ks[i].degradedWhere(), null, 1, costs[i]));
-                    }
-                }
-                return -1;
-            }
-            giveBack(e, ks, keys, costs, out);
-            for (int i = 0; i < n; i++) {
-                if (fromRedis[i] && !peek[i] && !out[i].allowed() && costs[i] > 0
-                        && ks[i].cache != null) {
-                    ks[i].cache.put(keys[i], costs[i], now, out[i]);
-                }
-            }
-            return first;
-        }
-
-        /**
-         * Gives back what a denied request took: one refund call per Redis group, each policy
-         * with its admission's receipt; the local fallback's admissions are refunded there.
-         */
-        private void giveBack(Engine e, RedisKeySpace[] ks, String[] keys, long[] costs,
-                MutableDecision[] out) {
-            for (int i = 0; i < n; i++) {
-                if (charged[i] && !fromRedis[i]) {
-                    if (ks[i].leases != null) {
-                        ks[i].giveBack(keys[i],
-                                new LeaseBook.Lease(ks[i].degradedWhere(), null, 1, costs[i]));
-                    } else if (ks[i].fallback != null) {
-                        ks[i].fallback.refund(keys[i], costs[i], out[i]);
-                    }
-                }
-            }
-            for (int g = 0; g < groups; g++) {
-                boolean any = false;
-                String[] redisKeys = new String[n];
-                for (int i = 0; i < n; i++) {
-                    if (group[i] == g && charged[i] && fromRedis[i]) {
-                        any = true;
-                    }
-                    if (group[i] == g) {
-                        redisKeys[i] = e.keys.key(ks[i].name, keys[i]);
-                    }
-                }
-                if (any) {
-                    e.fireAndForget(keysOf(g, redisKeys),
-                            argvOf(g, "r", e.nowArg(e.localClock.nanos()), ks, costs, out));
-                }
-            }
+            e.fireAndForget('r', e.nowArg(e.localClock.nanos()), refund, 0);
         }
     }
 }

@@ -7,15 +7,16 @@ import io.github.sluice.redis.internal.CircuitBreaker;
 import io.github.sluice.redis.internal.Connector;
 import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.internal.Micros;
+import io.github.sluice.redis.internal.Part;
 import io.github.sluice.redis.internal.Reporter;
 import io.github.sluice.redis.internal.Script;
+import io.github.sluice.redis.internal.SlotTags;
+import io.github.sluice.redis.internal.ScriptCall;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.StoreListener;
-import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -62,6 +63,7 @@ final class Engine implements Reporter.Sink {
      */
     final Reporter log;
     private final String instanceId;
+    private final byte[] probeHead;
     private final AtomicLong leaseSeq = new AtomicLong();
 
     Engine(RedisStore.Builder b, Connector connector) {
@@ -79,6 +81,7 @@ final class Engine implements Reporter.Sink {
         this.leaseMicros = b.leaseTimeout.toNanos() / 1000;
         this.listener = b.listener;
         this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
+        this.probeHead = (probeKey() + ':').getBytes(StandardCharsets.US_ASCII);
         // Last: the reporter's thread starts here and sees every field above.
         this.log = new Reporter(name, BACKEND, this, LOG_CAPACITY);
         this.breaker = new CircuitBreaker(b.failureThreshold, realClock, log);
@@ -93,9 +96,21 @@ final class Engine implements Reporter.Sink {
         return keys.prefix() + ":~probe:" + instanceId;
     }
 
-    /** @return the script's clock argument: the client clock in microseconds, or '' for TIME */
-    String nowArg(long localNow) {
-        return clientClock == null ? "" : Long.toString(Micros.floor(localNow));
+    /**
+     * @param slot a cluster slot (any, for a single server)
+     * @return the part of the probe's call for the master of that slot: the key {@code
+     *     <prefix>:~probe:<instance id>:{<tag>}}, the tag landing in the slot
+     */
+    Part probePart(int slot) {
+        Part p = new Part(null, probeHead, 0);
+        String tag = connector.cluster() ? SlotTags.of(slot) : "";
+        p.tag = new KeyNames.Tag("", ("{" + tag + "}").getBytes(StandardCharsets.US_ASCII), slot);
+        return p;
+    }
+
+    /** @return the script's clock argument: the client clock in microseconds, or Redis TIME */
+    long nowArg(long localNow) {
+        return clientClock == null ? ScriptCall.REDIS_TIME : Micros.floor(localNow);
     }
 
     /**
@@ -106,31 +121,75 @@ final class Engine implements Reporter.Sink {
         return "L" + instanceId + '.' + Long.toString(leaseSeq.incrementAndGet(), 36);
     }
 
-    /** Sends the script; never throws, never blocks: a failure is a failed future. */
-    CompletableFuture<List<Object>> submit(String[] keys, String[] argv) {
-        try {
-            RedisAsyncCommands<String, String> commands = connector.async();
-            if (commands == null) {
-                return CompletableFuture.failedFuture(
-                        new RedisConnectionException("not connected to " + connector.describe()));
-            }
-            return script.run(commands, keys, argv);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+    /**
+     * Builds the call for one group of parts.
+     *
+     * @param op {@code 'a'}, {@code 'r'} or {@code 'n'}
+     * @param now the clock argument ({@link #nowArg})
+     * @param parts the parts, with their tags
+     * @param group the group
+     * @param callback told when the call completes, or {@code null} if it is awaited
+     * @return the call, not yet sent
+     */
+    ScriptCall call(char op, long now, Part[] parts, int group, ScriptCall.Callback callback) {
+        return ScriptCall.of(script, op, now, parts, group, connector.cluster(), callback);
+    }
+
+    /** Sends a call; never throws, never blocks: a failure completes the call. */
+    void send(ScriptCall call) {
+        connector.dispatch(call);
+    }
+
+    /**
+     * Sends the call and does not wait: releases, refunds and renewals. A {@code NOSCRIPT} is
+     * answered by sending the source; a failure is logged by the reporter (this runs on a Lettuce
+     * I/O thread, or inline if the call failed at once).
+     */
+    void fireAndForget(char op, long now, Part[] parts, int group) {
+        send(call(op, now, parts, group, forgotten));
+    }
+
+    /** Completes fire-and-forget calls. */
+    private final ScriptCall.Callback forgotten = this::forgotten;
+
+    /** Sends the script's source after a NOSCRIPT; logs a failure. */
+    private void forgotten(ScriptCall call) {
+        if (call.noScript() && !call.sendsSource()) {
+            send(call.withSource());
+            return;
+        }
+        Throwable failure = call.failure();
+        if (failure != null) {
+            log.log(Level.DEBUG, "sluice-redis ''{0}'': a release or renewal was lost; leases"
+                    + " and TTLs restore the state: {1}", name, failure);
         }
     }
 
     /**
-     * Sends the script and does not wait: releases, refunds and renewals. A failure is logged by
-     * the reporter (this runs on a Lettuce I/O thread, or inline if the call failed at once).
+     * Sends a call and waits for its reply until the deadline of the real clock; on {@code
+     * NOSCRIPT} (Redis restarted, or a replica took over, with an empty script cache) sends the
+     * source within the same deadline.
+     *
+     * @return the completed call, whose {@link ScriptCall#failure()} is {@code null}
+     * @throws TimeoutException when the deadline passes
+     * @throws ExecutionException when the call failed (the cause says why)
+     * @throws InterruptedException when the request thread is interrupted
      */
-    void fireAndForget(String[] keys, String[] argv) {
-        submit(keys, argv).whenComplete((r, e) -> {
-            if (e != null) {
-                log.log(Level.DEBUG, "sluice-redis ''{0}'': a release or renewal was lost; leases"
-                        + " and TTLs restore the state: {1}", name, e);
-            }
-        });
+    ScriptCall await(ScriptCall call, long deadline)
+            throws TimeoutException, ExecutionException, InterruptedException {
+        if (!call.await(deadline, realClock)) {
+            throw new TimeoutException("Redis did not answer in time");
+        }
+        if (call.noScript() && !call.sendsSource()) {
+            ScriptCall again = call.withSource();
+            send(again);
+            return await(again, deadline);
+        }
+        Throwable failure = call.failure();
+        if (failure != null) {
+            throw new ExecutionException(failure);
+        }
+        return call;
     }
 
     /**
@@ -151,15 +210,13 @@ final class Engine implements Reporter.Sink {
 
     /**
      * Writes one policy's decision from the script's reply (five integers from {@code at}).
-     *
-     * @throws IllegalStateException if the reply is not what the script returns
      */
-    static void decode(List<Object> reply, int at, long limit, MutableDecision out) {
-        long admitted = number(reply, at);
-        long remaining = number(reply, at + 1);
-        long reset = Micros.toNanos(number(reply, at + 2));
-        long retry = number(reply, at + 3);
-        long delay = Micros.toNanos(number(reply, at + 4));
+    static void decode(long[] reply, int at, long limit, MutableDecision out) {
+        long admitted = reply[at];
+        long remaining = reply[at + 1];
+        long reset = Micros.toNanos(reply[at + 2]);
+        long retry = reply[at + 3];
+        long delay = Micros.toNanos(reply[at + 4]);
         if (admitted == 1) {
             if (delay > 0) {
                 out.shape(limit, remaining, reset, delay);
@@ -169,13 +226,6 @@ final class Engine implements Reporter.Sink {
         } else {
             out.deny(limit, remaining, reset, retry < 0 ? Decision.NEVER : Micros.toNanos(retry));
         }
-    }
-
-    private static long number(List<Object> reply, int i) {
-        if (reply == null || i >= reply.size() || !(reply.get(i) instanceof Long v)) {
-            throw new IllegalStateException("unexpected reply from the Sluice script: " + reply);
-        }
-        return v;
     }
 
     /** Logs and tells the listener; on the reporter's thread. */

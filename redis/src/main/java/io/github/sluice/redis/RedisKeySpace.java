@@ -5,6 +5,7 @@ import io.github.sluice.core.MutableDecision;
 import io.github.sluice.redis.internal.Binding;
 import io.github.sluice.redis.internal.DenialCache;
 import io.github.sluice.redis.internal.LeaseBook;
+import io.github.sluice.redis.internal.Part;
 import io.github.sluice.store.KeySpace;
 import java.lang.System.Logger.Level;
 import java.util.Objects;
@@ -20,6 +21,8 @@ final class RedisKeySpace implements KeySpace {
     final Engine engine;
     final String name;
     final Binding binding;
+    /** {@code <prefix>:<policy>:}, the bytes every key of this policy starts with. */
+    final byte[] head;
     final long limit;
     /** Denials cached until their retry-after, or {@code null} when off or for concurrency. */
     final DenialCache cache;
@@ -32,6 +35,7 @@ final class RedisKeySpace implements KeySpace {
         this.engine = engine;
         this.name = name;
         this.binding = binding;
+        this.head = engine.keys.head(name);
         this.limit = binding.algorithm().limit();
         this.cache = engine.denialCacheSize > 0 && binding.cacheDenials()
                 ? new DenialCache(engine.denialCacheSize) : null;
@@ -62,8 +66,8 @@ final class RedisKeySpace implements KeySpace {
      */
     @Override
     public boolean acquire(String key, long cost, MutableDecision out) {
-        return Acquisition.run(engine, new RedisKeySpace[] {this}, new String[] {key},
-                new long[] {cost}, new MutableDecision[] {out}, 1) < 0;
+        return Acquisition.run(engine, new Acquisition.Member[] {
+            new Acquisition.Member(this, key, cost, out)}) < 0;
     }
 
     /**
@@ -142,12 +146,12 @@ final class RedisKeySpace implements KeySpace {
      * script returned for the admission, or the release of a concurrency lease.
      */
     void refund(String key, String leaseId, long first, long cost, long receipt) {
-        String[] argv = new String[2 + Binding.STRIDE];
-        argv[0] = engine.nowArg(engine.localClock.nanos());
-        argv[1] = "r";
-        binding.fill(argv, 2, cost, leaseId, first);
-        argv[2 + Binding.RECEIPT] = Acquisition.receiptArg(receipt);
-        engine.fireAndForget(new String[] {engine.keys.key(name, key)}, argv);
+        Part p = new Part(binding, head, cost);
+        p.tag = engine.keys.tag(key);
+        p.id = leaseId;
+        p.first = first;
+        p.receipt = receipt;
+        engine.fireAndForget('r', engine.nowArg(engine.localClock.nanos()), new Part[] {p}, 0);
     }
 
     /**

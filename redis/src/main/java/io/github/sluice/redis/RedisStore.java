@@ -6,12 +6,15 @@ import io.github.sluice.core.MutableDecision;
 import io.github.sluice.redis.internal.Binding;
 import io.github.sluice.redis.internal.Bindings;
 import io.github.sluice.redis.internal.Connector;
+import io.github.sluice.redis.internal.Endpoint;
+import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.internal.LeaseBook;
+import io.github.sluice.redis.internal.Part;
+import io.github.sluice.redis.internal.ScriptCall;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
 import io.github.sluice.store.StoreListener;
-import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -19,11 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 
 /**
@@ -85,7 +86,7 @@ public final class RedisStore implements Store {
     private long failingSince;
 
     private RedisStore(Builder b) {
-        Connector connector = new Connector(b.uri, b.commandTimeout, b.connectTimeout);
+        Connector connector = new Connector(b.endpoint(), b.commandTimeout, b.connectTimeout);
         this.engine = new Engine(b, connector);
         this.leaseTimeout = b.leaseTimeout;
         this.connectTimeoutNanos = b.connectTimeout.toNanos();
@@ -98,9 +99,11 @@ public final class RedisStore implements Store {
             // A connect timeout for connecting, another for loading and warming up the script:
             // the first connection of a JVM spends most of a second loading the client's classes.
             connector.connect(connectTimeoutNanos);
-            long deadline = engine.realClock.nanos() + connectTimeoutNanos;
-            warmUp(deadline, connectTimeoutNanos);
-        } catch (RuntimeException e) {
+            check(engine.realClock.nanos(), connectTimeoutNanos, false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            engine.breaker.open(e);
+        } catch (Exception e) {
             // Start degraded rather than fail the application's startup; the probe connects later.
             engine.breaker.open(e);
         }
@@ -110,7 +113,7 @@ public final class RedisStore implements Store {
         scheduler.scheduleWithFixedDelay(this::renewLeases, renew, renew, TimeUnit.NANOSECONDS);
     }
 
-    /** @return a builder; {@link Builder#uri(String)} is required */
+    /** @return a builder; {@link Builder#uri(String)} or {@link Builder#cluster} is required */
     public static Builder builder() {
         return new Builder();
     }
@@ -169,17 +172,19 @@ public final class RedisStore implements Store {
     @Override
     public int acquireAll(KeySpace[] spaces, String[] keys, long[] costs, MutableDecision[] out,
             int count) {
-        RedisKeySpace[] own = new RedisKeySpace[count];
         for (int i = 0; i < count; i++) {
             if (!(spaces[i] instanceof RedisKeySpace r) || r.engine != engine) {
                 return Store.super.acquireAll(spaces, keys, costs, out, count);
             }
-            own[i] = r;
         }
         if (count == 0) {
             return -1;
         }
-        return Acquisition.run(engine, own, keys, costs, out, count);
+        Acquisition.Member[] members = new Acquisition.Member[count];
+        for (int i = 0; i < count; i++) {
+            members[i] = new Acquisition.Member((RedisKeySpace) spaces[i], keys[i], costs[i], out[i]);
+        }
+        return Acquisition.run(engine, members);
     }
 
     /** @return {@code true} while decisions follow the failure policy (the breaker is open) */
@@ -221,38 +226,61 @@ public final class RedisStore implements Store {
     }
 
     /**
-     * Loads the script and runs it once with nothing to decide: the first real decision then
-     * finds the script cached and the client's whole decision path loaded, instead of spending
-     * its short command timeout on class loading or on {@code NOSCRIPT}.
+     * Checks that Redis decides: it answers {@code PING}, has the script (loaded here if it did
+     * not), runs it, and accepts a write, on every master of a cluster (the probe key of each is
+     * in a slot that master serves, and goes through the same routing as a decision). At startup
+     * this also loads the client's whole decision path, so that the first real decision does not
+     * spend its short command timeout on class loading or on {@code NOSCRIPT}.
      *
-     * @param deadline when to give up (real clock)
-     * @param runTimeoutNanos how long the run may take, within the deadline
-     * @throws IllegalStateException if Redis did not do both in time
+     * <p>A PONG alone is no proof: a server under {@code CLIENT PAUSE WRITE}, or a primary
+     * demoted to a read-only replica by a failover, answers PING and refuses every decision.
+     *
+     * @param start when the check began (real clock)
+     * @param stepNanos how long each step (PING, the script's runs) may take; loading the script
+     *     may take the connect timeout
+     * @param write whether to write the probe keys (not at startup: the script's run is enough to
+     *     warm up, and a store that merely starts leaves no key behind)
+     * @throws IllegalStateException if there is no connection
+     * @throws Exception if a step failed or took too long
      */
-    private void warmUp(long deadline, long runTimeoutNanos) {
-        RedisAsyncCommands<String, String> c = engine.connector.async();
-        if (c == null) {
+    private void check(long start, long stepNanos, boolean write) throws Exception {
+        RedisClusterAsyncCommands<String, String> c = engine.connector.async();
+        int[] masters = engine.connector.masterSlots();
+        if (c == null || masters == null) {
             throw new IllegalStateException("not connected");
         }
-        try {
-            engine.await(c.scriptLoad(engine.script.source()).toCompletableFuture(), deadline);
-            engine.await(engine.script.run(c, new String[0], new String[] {"", "a"}),
-                    Math.min(deadline, engine.realClock.nanos() + runTimeoutNanos));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while warming up", e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("Redis did not run the Sluice script: " + e, e);
+        String pong = engine.await(c.ping().toCompletableFuture(), start + stepNanos);
+        if (!"PONG".equals(pong)) {
+            throw new IllegalStateException("PING answered " + pong);
+        }
+        if (!engine.connector.cluster()) {
+            // A cluster's masters load it through the probe's NOSCRIPT, each its own.
+            engine.await(c.scriptLoad(engine.script.source()).toCompletableFuture(),
+                    start + connectTimeoutNanos);
+        } else if (masters.length == 0) {
+            throw new IllegalStateException("the cluster has no master serving slots");
+        }
+        long ttl = write ? connectTimeoutNanos / 1_000_000 + 1 : 0;
+        int[] slots = masters.length == 0 ? new int[] {0} : masters;
+        ScriptCall[] calls = new ScriptCall[slots.length];
+        for (int i = 0; i < slots.length; i++) {
+            calls[i] = ScriptCall.probe(engine.script, engine.probePart(slots[i]), ttl,
+                    engine.connector.cluster());
+            engine.send(calls[i]);
+        }
+        long deadline = Math.min(start + connectTimeoutNanos, engine.realClock.nanos() + stepNanos);
+        for (ScriptCall call : calls) {
+            engine.await(call, deadline);
         }
     }
 
     /**
-     * While the breaker is open: connect if there is no connection; PING; load the script, run it
-     * once and write a short-lived key; only then close the breaker. A PONG alone is no proof: a
-     * server under {@code CLIENT PAUSE WRITE}, or a primary demoted to a read-only replica by a
-     * failover, answers PING and refuses every decision, and closing on it would make requests
-     * pay for Redis again and again. Runs on the store's probe thread, bounded by the connect
-     * timeout (connecting, loading) and the command timeout (each other step).
+     * While the breaker is open: connect if there is no connection, {@linkplain #check check} that
+     * Redis decides, and only then close the breaker; closing on a PONG would make requests pay
+     * for a Redis that refuses them again and again. Runs on the store's probe thread, bounded by
+     * the connect timeout (connecting, loading) and the command timeout (each other step). On a
+     * cluster, a failed probe also asks the client to refresh its map of the cluster at once: a
+     * replica may have taken over from a master that does not answer.
      */
     private void probe() {
         if (!engine.breaker.isOpen()) {
@@ -261,25 +289,12 @@ public final class RedisStore implements Store {
         }
         try {
             engine.connector.connect(connectTimeoutNanos);
-            RedisAsyncCommands<String, String> c = engine.connector.async();
-            if (c == null) {
-                return;
-            }
             long start = engine.realClock.nanos();
             try {
-                String pong = engine.await(c.ping().toCompletableFuture(), start + engine.timeoutNanos);
-                if (!"PONG".equals(pong)) {
-                    throw new IllegalStateException("PING answered " + pong);
-                }
-                warmUp(start + connectTimeoutNanos, engine.timeoutNanos);
-                String ok = engine.await(c.set(engine.probeKey(), "1",
-                        SetArgs.Builder.px(connectTimeoutNanos / 1_000_000 + 1)).toCompletableFuture(),
-                        engine.realClock.nanos() + engine.timeoutNanos);
-                if (!"OK".equals(ok)) {
-                    throw new IllegalStateException("SET answered " + ok);
-                }
+                check(start, engine.timeoutNanos, true);
             } catch (Exception e) {
                 replaceIfFailing(start);
+                engine.connector.refreshTopology();
                 throw e;
             }
             failingSince = 0;
@@ -327,17 +342,17 @@ public final class RedisStore implements Store {
                 }
                 for (Map.Entry<String, List<LeaseBook.Lease>> e : space.leases.redisLeases().entrySet()) {
                     List<LeaseBook.Lease> held = e.getValue();
-                    String redisKey = engine.keys.key(space.name, e.getKey());
-                    String[] keys = new String[held.size()];
-                    String[] argv = new String[2 + held.size() * Binding.STRIDE];
-                    argv[0] = engine.nowArg(engine.localClock.nanos());
-                    argv[1] = "n";
+                    KeyNames.Tag tag = engine.keys.tag(e.getKey());
+                    Part[] parts = new Part[held.size()];
                     for (int i = 0; i < held.size(); i++) {
                         LeaseBook.Lease l = held.get(i);
-                        keys[i] = redisKey;
-                        space.binding.fill(argv, 2 + i * Binding.STRIDE, l.count(), l.id(), l.first());
+                        Part p = new Part(space.binding, space.head, l.count());
+                        p.tag = tag;
+                        p.id = l.id();
+                        p.first = l.first();
+                        parts[i] = p;
                     }
-                    engine.fireAndForget(keys, argv);
+                    engine.fireAndForget('n', engine.nowArg(engine.localClock.nanos()), parts, 0);
                 }
             }
         } catch (RuntimeException e) {
@@ -354,10 +369,11 @@ public final class RedisStore implements Store {
 
     /**
      * Builds a {@link RedisStore}. Not thread-safe. Every setter has a default except
-     * {@link #uri(String)}.
+     * {@link #uri(String)} or {@link #cluster(String...)}, one of which is required.
      */
     public static final class Builder {
-        String uri;
+        private Endpoint uri;
+        private Endpoint cluster;
         String name = "redis";
         String prefix = "sluice";
         byte[] keySecret;
@@ -376,15 +392,43 @@ public final class RedisStore implements Store {
 
         /**
          * Sets where Redis is, in Lettuce's URI syntax: {@code redis://[password@]host[:port][/db]},
-         * {@code rediss://} for TLS, {@code redis-sentinel://} for Sentinel. Required.
+         * {@code rediss://} for TLS, {@code redis-sentinel://} for Sentinel; or a Redis Cluster by
+         * its seed nodes, {@code redis-cluster://[password@]host:port,host:port,...}
+         * ({@code rediss-cluster://} for TLS; the password and options apply to every node, a
+         * port left out is 6379). Either this or {@link #cluster(String...)} is required.
          *
          * @param uri the URI
          * @return this builder
          * @throws NullPointerException if {@code uri} is null
+         * @throws IllegalArgumentException if the URI is malformed (the message names it, without
+         *     its password)
          */
         public Builder uri(String uri) {
-            this.uri = Objects.requireNonNull(uri, "uri");
+            this.uri = Endpoint.parse(uri);
             return this;
+        }
+
+        /**
+         * Sets a Redis Cluster by its seed nodes, each a {@code redis://} or {@code rediss://} URI:
+         * the client discovers the other nodes from any seed that answers, follows the cluster's
+         * redirections, and finds a replica that took over from a failed master. The same as
+         * {@link #uri(String)} with a {@code redis-cluster://} URI. Either this or {@code uri} is
+         * required.
+         *
+         * @param seeds at least one URI, e.g. {@code "redis://10.0.0.1:6379"}
+         * @return this builder
+         * @throws NullPointerException if {@code seeds} or one of them is null
+         * @throws IllegalArgumentException if there is none, or one is malformed or not a single
+         *     node's
+         */
+        public Builder cluster(String... seeds) {
+            Objects.requireNonNull(seeds, "cluster");
+            this.cluster = Endpoint.cluster(java.util.Arrays.asList(seeds));
+            return this;
+        }
+
+        Endpoint endpoint() {
+            return uri != null ? uri : cluster;
         }
 
         /**
@@ -584,12 +628,15 @@ public final class RedisStore implements Store {
          * degraded and connects as soon as the probe succeeds.
          *
          * @return the store
-         * @throws IllegalStateException if no URI was set
-         * @throws IllegalArgumentException if the URI is malformed
+         * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both
          */
         public RedisStore build() {
-            if (uri == null) {
-                throw new IllegalStateException("uri must be set");
+            if (uri == null && cluster == null) {
+                throw new IllegalStateException("uri (or cluster) must be set");
+            }
+            if (uri != null && cluster != null) {
+                throw new IllegalStateException("set either uri (" + uri + ") or cluster (" + cluster
+                        + "), not both");
             }
             return new RedisStore(this);
         }

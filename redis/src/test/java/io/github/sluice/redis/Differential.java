@@ -38,9 +38,17 @@ final class Differential implements AutoCloseable {
     private int maxCost = 3;
 
     Differential(RedisServer redis, long toleranceNanos) {
+        this(redis.uri(), toleranceNanos);
+    }
+
+    /**
+     * @param uri where Redis is: a server, or a cluster
+     * @param toleranceNanos how far reset and retry-after may differ
+     */
+    Differential(String uri, long toleranceNanos) {
         // Leases outlive the fake clock's steps: the in-memory concurrency limit has no leases.
-        this.store = RedisStore.builder().uri(redis.uri()).clientClock(clock)
-                .commandTimeout(Duration.ofSeconds(5)).denialCacheSize(0)
+        this.store = RedisStore.builder().uri(uri).clientClock(clock)
+                .commandTimeout(Duration.ofSeconds(5)).connectTimeout(Duration.ofSeconds(10)).denialCacheSize(0)
                 .leaseTimeout(Duration.ofDays(1)).build();
         this.toleranceNanos = toleranceNanos;
     }

@@ -34,7 +34,7 @@ class FailurePolicyConfigTest {
         assertEquals("prefix must be non-empty without ':', '{' or '}' but was 'a:b'",
                 message(() -> b.prefix("a:b")));
         assertEquals("keySecret must be at least 16 characters but was 5", message(() -> b.keySecret("short")));
-        assertEquals("uri must be set", assertThrows(IllegalStateException.class, b::build).getMessage());
+        assertEquals("uri (or cluster) must be set", assertThrows(IllegalStateException.class, b::build).getMessage());
         assertThrows(NullPointerException.class, () -> b.uri(null));
     }
 }

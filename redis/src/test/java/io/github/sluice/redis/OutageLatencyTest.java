@@ -48,7 +48,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OutageLatencyTest {
 
     private static final Clock REAL = Clock.system();
-    private static final Duration TIMEOUT = Duration.ofMillis(50);
+    static final Duration TIMEOUT = Duration.ofMillis(50);
     private static final long OUTAGE_MILLIS = 800;
     private static final int THREADS = 8;
     private static final int CONTROL_THREADS = 2;
@@ -205,12 +205,22 @@ class OutageLatencyTest {
      * repeated, once the breaker (which such misses may have opened) has closed again.
      */
     private static void assertExactlyTheLimitUnderContention(RedisStore store) throws InterruptedException {
+        assertExactlyTheLimitUnderContention(store, round -> "fresh-" + round);
+    }
+
+    /**
+     * As above, with the key of each round chosen by the caller (e.g. a key on a given master).
+     *
+     * @param keyOfRound the fresh key of each round (0 to 9)
+     */
+    static void assertExactlyTheLimitUnderContention(RedisStore store,
+            java.util.function.IntFunction<String> keyOfRound) throws InterruptedException {
         int limit = 10;
         // (a token bucket refilling once in six minutes: no window boundary to cross mid-test)
         KeySpace space = store.keySpace("after", TokenBucket.of(Rate.perHour(limit)));
         for (int round = 0; round < 10; round++) {
             Load.await("the breaker to be closed", 10_000, () -> !store.degraded());
-            String key = "fresh-" + round;
+            String key = keyOfRound.apply(round);
             AtomicInteger admitted = new AtomicInteger();
             AtomicInteger degraded = new AtomicInteger();
             CountDownLatch go = new CountDownLatch(1);
@@ -342,7 +352,7 @@ class OutageLatencyTest {
     }
 
     /** A key space whose every call waits the timeout for a reply that never comes. */
-    private static KeySpace silentRedis() {
+    static KeySpace silentRedis() {
         CompletableFuture<Void> never = new CompletableFuture<>();
         return new KeySpace() {
             @Override

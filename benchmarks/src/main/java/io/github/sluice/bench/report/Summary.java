@@ -60,7 +60,9 @@ public final class Summary {
         s.heap(heap);
         s.enforcer();
         s.redis();
+        s.redisCluster();
         s.targets(heap);
+        s.redisTargets();
         System.out.print(s.out);
     }
 
@@ -145,6 +147,45 @@ public final class Summary {
                 String rat = r.method().startsWith("sluice")
                         ? find(rows, peer).map(p -> ratio(r, p)).orElse("-") : "";
                 line("| %s | %s | %s | %s |%n", r.method(), score(r), bytes(r), rat);
+            }
+        }
+    }
+
+    private void redisCluster() {
+        for (int threads : threads("RedisCluster")) {
+            List<Result> rows = rows("RedisCluster", threads);
+            line("%n### Redis Cluster, Sluice RedisStore, %d thread%s%n%n", threads, threads == 1 ? "" : "s");
+            line("| benchmark | decisions/s | B/op | vs one master (x) |%n|---|---:|---:|---:|%n");
+            Optional<Result> one = find(rows, "manyKeysOneMaster");
+            for (Result r : rows) {
+                line("| %s | %.0f | %s | %s |%n", r.method(), r.score() * 1000, bytes(r),
+                        one.map(o -> ratio(r, o)).orElse("-"));
+            }
+        }
+    }
+
+    /** The Redis targets of issue 15: allocation per decision, and throughput vs Bucket4j. */
+    private void redisTargets() {
+        line("%n### Redis targets (this run)%n%n| target | benchmark | measured | verdict |%n|---|---|---:|---|%n");
+        for (int t : threads("RedisStores")) {
+            List<Result> rows = rows("RedisStores", t);
+            find(rows, "sluiceHotKey").ifPresent(r -> line("| <= 1,000 B per decision, %d thread(s) | %s"
+                    + " | %s B/op | %s |%n", t, r.method(), bytes(r), Double.isNaN(r.bytesPerOp()) ? "n/a"
+                    : r.bytesPerOp() <= 1000 ? "met" : "missed"));
+            double factor = t == 1 ? 1.5 : 2;
+            if (t == 1 || t >= 16) {
+                find(rows, "sluiceHotKey").ifPresent(r -> find(rows, "bucket4jHotKey").ifPresent(b ->
+                        verdict("one hot key, " + t + " thread(s): >= " + factor + "x Bucket4j Lettuce",
+                                r, r, b, v -> v >= factor)));
+            }
+        }
+        if (threads("RedisStores").isEmpty()) {
+            line("| <= 1,000 B per decision | sluiceHotKey | not run | missed |%n");
+        }
+        for (int t : new int[] {1, 16, 64}) {
+            if (!threads("RedisStores").contains(t)) {
+                line("| one hot key, %d thread(s): >= %sx Bucket4j Lettuce | sluiceHotKey | not run | missed |%n",
+                        t, t == 1 ? "1.5" : "2");
             }
         }
     }

@@ -1,6 +1,8 @@
 package io.github.sluice.redis.internal;
 
 import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.MutableDecision;
+import io.netty.buffer.ByteBuf;
 import java.util.Arrays;
 
 /**
@@ -20,12 +22,16 @@ public abstract class Binding {
     public static final int RECEIPT = 2 + PARAMS;
     /** The receipt argument of a call that carries none (an acquisition, a lease's release). */
     public static final String NO_RECEIPT = "-";
+    private static final byte[] NONE = Resp.encoded(NO_RECEIPT);
     /** The longest duration the in-memory algorithms accept (their {@code Checks.MAX_NANOS}). */
     static final long MAX_NANOS = 1L << 61;
 
     private final Algorithm<?> algorithm;
     private final String kind;
     private final String[] params;
+    /** The kind and the parameters, encoded once: a call copies their bytes. */
+    private final byte[] kindBytes;
+    private final byte[][] paramBytes;
 
     /**
      * @param algorithm the in-memory algorithm this binding mirrors
@@ -41,6 +47,11 @@ public abstract class Binding {
         Arrays.fill(this.params, "0");
         for (int i = 0; i < params.length; i++) {
             this.params[i] = Long.toString(Micros.checked(kind + " parameter " + (i + 1), params[i]));
+        }
+        this.kindBytes = Resp.encoded(kind);
+        this.paramBytes = new byte[PARAMS][];
+        for (int i = 0; i < PARAMS; i++) {
+            this.paramBytes[i] = Resp.encoded(this.params[i]);
         }
     }
 
@@ -81,20 +92,39 @@ public abstract class Binding {
     }
 
     /**
-     * Writes this policy's {@link #STRIDE} arguments, with no receipt (a refund then sets the
-     * receipt at {@link #RECEIPT}).
+     * Writes this policy's {@link #STRIDE} arguments into a call: its kind, the cost, the
+     * parameters (for an algorithm that {@linkplain #needsRequestId() needs a request id}, the
+     * third and fourth are the id and the index of its first member), and the receipt.
      *
-     * @param argv the argument array
-     * @param offset where this policy's arguments start
+     * @param buf the call's buffer
      * @param cost the cost
-     * @param leaseId the lease id for a concurrency limit, else ignored
-     * @param first the index of the lease's first member, else ignored
+     * @param requestId the lease or request id, or {@code null} (written as {@code '-'})
+     * @param first the index of the lease's first member, if there is an id
+     * @param receipt the receipt of the admission a refund undoes, or
+     *     {@link MutableDecision#NO_RECEIPT}
      */
-    public void fill(String[] argv, int offset, long cost, String leaseId, long first) {
-        argv[offset] = kind;
-        argv[offset + 1] = Long.toString(cost);
-        System.arraycopy(params, 0, argv, offset + 2, PARAMS);
-        argv[offset + RECEIPT] = NO_RECEIPT;
+    public final void encode(ByteBuf buf, long cost, String requestId, long first, long receipt) {
+        buf.writeBytes(kindBytes);
+        Resp.bulk(buf, cost);
+        buf.writeBytes(paramBytes[0]);
+        buf.writeBytes(paramBytes[1]);
+        if (needsRequestId()) {
+            if (requestId == null) {
+                buf.writeBytes(NONE);
+            } else {
+                Resp.bulk(buf, requestId);
+            }
+            Resp.bulk(buf, first);
+        } else {
+            buf.writeBytes(paramBytes[2]);
+            buf.writeBytes(paramBytes[3]);
+        }
+        buf.writeBytes(paramBytes[4]);
+        if (receipt == MutableDecision.NO_RECEIPT) {
+            buf.writeBytes(NONE);
+        } else {
+            Resp.bulk(buf, receipt);
+        }
     }
 
     /**

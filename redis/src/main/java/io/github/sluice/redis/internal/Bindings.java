@@ -139,13 +139,6 @@ public final class Bindings {
             }
 
             @Override
-            public void fill(String[] argv, int offset, long cost, String requestId, long first) {
-                super.fill(argv, offset, cost, requestId, first);
-                argv[offset + 4] = requestId == null ? "-" : requestId;
-                argv[offset + 5] = Long.toString(first);
-            }
-
-            @Override
             public Algorithm<?> scaled(int instances) {
                 return SlidingLog.builder().limit(share(l.limit(), instances))
                         .window(Duration.ofNanos(l.windowNanos())).build();
@@ -187,13 +180,6 @@ public final class Bindings {
             @Override
             public long maxWaitNanos() {
                 return c.maxWaitNanos();
-            }
-
-            @Override
-            public void fill(String[] argv, int offset, long cost, String leaseId, long first) {
-                super.fill(argv, offset, cost, leaseId, first);
-                argv[offset + 4] = leaseId == null ? "-" : leaseId;
-                argv[offset + 5] = Long.toString(first);
             }
 
             @Override

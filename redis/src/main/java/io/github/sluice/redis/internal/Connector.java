@@ -1,71 +1,112 @@
 package io.github.sluice.redis.internal;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.ConnectionFuture;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandWrapper;
+import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Owns the Lettuce client and its one connection, configured for a rate limiter's needs:
+ * Owns the Lettuce client and its one connection (to a server, or to a cluster: one connection
+ * per node behind one facade), configured for a rate limiter's needs:
  * <ul>
  *   <li>commands are <em>rejected</em> while disconnected instead of queued
  *       ({@code DisconnectedBehavior.REJECT_COMMANDS}), so a request never waits for a
  *       reconnection;
- *   <li>every command times out after the command timeout ({@code TimeoutOptions}), so Lettuce
- *       does not keep stale commands either;
+ *   <li>every command but the script's times out after the command timeout
+ *       ({@code TimeoutOptions}), so Lettuce does not keep stale commands. A script call is timed
+ *       by the request that waits for it (and a call nobody waits for is a release, which may
+ *       take its time); sparing Lettuce a timer per decision keeps the decision path lean. A
+ *       connection that stops answering altogether is {@linkplain #replace() replaced}, which
+ *       fails what it still holds;
  *   <li>auto-reconnect is on, with a short capped back-off (10 ms doubling to 200 ms), so the
  *       connection is back within a fraction of a second of Redis;
  *   <li>a short connect timeout, which {@link #connect(long)} enforces itself: Lettuce's blocking
  *       connect waits for its handshake without a bound of its own (and a TLS handshake has a
  *       10 s timeout of its own).
  * </ul>
- * If the first connection fails, {@link #async()} returns {@code null} until
- * {@link #connect(long)} succeeds (the store's probe retries it). A connection that Lettuce
- * believes open but that no longer answers (the server's host vanished without a reset) is
- * {@linkplain #replace() replaced} by the probe.
+ * For a cluster, the client also follows {@code MOVED} and {@code ASK} redirections (up to
+ * {@value #MAX_REDIRECTS}), and refreshes its map of slots to nodes on every sign of change
+ * (redirections, reconnection attempts, failed nodes), at most once per
+ * {@link #TOPOLOGY_REFRESH_MIN}, and every {@link #TOPOLOGY_REFRESH_PERIOD} regardless; nodes the
+ * cluster marked as failed are left out of the map. {@link #refreshTopology()} asks for a
+ * refresh at once: the probe does when a master does not answer, to find the replica that takes
+ * over.
+ *
+ * <p>If the first connection fails, {@link #async()} returns {@code null} (and
+ * {@link #dispatch} fails the call) until {@link #connect(long)} succeeds (the store's probe
+ * retries it).
  *
  * <p>Thread-safe.
  */
 public final class Connector implements AutoCloseable {
 
+    /** Redirections a cluster call follows before it fails. */
+    public static final int MAX_REDIRECTS = 5;
+    /** The shortest interval between two refreshes of the cluster's map triggered by events. */
+    public static final Duration TOPOLOGY_REFRESH_MIN = Duration.ofSeconds(1);
+    /** The interval between two refreshes of the cluster's map without events. */
+    public static final Duration TOPOLOGY_REFRESH_PERIOD = Duration.ofSeconds(30);
+
+    private final Endpoint endpoint;
     private final ClientResources resources;
-    private final RedisClient client;
-    private final RedisURI uri;
+    private final AbstractRedisClient client;
     private final Duration connectTimeout;
-    private final AtomicReference<StatefulRedisConnection<String, String>> connection =
+    private final AtomicReference<StatefulConnection<String, String>> connection =
             new AtomicReference<>();
     /** The connection attempt under way, or {@code null}. */
-    private final AtomicReference<ConnectionFuture<StatefulRedisConnection<String, String>>> pending =
+    private final AtomicReference<CompletableFuture<? extends StatefulConnection<String, String>>> pending =
             new AtomicReference<>();
     private volatile boolean closed;
 
     /**
      * Creates the client; does not connect.
      *
-     * @param uri a Redis URI, e.g. {@code redis://host:6379/0} or {@code rediss://...}
+     * @param uri a Redis URI, e.g. {@code redis://host:6379/0}, {@code rediss://...}, or a
+     *     cluster's {@code redis-cluster://host:port,host:port}
      * @param commandTimeout the command timeout
      * @param connectTimeout the connect timeout
      * @throws IllegalArgumentException if the URI is malformed
      */
     public Connector(String uri, Duration commandTimeout, Duration connectTimeout) {
-        this.uri = RedisURI.create(uri);
-        // The URI's timeout bounds the connection handshake (HELLO, AUTH, SELECT), which a cold
-        // JVM can take long over; commands have their own timeout below.
-        this.uri.setTimeout(connectTimeout);
+        this(Endpoint.parse(uri), commandTimeout, connectTimeout);
+    }
+
+    /**
+     * Creates the client; does not connect.
+     *
+     * @param endpoint where Redis is
+     * @param commandTimeout the command timeout
+     * @param connectTimeout the connect timeout
+     */
+    public Connector(Endpoint endpoint, Duration commandTimeout, Duration connectTimeout) {
+        this.endpoint = endpoint;
         this.connectTimeout = connectTimeout;
         this.resources = DefaultClientResources.builder()
                 .ioThreadPoolSize(2)
@@ -73,14 +114,46 @@ public final class Connector implements AutoCloseable {
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(200), 2,
                         TimeUnit.MILLISECONDS))
                 .build();
-        this.client = RedisClient.create(resources, this.uri);
-        client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(true)
-                        .fixedTimeout(commandTimeout).build())
-                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
-                .build());
+        TimeoutOptions timeouts = TimeoutOptions.builder()
+                .timeoutSource(new ExceptScriptCalls(commandTimeout)).build();
+        SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).build();
+        if (endpoint.cluster()) {
+            List<RedisURI> seeds = new ArrayList<>();
+            for (RedisURI seed : endpoint.seeds()) {
+                // The URI's timeout bounds the connection handshake (HELLO, AUTH), which a cold
+                // JVM can take long over; commands have their own timeout.
+                seed.setTimeout(connectTimeout);
+                seeds.add(seed);
+            }
+            RedisClusterClient c = RedisClusterClient.create(resources, seeds);
+            c.setOptions(ClusterClientOptions.builder()
+                    .autoReconnect(true)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(timeouts)
+                    .socketOptions(socket)
+                    .maxRedirects(MAX_REDIRECTS)
+                    .nodeFilter(n -> !n.is(RedisClusterNode.NodeFlag.FAIL)
+                            && !n.is(RedisClusterNode.NodeFlag.NOADDR))
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enableAllAdaptiveRefreshTriggers()
+                            .adaptiveRefreshTriggersTimeout(TOPOLOGY_REFRESH_MIN)
+                            .refreshTriggersReconnectAttempts(3)
+                            .enablePeriodicRefresh(TOPOLOGY_REFRESH_PERIOD)
+                            .dynamicRefreshSources(true)
+                            .closeStaleConnections(true)
+                            .build())
+                    .build());
+            this.client = c;
+        } else {
+            RedisClient c = RedisClient.create(resources, single());
+            c.setOptions(ClientOptions.builder()
+                    .autoReconnect(true)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(timeouts)
+                    .socketOptions(socket)
+                    .build());
+            this.client = c;
+        }
     }
 
     /**
@@ -97,10 +170,9 @@ public final class Connector implements AutoCloseable {
         if (connection.get() != null || closed) {
             return;
         }
-        ConnectionFuture<StatefulRedisConnection<String, String>> f = pending.get();
+        CompletableFuture<? extends StatefulConnection<String, String>> f = pending.get();
         if (f == null) {
-            ConnectionFuture<StatefulRedisConnection<String, String>> started =
-                    client.connectAsync(StringCodec.UTF8, uri);
+            CompletableFuture<? extends StatefulConnection<String, String>> started = start();
             pending.set(started);
             // On a Lettuce thread: takes no lock, never blocks.
             started.whenComplete((c, e) -> {
@@ -125,8 +197,28 @@ public final class Connector implements AutoCloseable {
         }
     }
 
+    private CompletableFuture<? extends StatefulConnection<String, String>> start() {
+        if (client instanceof RedisClusterClient c) {
+            // Lettuce's asynchronous connect needs the cluster's map loaded first (its blocking
+            // connect loads it itself, without a bound on the wait).
+            return c.refreshPartitionsAsync().toCompletableFuture()
+                    .thenCompose(loaded -> c.connectAsync(StringCodec.UTF8));
+        }
+        RedisClient c = (RedisClient) client;
+        return c.connectAsync(StringCodec.UTF8, single()).toCompletableFuture();
+    }
+
+    /** @return the single server's URI with the connect timeout, which bounds the handshake */
+    private RedisURI single() {
+        // The URI's timeout bounds the connection handshake (HELLO, AUTH, SELECT), which a cold
+        // JVM can take long over; commands have their own timeout.
+        RedisURI uri = endpoint.single();
+        uri.setTimeout(connectTimeout);
+        return uri;
+    }
+
     /** Takes a new connection unless there is one already or the connector is closed. */
-    private void adopt(StatefulRedisConnection<String, String> c) {
+    private void adopt(StatefulConnection<String, String> c) {
         if (connection.get() == c) {
             return;
         }
@@ -140,8 +232,13 @@ public final class Connector implements AutoCloseable {
 
     /** @return whether there is a connection and Lettuce believes it is open */
     public boolean isOpen() {
-        StatefulRedisConnection<String, String> c = connection.get();
+        StatefulConnection<String, String> c = connection.get();
         return c != null && c.isOpen();
+    }
+
+    /** @return whether this connects to a Redis Cluster */
+    public boolean cluster() {
+        return endpoint.cluster();
     }
 
     /**
@@ -150,30 +247,92 @@ public final class Connector implements AutoCloseable {
      * waiting on it fail at once.
      */
     public void replace() {
-        StatefulRedisConnection<String, String> c = connection.getAndSet(null);
+        StatefulConnection<String, String> c = connection.getAndSet(null);
         if (c != null) {
             c.closeAsync();
         }
     }
 
     /**
-     * @return the asynchronous commands of the connection, or {@code null} if there is no
-     *     connection (never connected, or closed)
+     * Sends a script call. Never blocks; if there is no connection, or the client refuses the call
+     * (disconnected), the call is completed exceptionally before this method returns.
+     *
+     * @param call the call
      */
-    public RedisAsyncCommands<String, String> async() {
-        StatefulRedisConnection<String, String> c = connection.get();
-        return c == null || closed ? null : c.async();
+    public void dispatch(ScriptCall call) {
+        StatefulConnection<String, String> c = connection.get();
+        if (c == null || closed) {
+            call.completeExceptionally(new RedisConnectionException("not connected to " + describe()));
+            return;
+        }
+        try {
+            c.dispatch(call);
+        } catch (RuntimeException e) {
+            call.completeExceptionally(e);
+        }
     }
 
-    /** @return the URI without its password, for messages */
+    /**
+     * @return the asynchronous commands of the connection (of a cluster: routed by key, or to any
+     *     node for commands without a key), or {@code null} if there is no connection
+     */
+    public RedisClusterAsyncCommands<String, String> async() {
+        StatefulConnection<String, String> c = connection.get();
+        if (c == null || closed) {
+            return null;
+        }
+        if (c instanceof StatefulRedisClusterConnection<String, String> cc) {
+            return cc.async();
+        }
+        return ((StatefulRedisConnection<String, String>) c).async();
+    }
+
+    /**
+     * @return for a cluster, one slot of each master in the client's current map (the probe checks
+     *     every master through the slots it serves); for a single server, an empty array; {@code
+     *     null} if there is no connection
+     * @throws IllegalStateException if the map leaves a slot without a master: between a master's
+     *     failure and its replica's promotion, the failed node is left out of the map and its
+     *     slots' keys cannot be decided, so the store must stay degraded rather than recover and
+     *     fail again on the first request for one of them
+     */
+    public int[] masterSlots() {
+        StatefulConnection<String, String> c = connection.get();
+        if (c == null || closed) {
+            return null;
+        }
+        if (!(c instanceof StatefulRedisClusterConnection<String, String> cc)) {
+            return new int[0];
+        }
+        List<Integer> slots = new ArrayList<>();
+        BitSet served = new BitSet(SlotHash.SLOT_COUNT);
+        for (RedisClusterNode node : cc.getPartitions()) {
+            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+                slots.add(node.getSlots().get(0));
+                for (int slot : node.getSlots()) {
+                    served.set(slot);
+                }
+            }
+        }
+        if (served.cardinality() < SlotHash.SLOT_COUNT) {
+            throw new IllegalStateException("the cluster's map has a master for "
+                    + served.cardinality() + " of " + SlotHash.SLOT_COUNT + " slots (slot "
+                    + served.nextClearBit(0) + " has none)");
+        }
+        return slots.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** For a cluster, asks the client to refresh its map of slots to nodes now, without waiting. */
+    public void refreshTopology() {
+        if (client instanceof RedisClusterClient c && connection.get() != null && !closed) {
+            // A refresh that fails leaves the map as it was; the next probe asks again.
+            c.refreshPartitionsAsync();
+        }
+    }
+
+    /** @return where Redis is, without the password, for messages */
     public String describe() {
-        if (uri.getSentinelMasterId() != null) {
-            return "sentinel master " + uri.getSentinelMasterId();
-        }
-        if (uri.getHost() == null) {
-            return String.valueOf(uri.getSocket());
-        }
-        return uri.getHost() + ':' + uri.getPort();
+        return endpoint.describe();
     }
 
     /** @return the connect timeout */
@@ -193,5 +352,24 @@ public final class Connector implements AutoCloseable {
         connection.set(null);
         client.shutdown(0, 2, TimeUnit.SECONDS);
         resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+
+    /** Lettuce's timeout for every command but a script call, which its request times. */
+    private static final class ExceptScriptCalls extends TimeoutOptions.TimeoutSource {
+        private final long nanos;
+
+        ExceptScriptCalls(Duration timeout) {
+            this.nanos = timeout.toNanos();
+        }
+
+        @Override
+        public long getTimeout(RedisCommand<?, ?, ?> command) {
+            return command != null && CommandWrapper.unwrap(command, ScriptCall.class) != null ? 0 : nanos;
+        }
+
+        @Override
+        public TimeUnit getTimeUnit() {
+            return TimeUnit.NANOSECONDS;
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.github.sluice.redis.internal;
 
+import io.lettuce.core.cluster.SlotHash;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -17,15 +18,35 @@ import javax.crypto.spec.SecretKeySpec;
  * is a Redis Cluster hash tag, so every policy of one client key lands in one slot and can be
  * decided by one script.
  *
- * <p>Thread-safe: digests are per thread.
+ * <p>Hashing costs a digest per call, so the decision path asks {@link #tag(String)}, which
+ * remembers the tags of recent client keys in a direct-mapped table of {@value #TAGS} entries
+ * (a new key overwrites its entry): a hot key is hashed once, not once per request, and its tag's
+ * bytes and cluster slot are ready to be written.
+ *
+ * <p>Thread-safe: digests are per thread; cached tags are immutable.
  */
 public final class KeyNames {
+
+    /** Client keys whose tags are remembered, at most (a power of two). */
+    public static final int TAGS = 4096;
 
     private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
     private static final int HASH_BYTES = 15;
 
     private final String prefix;
     private final ThreadLocal<Hasher> hashers;
+    /** Racy by design: a tag has only final fields, so any entry read is a whole one. */
+    private final Tag[] tags = new Tag[TAGS];
+
+    /**
+     * A client key's hash tag, ready to be written after a policy's key head.
+     *
+     * @param key the client key
+     * @param braced the ASCII bytes of {@code {<hash>}}
+     * @param slot the Redis Cluster slot of every key carrying this tag
+     */
+    public record Tag(String key, byte[] braced, int slot) {
+    }
 
     /**
      * @param prefix the first segment of every key; must not contain {@code ':'}, {@code '{'} or
@@ -55,14 +76,41 @@ public final class KeyNames {
     }
 
     /**
+     * @param policy the policy's name
+     * @return the bytes every key of the policy starts with, {@code <prefix>:<policy>:}
+     */
+    public byte[] head(String policy) {
+        return (prefix + ':' + policy + ':').getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
      * @param key the client key
      * @return the URL-safe Base64 of the first 120 bits of its (keyed) SHA-256: 20 characters
      */
     public String hash(String key) {
-        byte[] digest = hashers.get().digest(key.getBytes(StandardCharsets.UTF_8));
-        byte[] head = new byte[HASH_BYTES];
-        System.arraycopy(digest, 0, head, 0, HASH_BYTES);
-        return BASE64.encodeToString(head);
+        return new String(hashBytes(key), StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Returns the client key's tag, from the table when the key was seen recently.
+     *
+     * @param key the client key
+     * @return its tag
+     */
+    public Tag tag(String key) {
+        int i = index(key);
+        Tag t = tags[i];
+        if (t != null && t.key.equals(key)) {
+            return t;
+        }
+        byte[] hash = hashBytes(key);
+        byte[] braced = new byte[hash.length + 2];
+        braced[0] = '{';
+        System.arraycopy(hash, 0, braced, 1, hash.length);
+        braced[braced.length - 1] = '}';
+        t = new Tag(key, braced, SlotHash.getSlot(braced));
+        tags[i] = t;
+        return t;
     }
 
     /** @return the prefix */
@@ -70,9 +118,21 @@ public final class KeyNames {
         return prefix;
     }
 
+    private byte[] hashBytes(String key) {
+        byte[] head = new byte[HASH_BYTES];
+        hashers.get().digest(key.getBytes(StandardCharsets.UTF_8), head);
+        return BASE64.encode(head);
+    }
+
+    private static int index(String key) {
+        int h = key.hashCode() * 0x9E3779B9;
+        return (h ^ (h >>> 16)) & (TAGS - 1);
+    }
+
     private static final class Hasher {
         private final MessageDigest sha;
         private final Mac mac;
+        private final byte[] out = new byte[32];
 
         Hasher(byte[] secret) {
             try {
@@ -90,8 +150,20 @@ public final class KeyNames {
             }
         }
 
-        byte[] digest(byte[] input) {
-            return sha != null ? sha.digest(input) : mac.doFinal(input);
+        /** Writes the first {@code head.length} bytes of the digest of {@code input}. */
+        void digest(byte[] input, byte[] head) {
+            try {
+                if (sha != null) {
+                    sha.update(input);
+                    sha.digest(out, 0, out.length);
+                } else {
+                    mac.update(input);
+                    mac.doFinal(out, 0);
+                }
+            } catch (GeneralSecurityException | IllegalStateException e) {
+                throw new IllegalStateException("hashing failed", e);
+            }
+            System.arraycopy(out, 0, head, 0, head.length);
         }
     }
 }

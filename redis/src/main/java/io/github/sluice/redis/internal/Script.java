@@ -1,8 +1,5 @@
 package io.github.sluice.redis.internal;
 
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -11,16 +8,14 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * The one Lua script that decides, releases and renews for every algorithm: the prelude, one file
  * per algorithm, and the dispatcher, concatenated from the class path.
  *
- * <p>It is called by {@code EVALSHA}; when Redis answers {@code NOSCRIPT} (after a restart or a
- * failover the script cache is empty) the same call is repeated once with {@code EVAL}, which also
- * caches the script again. Immutable and thread-safe.
+ * <p>It is called by {@code EVALSHA} ({@link ScriptCall}); when Redis answers {@code NOSCRIPT}
+ * (after a restart or a failover the script cache is empty) the same call is repeated once with
+ * {@code EVAL}, which also caches the script again. Immutable and thread-safe.
  */
 public final class Script {
 
@@ -32,10 +27,25 @@ public final class Script {
 
     private final String source;
     private final String sha;
+    /** {@code EVALSHA <sha>}, encoded once. */
+    private final byte[] evalshaHead;
+    /** {@code EVAL <source>}, encoded once. */
+    private final byte[] evalHead;
 
     private Script(String source) {
         this.source = source;
         this.sha = sha1(source);
+        this.evalshaHead = concat(Resp.encoded("EVALSHA"), Resp.encoded(sha));
+        byte[] text = source.getBytes(StandardCharsets.UTF_8);
+        byte[] head = ("$" + text.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        this.evalHead = concat(Resp.encoded("EVAL"), concat(head, concat(text, new byte[] {'\r', '\n'})));
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] r = new byte[a.length + b.length];
+        System.arraycopy(a, 0, r, 0, a.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
     }
 
     /**
@@ -69,31 +79,14 @@ public final class Script {
         return sha;
     }
 
-    /**
-     * Runs the script: {@code EVALSHA}, then {@code EVAL} on {@code NOSCRIPT}. Never blocks.
-     *
-     * @param commands the connection's asynchronous commands
-     * @param keys the keys
-     * @param argv the arguments
-     * @return the reply: a list of {@code Long}
-     */
-    public CompletableFuture<List<Object>> run(RedisScriptingAsyncCommands<String, String> commands,
-            String[] keys, String[] argv) {
-        CompletableFuture<List<Object>> first =
-                commands.<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys, argv).toCompletableFuture();
-        return first.exceptionallyCompose(e -> {
-            if (isNoScript(e)) {
-                return commands.<List<Object>>eval(source, ScriptOutputType.MULTI, keys, argv)
-                        .toCompletableFuture();
-            }
-            return CompletableFuture.failedFuture(e);
-        });
+    /** @return the command and first argument of a call by digest, as the protocol writes them */
+    byte[] evalshaHead() {
+        return evalshaHead;
     }
 
-    private static boolean isNoScript(Throwable e) {
-        Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        return t instanceof RedisNoScriptException
-                || (t.getMessage() != null && t.getMessage().startsWith("NOSCRIPT"));
+    /** @return the command and first argument of a call with the source */
+    byte[] evalHead() {
+        return evalHead;
     }
 
     private static String sha1(String text) {

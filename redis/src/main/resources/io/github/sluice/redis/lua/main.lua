@@ -7,6 +7,8 @@
 --   'r'  release: a refund (with the admission's receipt), or the end of a concurrent request.
 --        Reply: an empty array.
 --   'n'  renew the leases the arguments name (concurrency). Reply: an empty array.
+--   'p'  the store's probe: writes KEYS[1] with a TTL of ARGV[3] ms (unless that is 0), proving
+--        that the script runs and that the key's master accepts writes. Reply: an empty array.
 -- Per policy, ARGV holds STRIDE values from 3 + (i - 1) * STRIDE: the algorithm's kind, the
 -- cost, then up to five parameters (numbers, or strings such as a lease id), then the receipt
 -- of the admission a refund undoes ('-' for none).
@@ -36,7 +38,12 @@ end
 
 local op = ARGV[2]
 local n = #KEYS
-if op == 'a' then
+if op == 'p' then
+  if ARGV[3] ~= '0' then
+    redis.call('SET', KEYS[1], '1', 'PX', ARGV[3])
+  end
+  return {}
+elseif op == 'a' then
   local algs, costs, params, res = {}, {}, {}, {}
   local denied = 0
   for i = 1, n do

@@ -1,0 +1,43 @@
+package io.github.sluice.redis.internal;
+
+import io.github.sluice.core.MutableDecision;
+
+/**
+ * One policy's share of a script call: whose key, which binding, what cost, and, for a release or
+ * a refund, which lease or receipt. A call writes its parts' bytes when the client sends it, on
+ * the client's I/O thread, possibly after the request that made it has returned (a call that
+ * timed out is still sent): so a part is filled in before the call is dispatched and never
+ * changed afterwards.
+ *
+ * <p>Not thread-safe by itself; safely published by dispatching the call.
+ */
+public class Part {
+
+    /** The policy's binding, or {@code null} for the probe's part. */
+    public final Binding binding;
+    /** The bytes the Redis key starts with, {@code <prefix>:<policy>:}. */
+    public final byte[] head;
+    /** Permits asked for, released or refunded. */
+    public final long cost;
+    /** The client key's hash tag: the rest of the Redis key, and its cluster slot. */
+    public KeyNames.Tag tag;
+    /** The lease or request id, or {@code null}. */
+    public String id;
+    /** The index of the lease's first member. */
+    public long first = 1;
+    /** The receipt of the admission a refund undoes, or {@link MutableDecision#NO_RECEIPT}. */
+    public long receipt = MutableDecision.NO_RECEIPT;
+    /** Which call of the request this part goes in: parts of one group share a slot. */
+    public int group;
+
+    /**
+     * @param binding the policy's binding, or {@code null} for the probe
+     * @param head the key's head
+     * @param cost the cost
+     */
+    public Part(Binding binding, byte[] head, long cost) {
+        this.binding = binding;
+        this.head = head;
+        this.cost = cost;
+    }
+}

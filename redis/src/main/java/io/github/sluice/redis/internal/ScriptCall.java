@@ -1,0 +1,351 @@
+package io.github.sluice.redis.internal;
+
+import io.github.sluice.core.Clock;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.netty.buffer.ByteBuf;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One run of the Sluice script, as the client sends it: {@code EVALSHA} (or {@code EVAL} after a
+ * {@code NOSCRIPT}) with the keys and arguments of the parts of one group.
+ *
+ * <p>Built for the decision path: the call writes its own bytes into the client's buffer (the
+ * script's digest, the keys' heads and tags, each binding's parameters, encoded once), so that no
+ * string, argument list or codec is involved; the reply's integers go straight into a
+ * {@code long[]}; and the request thread waits by parking until the client's I/O thread completes
+ * the call, with no future in between. A call is three small objects and an array.
+ *
+ * <p>A call with a callback (a release, a refund, a renewal) is not awaited: the callback runs
+ * once, on the client's I/O thread, or on the dispatching thread if the client refused the call at
+ * once (disconnected).
+ *
+ * <p>Thread-safe: completed by the client's threads, awaited by one request thread.
+ */
+public final class ScriptCall extends Command<String, String, long[]> {
+
+    /** The script's clock argument for Redis {@code TIME}. */
+    public static final long REDIS_TIME = Long.MIN_VALUE;
+    /** Values per policy in the reply of an acquisition. */
+    public static final int REPLY = 6;
+
+    /** Told once when a call completes, however it completes. */
+    public interface Callback {
+        /**
+         * The call completed.
+         *
+         * @param call the call
+         */
+        void completed(ScriptCall call);
+    }
+
+    private static final byte[] EMPTY = Resp.encoded("");
+    private static final byte[][] OPS = new byte[128][];
+    private static final VarHandle FINISHED;
+
+    static {
+        for (char op : new char[] {'a', 'r', 'n', 'p'}) {
+            OPS[op] = Resp.encoded(String.valueOf(op));
+        }
+        try {
+            FINISHED = MethodHandles.lookup().findVarHandle(ScriptCall.class, "finished", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Script script;
+    private final boolean eval;
+    private final char op;
+    private final long now;
+    private final Part[] parts;
+    private final int group;
+    private final int count;
+    private final long argument;
+    private final Callback callback;
+    private volatile Thread waiter;
+    @SuppressWarnings("unused") // through FINISHED
+    private volatile int finished;
+
+    private ScriptCall(Script script, boolean eval, char op, long now, Part[] parts, int group,
+            int count, long argument, boolean cluster, Callback callback) {
+        super(eval ? CommandType.EVAL : CommandType.EVALSHA, new Reply(op == 'a' ? count * REPLY : 0));
+        this.script = script;
+        this.eval = eval;
+        this.op = op;
+        this.now = now;
+        this.parts = parts;
+        this.group = group;
+        this.count = count;
+        this.argument = argument;
+        this.callback = callback;
+        if (cluster) {
+            // The cluster client routes a call by its first key; a standalone one never looks.
+            this.args = new Route(this);
+        }
+    }
+
+    /**
+     * A call for the parts of one group.
+     *
+     * @param script the script
+     * @param op {@code 'a'} acquire, {@code 'r'} release or refund, {@code 'n'} renew
+     * @param now the client clock in microseconds, or {@link #REDIS_TIME}
+     * @param parts the request's parts, every one with its tag set
+     * @param group the group whose parts this call carries
+     * @param cluster whether the connection is to a cluster, which routes calls by key
+     * @param callback told when the call completes, or {@code null} if it is awaited
+     * @return the call, not yet sent
+     */
+    public static ScriptCall of(Script script, char op, long now, Part[] parts, int group,
+            boolean cluster, Callback callback) {
+        int count = 0;
+        for (Part p : parts) {
+            count += p.group == group ? 1 : 0;
+        }
+        return new ScriptCall(script, false, op, now, parts, group, count, 0, cluster, callback);
+    }
+
+    /**
+     * The probe's call: runs the script, which writes the part's key with a TTL, proving that the
+     * script is loaded (or loads it) and that the key's master accepts writes.
+     *
+     * @param script the script
+     * @param key the probe key's part
+     * @param ttlMillis the probe key's time to live, or 0 to run the script without writing
+     * @param cluster whether the connection is to a cluster
+     * @return the call, not yet sent
+     */
+    public static ScriptCall probe(Script script, Part key, long ttlMillis, boolean cluster) {
+        return new ScriptCall(script, false, 'p', REDIS_TIME, new Part[] {key}, key.group, 1,
+                ttlMillis, cluster, null);
+    }
+
+    /** @return the same call with the script's source ({@code EVAL}), after a {@code NOSCRIPT} */
+    public ScriptCall withSource() {
+        return new ScriptCall(script, true, op, now, parts, group, count, argument, args != null,
+                callback);
+    }
+
+    /** @return whether this call sends the script's source rather than its digest */
+    public boolean sendsSource() {
+        return eval;
+    }
+
+    @Override
+    public void encode(ByteBuf buf) {
+        int values = op == 'p' ? 1 : count * Binding.STRIDE;
+        Resp.array(buf, 3 + count + 2 + values);
+        buf.writeBytes(eval ? script.evalHead() : script.evalshaHead());
+        Resp.bulk(buf, count);
+        for (Part p : parts) {
+            if (p.group == group) {
+                Resp.bulk(buf, p.head, p.tag.braced());
+            }
+        }
+        if (now == REDIS_TIME) {
+            buf.writeBytes(EMPTY);
+        } else {
+            Resp.bulk(buf, now);
+        }
+        buf.writeBytes(OPS[op]);
+        if (op == 'p') {
+            Resp.bulk(buf, argument);
+            return;
+        }
+        for (Part p : parts) {
+            if (p.group == group) {
+                p.binding.encode(buf, p.cost, p.id, p.first, p.receipt);
+            }
+        }
+    }
+
+    @Override
+    public void complete() {
+        super.complete();
+        finish();
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable throwable) {
+        super.completeExceptionally(throwable);
+        finish();
+        return true;
+    }
+
+    @Override
+    public void cancel() {
+        super.cancel();
+        finish();
+    }
+
+    private void finish() {
+        if (!FINISHED.compareAndSet(this, 0, 1)) {
+            return;
+        }
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+        if (callback != null) {
+            callback.completed(this);
+        }
+    }
+
+    /**
+     * Waits until the call completes or the deadline passes.
+     *
+     * @param deadline the deadline on {@code clock}
+     * @param clock the real clock
+     * @return whether the call completed
+     * @throws InterruptedException if the waiting thread is interrupted (the flag is cleared)
+     */
+    public boolean await(long deadline, Clock clock) throws InterruptedException {
+        if (isDone()) {
+            return true;
+        }
+        waiter = Thread.currentThread();
+        while (!isDone()) {
+            long left = deadline - clock.nanos();
+            if (left <= 0) {
+                return isDone();
+            }
+            LockSupport.parkNanos(this, left);
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while waiting for Redis");
+            }
+        }
+        return true;
+    }
+
+    /** @return whether Redis answered that it does not have the script cached */
+    public boolean noScript() {
+        String e = getOutput().getError();
+        return exception == null && e != null && e.startsWith("NOSCRIPT");
+    }
+
+    /**
+     * @return why the completed call failed, or {@code null} if Redis ran the script and its
+     *     reply has the expected shape
+     */
+    public Throwable failure() {
+        if (exception != null) {
+            return exception;
+        }
+        if (isCancelled()) {
+            return new CancellationException("the call was cancelled (connection closed)");
+        }
+        String error = getOutput().getError();
+        if (error != null) {
+            return error.startsWith("NOSCRIPT") ? new RedisNoScriptException(error)
+                    : new RedisCommandExecutionException(error);
+        }
+        Reply r = (Reply) getOutput();
+        if (r.malformed || r.count != r.get().length) {
+            return new IllegalStateException("unexpected reply from the Sluice script: " + r);
+        }
+        return null;
+    }
+
+    /** @return the reply's integers: {@value #REPLY} per part of an acquisition, in part order */
+    public long[] values() {
+        return getOutput().get();
+    }
+
+    @Override
+    public String toString() {
+        return "ScriptCall{" + (eval ? "EVAL" : "EVALSHA") + ", op " + op + ", " + count + " key(s)}";
+    }
+
+    /** Collects the script's integers. */
+    private static final class Reply extends CommandOutput<String, String, long[]> {
+        int count;
+        boolean malformed;
+
+        Reply(int expected) {
+            super(StringCodec.UTF8, new long[expected]);
+        }
+
+        @Override
+        public void set(long integer) {
+            if (count < output.length) {
+                output[count++] = integer;
+            } else {
+                malformed = true;
+            }
+        }
+
+        @Override
+        public void set(ByteBuffer bytes) {
+            malformed = true;
+        }
+
+        @Override
+        public void set(double number) {
+            malformed = true;
+        }
+
+        @Override
+        public void set(boolean value) {
+            malformed = true;
+        }
+
+        @Override
+        public String toString() {
+            return "Reply{" + count + " of " + output.length + " integers" + (malformed ? ", malformed" : "")
+                    + (error != null ? ", error " + error : "") + '}';
+        }
+    }
+
+    /** What the cluster client reads to route a call: its first key, by which it finds the slot. */
+    private static final class Route extends CommandArgs<String, String> {
+        private final ScriptCall call;
+
+        Route(ScriptCall call) {
+            super(StringCodec.UTF8);
+            this.call = call;
+        }
+
+        @Override
+        public ByteBuffer getFirstEncodedKey() {
+            for (Part p : call.parts) {
+                if (p.group == call.group) {
+                    byte[] key = new byte[p.head.length + p.tag.braced().length];
+                    System.arraycopy(p.head, 0, key, 0, p.head.length);
+                    System.arraycopy(p.tag.braced(), 0, key, p.head.length, p.tag.braced().length);
+                    return ByteBuffer.wrap(key);
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public int count() {
+            return 2 + call.count + 2 + (call.op == 'p' ? 1 : call.count * Binding.STRIDE);
+        }
+
+        @Override
+        public void encode(ByteBuf buf) {
+            throw new UnsupportedOperationException("a script call encodes itself");
+        }
+
+        @Override
+        public String toCommandString() {
+            return call.toString();
+        }
+
+        @Override
+        public String toString() {
+            return call.toString();
+        }
+    }
+}
