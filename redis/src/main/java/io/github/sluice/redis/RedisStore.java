@@ -8,6 +8,7 @@ import io.github.sluice.redis.internal.Binding;
 import io.github.sluice.redis.internal.Bindings;
 import io.github.sluice.redis.internal.Connector;
 import io.github.sluice.redis.internal.LeaseBook;
+import io.github.sluice.store.Claim;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
 import io.lettuce.core.SetArgs;
@@ -167,19 +168,26 @@ public final class RedisStore implements Store {
      * Key spaces of another store are handled one after the other by the default algorithm.
      */
     @Override
-    public int acquireAll(KeySpace[] spaces, String[] keys, long[] costs, MutableDecision[] out,
-            int count) {
-        RedisKeySpace[] own = new RedisKeySpace[count];
-        for (int i = 0; i < count; i++) {
-            if (!(spaces[i] instanceof RedisKeySpace r) || r.engine != engine) {
-                return Store.super.acquireAll(spaces, keys, costs, out, count);
+    public boolean acquireAll(Claim claims) {
+        int count = 0;
+        for (Claim c = Objects.requireNonNull(claims, "claims"); c != null; c = c.next()) {
+            if (!(c.space() instanceof RedisKeySpace r) || r.engine != engine) {
+                return Store.super.acquireAll(claims);
             }
-            own[i] = r;
+            count++;
         }
-        if (count == 0) {
-            return -1;
+        RedisKeySpace[] own = new RedisKeySpace[count];
+        String[] keys = new String[count];
+        long[] costs = new long[count];
+        MutableDecision[] out = new MutableDecision[count];
+        Claim c = claims;
+        for (int i = 0; i < count; i++, c = c.next()) {
+            own[i] = (RedisKeySpace) c.space();
+            keys[i] = c.key();
+            costs[i] = c.cost();
+            out[i] = c.decision();
         }
-        return Acquisition.run(engine, own, keys, costs, out, count);
+        return Acquisition.run(engine, own, keys, costs, out, count) < 0;
     }
 
     /** @return {@code true} while decisions follow the failure policy (the breaker is open) */
