@@ -36,16 +36,15 @@ import java.util.Objects;
  *
  * <h2>Allocation</h2>
  * A request that no policy applies to allocates nothing (a shared verdict). Otherwise a request
- * allocates its {@link Verdict}, two arrays (keys and decisions) sized to the policies that may
- * apply, and one {@link MutableDecision} per applied policy; the verdict reads the enforcer's own
- * arrays of policies, key spaces and costs, and copies them (three more arrays) only when the
- * applied policies are not the configured ones in order (a policy skipped, a dry-run policy before
- * an enforced one, a selection by name, a cost override). Resolvers allocate the key strings they
- * build: {@code ip} returns a direct IPv4 peer's own string, {@code global}, {@code constant} and
- * {@code principal} return existing strings, {@code header} allocates only to trim whitespace,
- * a fallback chain allocates its tagged key. Headers are formatted only when
- * {@link Verdict#writeHeaders} is called, and those strings are the only other allocation on an
- * allowed request. No lock is taken; the store's acquisitions are lock-free.
+ * allocates its {@link Verdict} and, per applied policy, one entry and its
+ * {@link io.github.sluice.core.MutableDecision}; there is no array, and the entries are the chain
+ * given to {@link Store#acquireAll} as they are. Resolvers allocate the key strings they build:
+ * {@code ip} returns a direct IPv4 peer's own string, {@code global}, {@code constant} and
+ * {@code principal} return existing strings, {@code header} allocates only to trim whitespace, a
+ * fallback chain allocates its tagged key. Headers are formatted only when
+ * {@link Verdict#writeHeaders} is called: {@code RateLimit-Policy} is formatted once per set of
+ * applied policies and reused, so the {@code RateLimit} value is the only string an allowed
+ * request allocates. No lock is taken; the store's acquisitions are lock-free.
  *
  * <p>Thread-safe. {@link #close()} closes the store if the enforcer created it.
  */

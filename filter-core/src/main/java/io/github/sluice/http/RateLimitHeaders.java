@@ -140,19 +140,48 @@ final class RateLimitHeaders {
         return b.toString();
     }
 
-    /** The {@code RateLimit} value: every entry, denials first, then closest to exhaustion first. */
+    /**
+     * The {@code RateLimit} value: every entry, denials first, then closest to exhaustion first,
+     * entries equally close in verdict order. Written into one buffer of the exact length.
+     */
     static String limitField(Verdict v) {
         Verdict.Entry first = v.first();
         if (v.after(first) == null) {
             return limitItem(first);
         }
-        Verdict.Entry[] order = exhaustionOrder(v);
-        StringBuilder b = new StringBuilder(32 * order.length);
-        for (int k = 0; k < order.length; k++) {
+        int n = 0;
+        int length = 0;
+        for (Verdict.Entry e = first; e != null; e = v.after(e)) {
+            length += (n > 0 ? 2 : 0) + e.how.limitPrefix.length() + digits(clamp(e.decision.remaining()))
+                    + (e.how.concurrency ? 0 : 3 + digits(clamp(resetSeconds(e.decision))));
+            n++;
+        }
+        StringBuilder b = new StringBuilder(length);
+        // A selection sort: each round takes the closest entry ranked after the previous one, ties
+        // broken by verdict order, so the order is that of a stable sort and needs no array.
+        Verdict.Entry previous = null;
+        int previousIndex = -1;
+        for (int k = 0; k < n; k++) {
+            Verdict.Entry next = null;
+            int nextIndex = -1;
+            int i = 0;
+            for (Verdict.Entry e = first; e != null; e = v.after(e), i++) {
+                boolean ranksAfter = previous == null || closer(previous.decision, e.decision)
+                        || (!closer(e.decision, previous.decision) && i > previousIndex);
+                if (ranksAfter && (next == null || closer(e.decision, next.decision))) {
+                    next = e;
+                    nextIndex = i;
+                }
+            }
             if (k > 0) {
                 b.append(", ");
             }
-            b.append(limitItem(order[k]));
+            b.append(next.how.limitPrefix).append(clamp(next.decision.remaining()));
+            if (!next.how.concurrency) {
+                b.append(";t=").append(clamp(resetSeconds(next.decision)));
+            }
+            previous = next;
+            previousIndex = nextIndex;
         }
         return b.toString();
     }
@@ -169,20 +198,13 @@ final class RateLimitHeaders {
         return how.concurrency ? how.limitPrefix + remaining : how.limitPrefix + remaining + ";t=" + seconds;
     }
 
-    /** Entries sorted: denials first, then by the share of quota left, ascending; stable. */
-    static Verdict.Entry[] exhaustionOrder(Verdict v) {
-        Verdict.Entry[] order = new Verdict.Entry[v.size()];
-        int n = 0;
-        for (Verdict.Entry e = v.first(); e != null; e = v.after(e)) {
-            int j = n - 1;
-            while (j >= 0 && closer(e.decision, order[j].decision)) {
-                order[j + 1] = order[j];
-                j--;
-            }
-            order[j + 1] = e;
-            n++;
+    /** @return the decimal digits of {@code value}, {@code 0 <= value} */
+    private static int digits(long value) {
+        int d = 1;
+        for (long p = 10; d < 19 && value >= p; p *= 10) {
+            d++;
         }
-        return order;
+        return d;
     }
 
     /** @return {@code true} if {@code a} is strictly closer to exhaustion than {@code b} */
