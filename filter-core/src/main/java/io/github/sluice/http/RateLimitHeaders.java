@@ -91,22 +91,15 @@ final class RateLimitHeaders {
         Plan plan = group.plan;
         HeaderOptions options = plan.options;
         boolean denied = v.denied();
-        Verdict.Entry first = v.first();
-        boolean single = v.after(first) == null;
-        Enforcement.DenialText denial = null;
         if (denied) {
             long retryAfter = v.retryAfterSeconds();
-            if (single) {
-                MutableDecision d = first.decision;
-                denial = first.how.denialText(clamp(d.remaining()), clamp(resetSeconds(d)), retryAfter);
-            }
-            sink.header("Retry-After", denial != null ? denial.retryAfterValue : Long.toString(retryAfter));
+            sink.header("Retry-After", v.bindingEntry().how.retryAfter(retryAfter));
         }
         if (!options.onlyOnDenial() || denied) {
             switch (options.style()) {
                 case DRAFT -> {
                     sink.header("RateLimit-Policy", group.policyField(v));
-                    sink.header("RateLimit", denial != null ? denial.limit : limitField(v));
+                    sink.header("RateLimit", limitField(v));
                 }
                 case DRAFT_06, X_RATELIMIT -> triple(v, plan, sink);
                 case NONE -> {
@@ -186,8 +179,12 @@ final class RateLimitHeaders {
         return b.toString();
     }
 
+    /** A one-entry verdict's {@code RateLimit} value: the policy's last one if the numbers repeat. */
     private static String limitItem(Verdict.Entry e) {
-        return limitItem(e.how, clamp(e.decision.remaining()), clamp(resetSeconds(e.decision)));
+        MutableDecision d = e.decision;
+        boolean denied = d.outcome() == Outcome.DENIED;
+        boolean full = !denied && d.remaining() + e.how.cost >= d.limit();
+        return e.how.limitItem(clamp(d.remaining()), clamp(resetSeconds(d)), denied, full);
     }
 
     /**
@@ -196,6 +193,39 @@ final class RateLimitHeaders {
      */
     static String limitItem(Enforcement how, long remaining, long seconds) {
         return how.concurrency ? how.limitPrefix + remaining : how.limitPrefix + remaining + ";t=" + seconds;
+    }
+
+    /**
+     * @return {@code true} if {@code item} is {@code how}'s member of {@code RateLimit} with these
+     *     numbers, as {@link #limitItem(Enforcement, long, long)} writes it; allocates nothing
+     */
+    static boolean isLimitItem(String item, Enforcement how, long remaining, long seconds) {
+        int from = how.limitPrefix.length();
+        int r = digits(remaining);
+        if (how.concurrency) {
+            return item.length() == from + r && isDecimal(item, from, from + r, remaining);
+        }
+        int t = digits(seconds);
+        return item.length() == from + r + 3 + t
+                && isDecimal(item, from, from + r, remaining)
+                && item.startsWith(";t=", from + r)
+                && isDecimal(item, from + r + 3, item.length(), seconds);
+    }
+
+    /**
+     * @return {@code true} if {@code s.substring(from, to)} is {@code value} in decimal, no leading
+     *     zero, {@code value >= 0}; allocates nothing
+     */
+    static boolean isDecimal(String s, int from, int to, long value) {
+        if (to - from != digits(value)) {
+            return false;
+        }
+        for (int i = to - 1; i >= from; i--, value /= 10) {
+            if (s.charAt(i) != (char) ('0' + value % 10)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return the decimal digits of {@code value}, {@code 0 <= value} */

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * warm-up. The count is exact, not sampled, and no other thread adds to it, so the bounds hold on
  * a loaded machine. They are generous (a few dozen bytes above what the path allocates today) and
  * meaningful: the array-based verdict with per-request header formatting allocated 472 bytes per
- * allowed request and 512 per denial.
+ * allowed request and 512 per denial. (Object sizes assume compressed references, the default
+ * below a 32 GB heap.)
  */
 class VerdictAllocationTest {
 
@@ -47,7 +48,13 @@ class VerdictAllocationTest {
     }
 
     private double bytesPerRequest(Enforcer e) {
+        return bytesPerRequest(e, 0);
+    }
+
+    /** @param tick nanoseconds the clock advances after each request */
+    private double bytesPerRequest(Enforcer e, long tick) {
         Runnable oneRequest = () -> {
+            f.clock.advanceNanos(tick);
             last = e.enforce(request);
             last.writeHeaders(sink);
             last.release();
@@ -63,13 +70,25 @@ class VerdictAllocationTest {
     }
 
     @Test
-    void allowedRequest_onePolicy_allocatesTheVerdictItsEntryAndTheRateLimitValue() {
-        // Given one token bucket that never runs out on a frozen clock
-        Enforcer e = f.enforcer("per-ip = token-bucket 1000000000/1s key=ip");
+    void allowedRequest_fullBucket_allocatesTheVerdictItsEntryAndDecisionOnly() {
+        // Given one token bucket that refills between requests: every request finds it full
+        Enforcer e = f.enforcer("per-ip = token-bucket 1000/1s key=ip");
+
+        double bytes = bytesPerRequest(e, 1_000_000L);
+
+        // Then the verdict (32), its entry (32) and the decision (72): RateLimit repeats, and is reused
+        assertTrue(last.admitted());
+        assertTrue(bytes <= 160, "bytes per allowed request: " + bytes);
+    }
+
+    @Test
+    void allowedRequest_drainingWindow_addsOnlyTheRateLimitValue() {
+        // Given a fixed window whose remaining count falls at every request
+        Enforcer e = f.enforcer("per-ip = fixed-window 1000000000/1h key=ip");
 
         double bytes = bytesPerRequest(e);
 
-        // Then the verdict (32), its entry (32), the decision (72) and the RateLimit string (64)
+        // Then the verdict, entry and decision, and the RateLimit string (64): nothing else
         assertTrue(last.admitted());
         assertTrue(bytes <= 232, "bytes per allowed request: " + bytes);
     }
