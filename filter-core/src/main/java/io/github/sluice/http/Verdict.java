@@ -54,11 +54,11 @@ public final class Verdict implements ReleaseHandle {
     /** The verdict of a request no policy applied to: allowed, no headers, nothing held. */
     static final Verdict NONE = new Verdict();
 
-    private static final VarHandle RELEASED;
+    private static final VarHandle STATE;
 
     static {
         try {
-            RELEASED = MethodHandles.lookup().findVarHandle(Verdict.class, "released", int.class);
+            STATE = MethodHandles.lookup().findVarHandle(Verdict.class, "state", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -68,10 +68,17 @@ public final class Verdict implements ReleaseHandle {
     private Entry enforced;
     /* The entries of dry-run policies, chained in order; never given to acquireAll. */
     private Entry dryRun;
-    private Entry binding;
-    private Outcome outcome = Outcome.ALLOWED;
-    /* 0 while concurrency permits are held, 1 once released or if nothing was ever held. */
-    private volatile int released = 1;
+    /*
+     * The outcome and the release, in one word so that a verdict is three fields (24 bytes): the
+     * binding entry is found again when asked for (a walk over a handful of entries, on a denial
+     * or for the headers of another style only). DENIED and SHAPED are set before the enforcer
+     * returns the verdict and never change; HELD is set then too, and cleared once, by the CAS
+     * of release(), which may run on any thread.
+     */
+    private int state;
+    private static final int HELD = 1;
+    private static final int DENIED = 2;
+    private static final int SHAPED = 4;
 
     Verdict() {
     }
@@ -183,15 +190,16 @@ public final class Verdict implements ReleaseHandle {
         for (Entry e = dryRun; e != null; e = e.next) {
             e.how.space.acquire(e.key, admitted ? e.how.cost : 0, e.decision);
         }
-        conclude(admitted);
-        if (outcome != Outcome.DENIED) {
+        int outcome = admitted ? shaping() : DENIED;
+        if (admitted) {
             for (Entry e = first(); e != null; e = after(e)) {
                 if (e.holds()) {
-                    released = 0;
+                    outcome |= HELD;
                     break;
                 }
             }
         }
+        STATE.setRelease(this, outcome);
         if (listener != EnforcementListener.NONE) {
             for (Entry e = first(); e != null; e = after(e)) {
                 // After a denial the others were given back or only peeked: only denials are news.
@@ -203,33 +211,14 @@ public final class Verdict implements ReleaseHandle {
         return this;
     }
 
-    private void conclude(boolean admitted) {
-        if (!admitted) {
-            outcome = Outcome.DENIED;
-            for (Entry e = enforced; e != null; e = e.next) {
-                if (e.decision.outcome() == Outcome.DENIED && (binding == null
-                        || e.decision.retryAfterNanos() > binding.decision.retryAfterNanos())) {
-                    binding = e;
-                }
-            }
-            if (binding == null) {
-                binding = enforced; // a store that refused without writing a denial: the first binds
-            }
-            return;
-        }
+    /** @return {@link #SHAPED} if an enforced entry of an admitted request asks for a delay, else 0 */
+    private int shaping() {
         for (Entry e = enforced; e != null; e = e.next) {
             if (e.decision.outcome() == Outcome.SHAPED && e.decision.delayNanos() > 0) {
-                outcome = Outcome.SHAPED;
+                return SHAPED;
             }
         }
-        // The closest to exhaustion among the enforced entries, or among the dry-run ones if none.
-        Entry candidates = enforced != null ? enforced : dryRun;
-        binding = candidates;
-        for (Entry e = candidates.next; e != null; e = e.next) {
-            if (RateLimitHeaders.closer(e.decision, binding.decision)) {
-                binding = e;
-            }
-        }
+        return 0;
     }
 
     /** @return the first entry, or {@code null} if no policy applied */
@@ -242,8 +231,27 @@ public final class Verdict implements ReleaseHandle {
         return e.next != null ? e.next : e.how.dryRun ? null : dryRun;
     }
 
-    /** @return the binding entry, or {@code null} if no policy applied */
+    /**
+     * @return the binding entry (see {@link #binding()}), or {@code null} if no policy applied
+     */
     Entry bindingEntry() {
+        if ((state & DENIED) != 0) {
+            Entry binding = null;
+            for (Entry e = enforced; e != null; e = e.next) {
+                if (e.decision.outcome() == Outcome.DENIED && (binding == null
+                        || e.decision.retryAfterNanos() > binding.decision.retryAfterNanos())) {
+                    binding = e;
+                }
+            }
+            return binding != null ? binding : enforced; // a store that refused without writing a denial
+        }
+        // The closest to exhaustion among the enforced entries, or among the dry-run ones if none.
+        Entry binding = enforced != null ? enforced : dryRun;
+        for (Entry e = binding == null ? null : binding.next; e != null; e = e.next) {
+            if (RateLimitHeaders.closer(e.decision, binding.decision)) {
+                binding = e;
+            }
+        }
         return binding;
     }
 
@@ -258,28 +266,28 @@ public final class Verdict implements ReleaseHandle {
 
     /** @return what was decided for the request */
     public Outcome outcome() {
-        return outcome;
+        return (state & DENIED) != 0 ? Outcome.DENIED : (state & SHAPED) != 0 ? Outcome.SHAPED : Outcome.ALLOWED;
     }
 
     /** @return {@code true} if the request proceeds, now or after {@link #delayNanos()} */
     public boolean admitted() {
-        return outcome != Outcome.DENIED;
+        return (state & DENIED) == 0;
     }
 
     /** @return {@code true} if the request must wait {@link #delayNanos()} before proceeding */
     public boolean shaped() {
-        return outcome == Outcome.SHAPED;
+        return (state & SHAPED) != 0;
     }
 
     /** @return {@code true} if the request is refused */
     public boolean denied() {
-        return outcome == Outcome.DENIED;
+        return (state & DENIED) != 0;
     }
 
     /** @return for a shaped verdict, the nanoseconds to wait (the longest delay of the enforced policies); else 0 */
     public long delayNanos() {
         long delay = 0;
-        if (outcome == Outcome.SHAPED) {
+        if (shaped()) {
             for (Entry e = enforced; e != null; e = e.next) {
                 if (e.decision.outcome() == Outcome.SHAPED) {
                     delay = Math.max(delay, e.decision.delayNanos());
@@ -298,6 +306,7 @@ public final class Verdict implements ReleaseHandle {
      */
     public int status() {
         requireDenied("status");
+        Entry binding = bindingEntry();
         MutableDecision d = binding.decision;
         return d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : binding.how.policy.status();
     }
@@ -311,12 +320,12 @@ public final class Verdict implements ReleaseHandle {
      */
     public long retryAfterSeconds() {
         requireDenied("retryAfterSeconds");
-        return Math.max(1, RateLimitHeaders.resetSeconds(binding.decision));
+        return Math.max(1, RateLimitHeaders.resetSeconds(bindingEntry().decision));
     }
 
     private void requireDenied(String what) {
-        if (outcome != Outcome.DENIED) {
-            throw new IllegalStateException(what + " is defined for a denial only, but the verdict is " + outcome);
+        if (!denied()) {
+            throw new IllegalStateException(what + " is defined for a denial only, but the verdict is " + outcome());
         }
     }
 
@@ -413,6 +422,7 @@ public final class Verdict implements ReleaseHandle {
      * @return the entry's index, or {@code -1} if no policy applied
      */
     public int binding() {
+        Entry binding = bindingEntry();
         int i = 0;
         for (Entry e = first(); e != null; e = after(e), i++) {
             if (e == binding) {
@@ -474,7 +484,7 @@ public final class Verdict implements ReleaseHandle {
         requireDenied("writeBody");
         Objects.requireNonNull(headers, "headers");
         Objects.requireNonNull(body, "body");
-        DenialBody renderer = binding.how.group.enforcer.denialBody();
+        DenialBody renderer = first().how.group.enforcer.denialBody();
         byte[] bytes = renderer.body(this);
         headers.header("Content-Type", renderer.contentType(this));
         body.body(bytes);
@@ -504,7 +514,8 @@ public final class Verdict implements ReleaseHandle {
      */
     @Override
     public void release() {
-        if (released != 0 || !RELEASED.compareAndSet(this, 0, 1)) {
+        int s = (int) STATE.getVolatile(this);
+        if ((s & HELD) == 0 || !STATE.compareAndSet(this, s, s & ~HELD)) {
             return;
         }
         for (Entry e = first(); e != null; e = after(e)) {
@@ -516,12 +527,13 @@ public final class Verdict implements ReleaseHandle {
 
     @Override
     public boolean released() {
-        return released != 0;
+        return ((int) STATE.getVolatile(this) & HELD) == 0;
     }
 
     @Override
     public String toString() {
-        StringBuilder b = new StringBuilder("Verdict{").append(outcome);
+        Entry binding = bindingEntry();
+        StringBuilder b = new StringBuilder("Verdict{").append(outcome());
         for (Entry e = first(); e != null; e = after(e)) {
             b.append(e == binding ? ", *" : ", ").append(e);
         }

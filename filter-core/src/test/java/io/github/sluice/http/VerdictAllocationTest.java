@@ -76,9 +76,10 @@ class VerdictAllocationTest {
 
         double bytes = bytesPerRequest(e, 1_000_000L);
 
-        // Then the verdict (32), its entry (32) and the decision (72): RateLimit repeats, and is reused
+        // Then the verdict (24), its entry (32) and the decision (72): RateLimit repeats, and is reused.
+        // 128 bytes is issue 15's target; 4 more absorb the counter's own noise, not an object.
         assertTrue(last.admitted());
-        assertTrue(bytes <= 160, "bytes per allowed request: " + bytes);
+        assertTrue(bytes <= 132, "bytes per allowed request: " + bytes);
     }
 
     @Test
@@ -88,9 +89,9 @@ class VerdictAllocationTest {
 
         double bytes = bytesPerRequest(e);
 
-        // Then the verdict, entry and decision, and the RateLimit string (64): nothing else
+        // Then the verdict, entry and decision (128), and the RateLimit string (64): nothing else
         assertTrue(last.admitted());
-        assertTrue(bytes <= 232, "bytes per allowed request: " + bytes);
+        assertTrue(bytes <= 200, "bytes per allowed request: " + bytes);
     }
 
     @Test
@@ -103,7 +104,7 @@ class VerdictAllocationTest {
 
         // Then the verdict, entry and decision only: RateLimit and Retry-After repeat, and are reused
         assertTrue(last.denied());
-        assertTrue(bytes <= 160, "bytes per denied request: " + bytes);
+        assertTrue(bytes <= 132, "bytes per denied request: " + bytes);
     }
 
     @Test
