@@ -1,8 +1,6 @@
 package io.github.sluice.http;
 
 import io.github.sluice.core.Clock;
-import io.github.sluice.core.MutableDecision;
-import io.github.sluice.core.Outcome;
 import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.ForwardedHeader;
 import io.github.sluice.key.KeyResolver;
@@ -42,16 +40,15 @@ import java.util.Objects;
  *
  * <h2>Allocation</h2>
  * A request that no policy applies to allocates nothing (a shared verdict). Otherwise a request
- * allocates its {@link Verdict}, two arrays (keys and decisions) sized to the policies that may
- * apply, and one {@link MutableDecision} per applied policy; the verdict reads the enforcer's own
- * arrays of policies, key spaces and costs, and copies them (three more arrays) only when the
- * applied policies are not the configured ones in order (a policy skipped, a dry-run policy before
- * an enforced one, a selection by name, a cost override). Resolvers allocate the key strings they
- * build: {@code ip} returns a direct IPv4 peer's own string, {@code global}, {@code constant} and
- * {@code principal} return existing strings, {@code header} allocates only to trim whitespace,
- * a fallback chain allocates its tagged key. Headers are formatted only when
- * {@link Verdict#writeHeaders} is called, and those strings are the only other allocation on an
- * allowed request. No lock is taken; the store's acquisitions are lock-free.
+ * allocates its {@link Verdict} and, per applied policy, one entry and its
+ * {@link io.github.sluice.core.MutableDecision}; there is no array, and the entries are the chain
+ * given to {@link Store#acquireAll} as they are. Resolvers allocate the key strings they build:
+ * {@code ip} returns a direct IPv4 peer's own string, {@code global}, {@code constant} and
+ * {@code principal} return existing strings, {@code header} allocates only to trim whitespace, a
+ * fallback chain allocates its tagged key. Headers are formatted only when
+ * {@link Verdict#writeHeaders} is called: {@code RateLimit-Policy} is formatted once per set of
+ * applied policies and reused, so the {@code RateLimit} value is the only string an allowed
+ * request allocates. No lock is taken; the store's acquisitions are lock-free.
  *
  * <p>Thread-safe. {@link #close()} closes the store if the enforcer created it.
  */
@@ -59,7 +56,8 @@ public final class Enforcer implements AutoCloseable {
 
     private final Policy[] policies;
     private final KeySpace[] spaces;
-    private final long[] costs;
+    /** Every configured policy, as {@link #enforce(RequestView)} applies them. */
+    private final PolicyGroup all;
     private final Map<String, Integer> byName;
     private final Store store;
     private final boolean ownsStore;
@@ -75,14 +73,13 @@ public final class Enforcer implements AutoCloseable {
         this.store = store;
         this.ownsStore = ownsStore;
         this.spaces = new KeySpace[policies.length];
-        this.costs = new long[policies.length];
         this.byName = new HashMap<>();
         for (int i = 0; i < policies.length; i++) {
             spaces[i] = store.keySpace(policies[i].name(), policies[i].algorithm());
-            costs[i] = policies[i].cost();
             byName.put(policies[i].name(), i);
         }
         this.headers = b.headers;
+        this.all = new PolicyGroup(this, policies, spaces, 0, new RateLimitHeaders.Plan(headers));
         this.denialBody = b.denialBody;
         this.addresses = addresses;
         this.maxKeyLength = b.maxKeyLength;
@@ -109,9 +106,9 @@ public final class Enforcer implements AutoCloseable {
         String method = request.method();
         String path = request.path();
         Verdict v = null;
-        for (int i = 0; i < policies.length; i++) {
-            if (policies[i].match().matches(method, path)) {
-                v = add(v, request, i, policies[i].cost(), policies.length);
+        for (Enforcement e : all.members) {
+            if (e.policy.match().matches(method, path)) {
+                v = add(v, request, e);
             }
         }
         return decide(v);
@@ -128,13 +125,12 @@ public final class Enforcer implements AutoCloseable {
      */
     public Verdict enforce(RequestView request, PolicySet selection) {
         Objects.requireNonNull(request, "request");
-        if (selection.owner != this) {
+        if (selection.group.enforcer != this) {
             throw new IllegalArgumentException(selection + " was not selected from this enforcer");
         }
-        int[] idx = selection.indices;
         Verdict v = null;
-        for (int i : idx) {
-            v = add(v, request, i, selection.cost > 0 ? selection.cost : policies[i].cost(), idx.length);
+        for (Enforcement e : selection.group.members) {
+            v = add(v, request, e);
         }
         return decide(v);
     }
@@ -184,119 +180,30 @@ public final class Enforcer implements AutoCloseable {
             }
             idx[k] = i;
         }
-        return new PolicySet(this, idx, cost, ordered);
+        Policy[] chosen = new Policy[idx.length];
+        KeySpace[] chosenSpaces = new KeySpace[idx.length];
+        for (int k = 0; k < idx.length; k++) {
+            chosen[k] = policies[idx[k]];
+            chosenSpaces[k] = spaces[idx[k]];
+        }
+        return new PolicySet(new PolicyGroup(this, chosen, chosenSpaces, cost, all.plan), idx, cost, ordered);
     }
 
-    private Verdict add(Verdict v, RequestView request, int i, long cost, int capacity) {
-        Policy p = policies[i];
+    private Verdict add(Verdict v, RequestView request, Enforcement e) {
+        Policy p = e.policy;
         String key = Keys.bound(p.key().resolve(request), maxKeyLength);
         if (key == null || (!p.allow().isEmpty() && p.allow().allows(key, request, addresses))) {
             return v;
         }
         if (v == null) {
-            v = new Verdict(this, capacity);
+            v = new Verdict();
         }
-        v.add(i, p, spaces[i], key, cost);
+        v.add(e, key);
         return v;
     }
 
     private Verdict decide(Verdict v) {
-        if (v == null) {
-            return Verdict.NONE;
-        }
-        v.seal();
-        int n = v.size();
-        int denied = v.enforced == 0 ? -1
-                : store.acquireAll(v.spaces, v.keys, v.costs, v.decisions, v.enforced);
-        for (int i = v.enforced; i < n; i++) {
-            // A dry-run policy never rolls back enforced ones; after a denial it only peeks.
-            v.spaces[i].acquire(v.keys[i], denied >= 0 ? 0 : v.costs[i], v.decisions[i]);
-        }
-        conclude(v, denied);
-        v.holdIfNeeded();
-        notifyListener(v, denied);
-        return v;
-    }
-
-    private static void conclude(Verdict v, int denied) {
-        if (denied >= 0) {
-            v.outcome = Outcome.DENIED;
-            int binding = denied;
-            for (int i = 0; i < v.enforced; i++) {
-                MutableDecision d = v.decisions[i];
-                if (d.outcome() == Outcome.DENIED
-                        && d.retryAfterNanos() > v.decisions[binding].retryAfterNanos()) {
-                    binding = i;
-                }
-            }
-            v.binding = binding;
-            MutableDecision d = v.decisions[binding];
-            v.status = d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : v.policies[binding].status();
-            return;
-        }
-        long delay = 0;
-        for (int i = 0; i < v.enforced; i++) {
-            if (v.decisions[i].outcome() == Outcome.SHAPED) {
-                delay = Math.max(delay, v.decisions[i].delayNanos());
-            }
-        }
-        if (delay > 0) {
-            v.outcome = Outcome.SHAPED;
-            v.delayNanos = delay;
-        }
-        int from = v.enforced > 0 ? 0 : v.enforced;
-        int to = v.enforced > 0 ? v.enforced : v.size();
-        int binding = from;
-        for (int i = from + 1; i < to; i++) {
-            if (RateLimitHeaders.closer(v.decisions[i], v.decisions[binding])) {
-                binding = i;
-            }
-        }
-        v.binding = binding;
-    }
-
-    private void notifyListener(Verdict v, int denied) {
-        if (listener == EnforcementListener.NONE) {
-            return;
-        }
-        int n = v.size();
-        for (int i = 0; i < n; i++) {
-            MutableDecision d = v.decisions[i];
-            if (denied >= 0 && (i >= v.enforced || d.outcome() != Outcome.DENIED)) {
-                continue; // after a denial the others were given back or only peeked
-            }
-            try {
-                switch (d.outcome()) {
-                    case ALLOWED -> listener.allowed(v.policies[i], v.keys[i], d);
-                    case SHAPED -> listener.shaped(v.policies[i], v.keys[i], d);
-                    case DENIED -> listener.denied(v.policies[i], v.keys[i], d);
-                }
-            } catch (RuntimeException ignored) {
-                // A listener must never change a decision; see EnforcementListener.
-            }
-        }
-    }
-
-    void release(Policy policy, KeySpace space, String key, long cost) {
-        space.release(key, cost);
-        try {
-            listener.released(policy, key, cost);
-        } catch (RuntimeException ignored) {
-            // See EnforcementListener.
-        }
-    }
-
-    /** The verdict reads these without copying them, and never writes them. */
-    Policy[] policyArray() {
-        return policies;
-    }
-
-    KeySpace[] spaceArray() {
-        return spaces;
-    }
-
-    long[] costArray() {
-        return costs;
+        return v == null ? Verdict.NONE : v.decide(store, listener);
     }
 
     /**

@@ -13,13 +13,14 @@ import java.util.List;
  */
 public final class PolicySet {
 
-    final Enforcer owner;
-    final int[] indices;
-    final long cost;
+    /** The selected policies with the set's cost, and their {@code RateLimit-Policy} values. */
+    final PolicyGroup group;
+    private final int[] indices;
+    private final long cost;
     private final List<String> names;
 
-    PolicySet(Enforcer owner, int[] indices, long cost, List<String> names) {
-        this.owner = owner;
+    PolicySet(PolicyGroup group, int[] indices, long cost, List<String> names) {
+        this.group = group;
         this.indices = indices;
         this.cost = cost;
         this.names = List.copyOf(names);

@@ -5,6 +5,8 @@ import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.request.HeaderSink;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Formats the rate-limit header fields of a {@link Verdict}.
@@ -34,105 +36,205 @@ final class RateLimitHeaders {
     private RateLimitHeaders() {
     }
 
-    static void write(Verdict v, HeaderOptions options, HeaderSink sink) {
-        boolean denied = v.outcome == Outcome.DENIED;
-        StringBuilder exposed = options.exposeHeaders() ? new StringBuilder(64) : null;
+    /**
+     * What an enforcer writes that depends on its {@link HeaderOptions} only: the field names of
+     * the draft-06 and {@code X-RateLimit-*} styles, and the {@code Access-Control-Expose-Headers}
+     * value for each combination of denied and degraded. Immutable.
+     */
+    static final class Plan {
+        final HeaderOptions options;
+        private final String limitName;
+        private final String remainingName;
+        private final String resetName;
+        /** Indexed by {@code (denied ? 2 : 0) | (degraded ? 1 : 0)}; {@code null} writes nothing. */
+        private final String[] exposed = new String[4];
+
+        Plan(HeaderOptions options) {
+            this.options = options;
+            String prefix = switch (options.style()) {
+                case DRAFT_06 -> "RateLimit-";
+                case X_RATELIMIT -> "X-RateLimit-";
+                case DRAFT, NONE -> null;
+            };
+            this.limitName = prefix == null ? null : prefix + "Limit";
+            this.remainingName = prefix == null ? null : prefix + "Remaining";
+            this.resetName = prefix == null ? null : prefix + "Reset";
+            if (options.exposeHeaders()) {
+                for (int k = 0; k < exposed.length; k++) {
+                    exposed[k] = exposedList((k & 2) != 0, (k & 1) != 0);
+                }
+            }
+        }
+
+        /** The names {@link #write} emits in this case, in the order it emits them. */
+        private String exposedList(boolean denied, boolean degraded) {
+            List<String> names = new ArrayList<>();
+            if (denied) {
+                names.add("Retry-After");
+            }
+            if (!options.onlyOnDenial() || denied) {
+                switch (options.style()) {
+                    case DRAFT -> names.addAll(List.of("RateLimit-Policy", "RateLimit"));
+                    case DRAFT_06, X_RATELIMIT -> names.addAll(List.of(limitName, remainingName, resetName));
+                    case NONE -> {
+                    }
+                }
+            }
+            if (degraded && options.degradedHeader() != null) {
+                names.add(options.degradedHeader());
+            }
+            return names.isEmpty() ? null : String.join(", ", names);
+        }
+    }
+
+    static void write(Verdict v, PolicyGroup group, HeaderSink sink) {
+        Plan plan = group.plan;
+        HeaderOptions options = plan.options;
+        boolean denied = v.denied();
         if (denied) {
-            emit(sink, exposed, "Retry-After", Long.toString(v.retryAfterSeconds()));
+            long retryAfter = v.retryAfterSeconds();
+            sink.header("Retry-After", v.bindingEntry().how.retryAfter(retryAfter));
         }
         if (!options.onlyOnDenial() || denied) {
             switch (options.style()) {
                 case DRAFT -> {
-                    emit(sink, exposed, "RateLimit-Policy", policyField(v));
-                    emit(sink, exposed, "RateLimit", limitField(v));
+                    sink.header("RateLimit-Policy", group.policyField(v));
+                    sink.header("RateLimit", limitField(v));
                 }
-                case DRAFT_06 -> triple(v, sink, exposed, "RateLimit-");
-                case X_RATELIMIT -> triple(v, sink, exposed, "X-RateLimit-");
+                case DRAFT_06, X_RATELIMIT -> triple(v, plan, sink);
                 case NONE -> {
                 }
             }
         }
+        boolean degraded = false;
         if (options.degradedHeader() != null) {
-            String degraded = degradedField(v);
-            if (degraded != null) {
-                emit(sink, exposed, options.degradedHeader(), degraded);
+            String field = degradedField(v);
+            if (field != null) {
+                sink.header(options.degradedHeader(), field);
+                degraded = true;
             }
         }
-        if (exposed != null && exposed.length() > 0) {
-            sink.header("Access-Control-Expose-Headers", exposed.toString());
-        }
-    }
-
-    private static void emit(HeaderSink sink, StringBuilder exposed, String name, String value) {
-        sink.header(name, value);
+        String exposed = plan.exposed[(denied ? 2 : 0) | (degraded ? 1 : 0)];
         if (exposed != null) {
-            if (exposed.length() > 0) {
-                exposed.append(", ");
-            }
-            exposed.append(name);
+            sink.header("Access-Control-Expose-Headers", exposed);
         }
     }
 
-    static String policyField(Verdict v) {
-        StringBuilder b = new StringBuilder(32 * v.size());
-        for (int i = 0; i < v.size(); i++) {
-            if (i > 0) {
-                b.append(", ");
-            }
-            Policy p = v.policies[i];
-            sfString(b, p.name());
-            b.append(";q=").append(clamp(p.algorithm().limit()));
-            if (p.concurrency()) {
-                b.append(";qu=\"concurrent-requests\"");
-            } else {
-                b.append(";w=").append(clamp(windowSeconds(p.algorithm().windowNanos())));
-            }
+    /** @return a policy's member of {@code RateLimit-Policy}, e.g. {@code "per-ip";q=100;w=60} */
+    static String policyItem(Policy p) {
+        StringBuilder b = new StringBuilder(32);
+        sfString(b, p.name());
+        b.append(";q=").append(clamp(p.algorithm().limit()));
+        if (p.concurrency()) {
+            b.append(";qu=\"concurrent-requests\"");
+        } else {
+            b.append(";w=").append(clamp(windowSeconds(p.algorithm().windowNanos())));
         }
         return b.toString();
     }
 
+    /**
+     * The {@code RateLimit} value: every entry, denials first, then closest to exhaustion first,
+     * entries equally close in verdict order. Written into one buffer of the exact length.
+     */
     static String limitField(Verdict v) {
-        int n = v.size();
-        StringBuilder b = new StringBuilder(32 * n);
-        if (n == 1) {
-            limitItem(b, v, 0);
-            return b.toString();
+        Verdict.Entry first = v.first();
+        if (v.after(first) == null) {
+            return limitItem(first);
         }
-        int[] order = exhaustionOrder(v);
+        int n = 0;
+        int length = 0;
+        for (Verdict.Entry e = first; e != null; e = v.after(e)) {
+            length += (n > 0 ? 2 : 0) + e.how.limitPrefix.length() + digits(clamp(e.decision.remaining()))
+                    + (e.how.concurrency ? 0 : 3 + digits(clamp(resetSeconds(e.decision))));
+            n++;
+        }
+        StringBuilder b = new StringBuilder(length);
+        // A selection sort: each round takes the closest entry ranked after the previous one, ties
+        // broken by verdict order, so the order is that of a stable sort and needs no array.
+        Verdict.Entry previous = null;
+        int previousIndex = -1;
         for (int k = 0; k < n; k++) {
+            Verdict.Entry next = null;
+            int nextIndex = -1;
+            int i = 0;
+            for (Verdict.Entry e = first; e != null; e = v.after(e), i++) {
+                boolean ranksAfter = previous == null || closer(previous.decision, e.decision)
+                        || (!closer(e.decision, previous.decision) && i > previousIndex);
+                if (ranksAfter && (next == null || closer(e.decision, next.decision))) {
+                    next = e;
+                    nextIndex = i;
+                }
+            }
             if (k > 0) {
                 b.append(", ");
             }
-            limitItem(b, v, order[k]);
+            b.append(next.how.limitPrefix).append(clamp(next.decision.remaining()));
+            if (!next.how.concurrency) {
+                b.append(";t=").append(clamp(resetSeconds(next.decision)));
+            }
+            previous = next;
+            previousIndex = nextIndex;
         }
         return b.toString();
     }
 
-    private static void limitItem(StringBuilder b, Verdict v, int i) {
-        sfString(b, v.policies[i].name());
-        b.append(";r=").append(clamp(v.decisions[i].remaining()));
-        if (!v.policies[i].concurrency()) {
-            b.append(";t=").append(clamp(resetSeconds(v, i)));
-        }
+    /** A one-entry verdict's {@code RateLimit} value: the policy's last one if the numbers repeat. */
+    private static String limitItem(Verdict.Entry e) {
+        MutableDecision d = e.decision;
+        boolean denied = d.outcome() == Outcome.DENIED;
+        boolean full = !denied && d.remaining() + e.how.cost >= d.limit();
+        return e.how.limitItem(clamp(d.remaining()), clamp(resetSeconds(d)), denied, full);
     }
 
-    /** Entries sorted: denials first, then by the share of quota left, ascending; stable. */
-    static int[] exhaustionOrder(Verdict v) {
-        int n = v.size();
-        int[] order = new int[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
+    /**
+     * A policy's member of {@code RateLimit}, e.g. {@code "per-ip";r=42;t=17}, formatted straight
+     * into its string: the concatenation sizes the result before writing it.
+     */
+    static String limitItem(Enforcement how, long remaining, long seconds) {
+        return how.concurrency ? how.limitPrefix + remaining : how.limitPrefix + remaining + ";t=" + seconds;
+    }
+
+    /**
+     * @return {@code true} if {@code item} is {@code how}'s member of {@code RateLimit} with these
+     *     numbers, as {@link #limitItem(Enforcement, long, long)} writes it; allocates nothing
+     */
+    static boolean isLimitItem(String item, Enforcement how, long remaining, long seconds) {
+        int from = how.limitPrefix.length();
+        int r = digits(remaining);
+        if (how.concurrency) {
+            return item.length() == from + r && isDecimal(item, from, from + r, remaining);
         }
-        for (int i = 1; i < n; i++) {
-            int x = order[i];
-            int j = i - 1;
-            while (j >= 0 && closer(v.decisions[x], v.decisions[order[j]])) {
-                order[j + 1] = order[j];
-                j--;
+        int t = digits(seconds);
+        return item.length() == from + r + 3 + t
+                && isDecimal(item, from, from + r, remaining)
+                && item.startsWith(";t=", from + r)
+                && isDecimal(item, from + r + 3, item.length(), seconds);
+    }
+
+    /**
+     * @return {@code true} if {@code s.substring(from, to)} is {@code value} in decimal, no leading
+     *     zero, {@code value >= 0}; allocates nothing
+     */
+    static boolean isDecimal(String s, int from, int to, long value) {
+        if (to - from != digits(value)) {
+            return false;
+        }
+        for (int i = to - 1; i >= from; i--, value /= 10) {
+            if (s.charAt(i) != (char) ('0' + value % 10)) {
+                return false;
             }
-            order[j + 1] = x;
         }
-        return order;
+        return true;
+    }
+
+    /** @return the decimal digits of {@code value}, {@code 0 <= value} */
+    private static int digits(long value) {
+        int d = 1;
+        for (long p = 10; d < 19 && value >= p; p *= 10) {
+            d++;
+        }
+        return d;
     }
 
     /** @return {@code true} if {@code a} is strictly closer to exhaustion than {@code b} */
@@ -154,36 +256,36 @@ final class RateLimitHeaders {
         return d.limit() <= 0 ? 0 : (double) d.remaining() / d.limit();
     }
 
-    /** The {@code t} of an entry, in whole seconds rounded up. */
-    static long resetSeconds(Verdict v, int i) {
-        if (i < 0) {
-            return 0;
-        }
-        MutableDecision d = v.decisions[i];
+    /** The {@code t} of a decision, in whole seconds rounded up. */
+    static long resetSeconds(MutableDecision d) {
         if (d.outcome() == Outcome.DENIED && d.retryAfterNanos() != Decision.NEVER) {
             return Math.max(ceilSeconds(d.retryAfterNanos()), 1);
         }
         return ceilSeconds(d.resetNanos());
     }
 
-    private static void triple(Verdict v, HeaderSink sink, StringBuilder exposed, String prefix) {
-        int i = v.binding >= 0 ? v.binding : 0;
-        MutableDecision d = v.decisions[i];
-        emit(sink, exposed, prefix + "Limit", Long.toString(d.limit()));
-        emit(sink, exposed, prefix + "Remaining", Long.toString(d.remaining()));
-        emit(sink, exposed, prefix + "Reset", Long.toString(resetSeconds(v, i)));
+    private static void triple(Verdict v, Plan plan, HeaderSink sink) {
+        Verdict.Entry binding = v.bindingEntry() != null ? v.bindingEntry() : v.first();
+        MutableDecision d = binding.decision;
+        sink.header(plan.limitName, Long.toString(d.limit()));
+        sink.header(plan.remainingName, Long.toString(d.remaining()));
+        sink.header(plan.resetName, Long.toString(resetSeconds(d)));
     }
 
     private static String degradedField(Verdict v) {
+        Verdict.Entry first = v.first();
+        if (v.after(first) == null) {
+            return first.decision.degraded() ? first.how.name : null;
+        }
         StringBuilder b = null;
-        for (int i = 0; i < v.size(); i++) {
-            if (v.decisions[i].degraded()) {
+        for (Verdict.Entry e = first; e != null; e = v.after(e)) {
+            if (e.decision.degraded()) {
                 if (b == null) {
                     b = new StringBuilder(32);
                 } else {
                     b.append(", ");
                 }
-                sfString(b, v.policies[i].name());
+                b.append(e.how.name);
             }
         }
         return b == null ? null : b.toString();
@@ -208,6 +310,13 @@ final class RateLimitHeaders {
 
     private static long clamp(long value) {
         return Math.max(0, Math.min(value, SF_MAX));
+    }
+
+    /** @return {@code s} as an RFC 9651 sf-string, quotes included */
+    static String sfString(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 2);
+        sfString(b, s);
+        return b.toString();
     }
 
     /** An RFC 9651 sf-string: printable ASCII, with {@code "} and {@code \} escaped. */

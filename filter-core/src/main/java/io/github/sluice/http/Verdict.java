@@ -6,7 +6,9 @@ import io.github.sluice.core.Outcome;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.request.BodySink;
 import io.github.sluice.request.HeaderSink;
+import io.github.sluice.store.Claim;
 import io.github.sluice.store.KeySpace;
+import io.github.sluice.store.Store;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -30,176 +32,271 @@ import java.util.Objects;
  * </ul>
  *
  * <h2>Entries</h2>
- * Indices {@code 0 .. size()-1} are the policies that applied, enforced ones first in
- * configuration order, then dry-run ones. A policy whose key resolver returned {@code null} or
- * whose allow-list matched the request is not an entry.
+ * A verdict holds one entry per policy that applied: the policy, its key, the permits asked for
+ * and the policy's decision. Indices {@code 0 .. size()-1} are the entries, enforced ones first in
+ * configuration order (selection order for a {@link PolicySet}), then dry-run ones. A policy
+ * whose key resolver returned {@code null} or whose allow-list matched the request is not an
+ * entry. The verdict decides itself from its entries: which one binds, the outcome, the status
+ * and the delay; it tells the listener, and it releases through its entries.
+ *
+ * <h2>Allocation</h2>
+ * A request that no policy applies to gets a shared verdict. Otherwise a verdict is one object
+ * (24 bytes with compressed references), plus one entry (32) and one decision holder (72) per
+ * applied policy; there is no array. The header values that do not change between requests
+ * ({@code RateLimit-Policy}, the header names) are formatted once per policy set; a policy's
+ * {@code RateLimit} member and {@code Retry-After} value are reused while their numbers repeat
+ * (a full bucket, a flood on one key), and formatted into one string of the exact size otherwise.
  *
  * <p>A verdict is not thread-safe, except {@link #release()} and {@link #released()}, which may
- * be called from any thread. Once created it does not change, apart from the release state.
+ * be called from any thread. Once returned by the enforcer it does not change, apart from the
+ * release state.
  */
 public final class Verdict implements ReleaseHandle {
 
     /** The verdict of a request no policy applied to: allowed, no headers, nothing held. */
-    static final Verdict NONE = new Verdict(null, 0);
+    static final Verdict NONE = new Verdict();
 
-    private static final VarHandle RELEASED;
+    private static final VarHandle STATE;
 
     static {
         try {
-            RELEASED = MethodHandles.lookup().findVarHandle(Verdict.class, "released", int.class);
+            STATE = MethodHandles.lookup().findVarHandle(Verdict.class, "state", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    final Enforcer enforcer;
+    /* The entries of enforced policies, chained in order: the chain given to Store.acquireAll. */
+    private Entry enforced;
+    /* The entries of dry-run policies, chained in order; never given to acquireAll. */
+    private Entry dryRun;
     /*
-     * Policies, key spaces and costs start as the enforcer's own arrays: when the applied
-     * policies are a prefix of the configured ones, in order and with their own costs (the common
-     * case), the verdict allocates no copy of them. The first entry that breaks the pattern makes
-     * private copies; the enforcer's arrays are never written.
+     * The outcome and the release, in one word so that a verdict is three fields (24 bytes): the
+     * binding entry is found again when asked for (a walk over a handful of entries, on a denial
+     * or for the headers of another style only). DENIED and SHAPED are set before the enforcer
+     * returns the verdict and never change; HELD is set then too, and cleared once, by the CAS
+     * of release(), which may run on any thread.
      */
-    Policy[] policies;
-    KeySpace[] spaces;
-    long[] costs;
-    private boolean shared;
-    final String[] keys;
-    final MutableDecision[] decisions;
-    /** Entries {@code [0, enforced)} are enforced, the next {@code dry} are dry-run (after {@link #seal}). */
-    int enforced;
-    int dry;
-    Outcome outcome = Outcome.ALLOWED;
-    int binding = -1;
-    long delayNanos;
-    int status;
-    private volatile int released;
+    private int state;
+    private static final int HELD = 1;
+    private static final int DENIED = 2;
+    private static final int SHAPED = 4;
 
-    Verdict(Enforcer enforcer, int capacity) {
-        this.enforcer = enforcer;
-        this.keys = new String[capacity];
-        this.decisions = new MutableDecision[capacity];
-        if (enforcer == null) {
-            this.policies = new Policy[0];
-            this.spaces = new KeySpace[0];
-            this.costs = new long[0];
-        } else {
-            this.policies = enforcer.policyArray();
-            this.spaces = enforcer.spaceArray();
-            this.costs = enforcer.costArray();
-            this.shared = true;
-        }
-        this.released = 1;
+    Verdict() {
     }
 
     /**
-     * Appends an entry.
-     *
-     * @param index the policy's index in the enforcer
+     * One applied policy: how it is applied, the request's key, and the policy's decision. It is
+     * the policy's {@link Claim} in {@link Store#acquireAll}.
      */
-    void add(int index, Policy policy, KeySpace space, String key, long cost) {
-        int i = enforced + dry;
-        if (shared && (index != i || costs[i] != cost)) {
-            unshare();
-        }
-        if (!shared) {
-            policies[i] = policy;
-            spaces[i] = space;
-            costs[i] = cost;
-        }
-        keys[i] = key;
-        decisions[i] = new MutableDecision();
-        if (policy.dryRun()) {
-            dry++;
-        } else {
-            enforced++;
-        }
-    }
+    static final class Entry implements Claim {
+        final Enforcement how;
+        final String key;
+        final MutableDecision decision = new MutableDecision();
+        /* The next entry of the same kind (enforced or dry-run). */
+        Entry next;
 
-    private void unshare() {
-        int capacity = keys.length;
-        int n = enforced + dry;
-        Policy[] p = new Policy[capacity];
-        KeySpace[] s = new KeySpace[capacity];
-        long[] c = new long[capacity];
-        System.arraycopy(policies, 0, p, 0, n);
-        System.arraycopy(spaces, 0, s, 0, n);
-        System.arraycopy(costs, 0, c, 0, n);
-        policies = p;
-        spaces = s;
-        costs = c;
-        shared = false;
-    }
-
-    /** Stable partition: enforced entries first, dry-run entries after, each in the order added. */
-    void seal() {
-        if (dry == 0 || enforced == 0) {
-            return;
+        Entry(Enforcement how, String key) {
+            this.how = how;
+            this.key = key;
         }
-        int n = enforced + dry;
-        for (int i = 1; i < n; i++) {
-            for (int j = i; j > 0 && !policies[j].dryRun() && policies[j - 1].dryRun(); j--) {
-                if (shared) {
-                    unshare();
+
+        @Override
+        public KeySpace space() {
+            return how.space;
+        }
+
+        @Override
+        public String key() {
+            return key;
+        }
+
+        @Override
+        public long cost() {
+            return how.cost;
+        }
+
+        @Override
+        public MutableDecision decision() {
+            return decision;
+        }
+
+        @Override
+        public Entry next() {
+            return next;
+        }
+
+        /** @return {@code true} if this entry holds concurrency permits until the request ends */
+        boolean holds() {
+            return how.concurrency && decision.allowed();
+        }
+
+        void tell(EnforcementListener listener) {
+            try {
+                switch (decision.outcome()) {
+                    case ALLOWED -> listener.allowed(how.policy, key, decision);
+                    case SHAPED -> listener.shaped(how.policy, key, decision);
+                    case DENIED -> listener.denied(how.policy, key, decision);
                 }
-                swap(j, j - 1);
+            } catch (RuntimeException ignored) {
+                // A listener must never change a decision; see EnforcementListener.
             }
+        }
+
+        void release() {
+            how.space.release(key, how.cost);
+            try {
+                how.group.enforcer.listener().released(how.policy, key, how.cost);
+            } catch (RuntimeException ignored) {
+                // See EnforcementListener.
+            }
+        }
+
+        @Override
+        public String toString() {
+            return how.policy.name() + (how.dryRun ? "(dry-run)" : "") + '=' + decision;
         }
     }
 
-    private void swap(int a, int b) {
-        Policy p = policies[a];
-        policies[a] = policies[b];
-        policies[b] = p;
-        KeySpace s = spaces[a];
-        spaces[a] = spaces[b];
-        spaces[b] = s;
-        String k = keys[a];
-        keys[a] = keys[b];
-        keys[b] = k;
-        long c = costs[a];
-        costs[a] = costs[b];
-        costs[b] = c;
-        MutableDecision d = decisions[a];
-        decisions[a] = decisions[b];
-        decisions[b] = d;
+    /** Appends an entry for {@code how}, after the entries of its kind. */
+    void add(Enforcement how, String key) {
+        Entry e = new Entry(how, key);
+        if (how.dryRun) {
+            dryRun = append(dryRun, e);
+        } else {
+            enforced = append(enforced, e);
+        }
     }
 
-    /** Arms the release handle if any concurrency permit is held. */
-    void holdIfNeeded() {
-        if (outcome == Outcome.DENIED) {
-            return;
+    private static Entry append(Entry head, Entry e) {
+        if (head == null) {
+            return e;
         }
-        for (int i = 0; i < size(); i++) {
-            if (policies[i].concurrency() && decisions[i].allowed()) {
-                released = 0;
-                return;
+        Entry last = head;
+        while (last.next != null) {
+            last = last.next;
+        }
+        last.next = e;
+        return head;
+    }
+
+    /**
+     * Decides the request: the enforced entries all or nothing, then the dry-run ones, which never
+     * deny and never roll back the enforced ones (after a denial they are only peeked). Then
+     * concludes, arms the release if permits are held, and tells the listener.
+     *
+     * @return this verdict
+     */
+    Verdict decide(Store store, EnforcementListener listener) {
+        boolean admitted = enforced == null || store.acquireAll(enforced);
+        for (Entry e = dryRun; e != null; e = e.next) {
+            e.how.space.acquire(e.key, admitted ? e.how.cost : 0, e.decision);
+        }
+        int outcome = admitted ? shaping() : DENIED;
+        if (admitted) {
+            for (Entry e = first(); e != null; e = after(e)) {
+                if (e.holds()) {
+                    outcome |= HELD;
+                    break;
+                }
             }
         }
+        STATE.setRelease(this, outcome);
+        if (listener != EnforcementListener.NONE) {
+            for (Entry e = first(); e != null; e = after(e)) {
+                // After a denial the others were given back or only peeked: only denials are news.
+                if (admitted || (!e.how.dryRun && e.decision.outcome() == Outcome.DENIED)) {
+                    e.tell(listener);
+                }
+            }
+        }
+        return this;
+    }
+
+    /** @return {@link #SHAPED} if an enforced entry of an admitted request asks for a delay, else 0 */
+    private int shaping() {
+        for (Entry e = enforced; e != null; e = e.next) {
+            if (e.decision.outcome() == Outcome.SHAPED && e.decision.delayNanos() > 0) {
+                return SHAPED;
+            }
+        }
+        return 0;
+    }
+
+    /** @return the first entry, or {@code null} if no policy applied */
+    Entry first() {
+        return enforced != null ? enforced : dryRun;
+    }
+
+    /** @return the entry after {@code e} in index order, or {@code null} */
+    Entry after(Entry e) {
+        return e.next != null ? e.next : e.how.dryRun ? null : dryRun;
+    }
+
+    /**
+     * @return the binding entry (see {@link #binding()}), or {@code null} if no policy applied
+     */
+    Entry bindingEntry() {
+        if ((state & DENIED) != 0) {
+            Entry binding = null;
+            for (Entry e = enforced; e != null; e = e.next) {
+                if (e.decision.outcome() == Outcome.DENIED && (binding == null
+                        || e.decision.retryAfterNanos() > binding.decision.retryAfterNanos())) {
+                    binding = e;
+                }
+            }
+            return binding != null ? binding : enforced; // a store that refused without writing a denial
+        }
+        // The closest to exhaustion among the enforced entries, or among the dry-run ones if none.
+        Entry binding = enforced != null ? enforced : dryRun;
+        for (Entry e = binding == null ? null : binding.next; e != null; e = e.next) {
+            if (RateLimitHeaders.closer(e.decision, binding.decision)) {
+                binding = e;
+            }
+        }
+        return binding;
+    }
+
+    private Entry entry(int i) {
+        Objects.checkIndex(i, size());
+        Entry e = first();
+        for (int k = 0; k < i; k++) {
+            e = after(e);
+        }
+        return e;
     }
 
     /** @return what was decided for the request */
     public Outcome outcome() {
-        return outcome;
+        return (state & DENIED) != 0 ? Outcome.DENIED : (state & SHAPED) != 0 ? Outcome.SHAPED : Outcome.ALLOWED;
     }
 
     /** @return {@code true} if the request proceeds, now or after {@link #delayNanos()} */
     public boolean admitted() {
-        return outcome != Outcome.DENIED;
+        return (state & DENIED) == 0;
     }
 
     /** @return {@code true} if the request must wait {@link #delayNanos()} before proceeding */
     public boolean shaped() {
-        return outcome == Outcome.SHAPED;
+        return (state & SHAPED) != 0;
     }
 
     /** @return {@code true} if the request is refused */
     public boolean denied() {
-        return outcome == Outcome.DENIED;
+        return (state & DENIED) != 0;
     }
 
     /** @return for a shaped verdict, the nanoseconds to wait (the longest delay of the enforced policies); else 0 */
     public long delayNanos() {
-        return delayNanos;
+        long delay = 0;
+        if (shaped()) {
+            for (Entry e = enforced; e != null; e = e.next) {
+                if (e.decision.outcome() == Outcome.SHAPED) {
+                    delay = Math.max(delay, e.decision.delayNanos());
+                }
+            }
+        }
+        return delay;
     }
 
     /**
@@ -211,7 +308,9 @@ public final class Verdict implements ReleaseHandle {
      */
     public int status() {
         requireDenied("status");
-        return status;
+        Entry binding = bindingEntry();
+        MutableDecision d = binding.decision;
+        return d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : binding.how.policy.status();
     }
 
     /**
@@ -223,18 +322,22 @@ public final class Verdict implements ReleaseHandle {
      */
     public long retryAfterSeconds() {
         requireDenied("retryAfterSeconds");
-        return Math.max(1, RateLimitHeaders.resetSeconds(this, binding));
+        return Math.max(1, RateLimitHeaders.resetSeconds(bindingEntry().decision));
     }
 
     private void requireDenied(String what) {
-        if (outcome != Outcome.DENIED) {
-            throw new IllegalStateException(what + " is defined for a denial only, but the verdict is " + outcome);
+        if (!denied()) {
+            throw new IllegalStateException(what + " is defined for a denial only, but the verdict is " + outcome());
         }
     }
 
     /** @return the number of policies that applied */
     public int size() {
-        return enforced + dry;
+        int n = 0;
+        for (Entry e = first(); e != null; e = after(e)) {
+            n++;
+        }
+        return n;
     }
 
     /**
@@ -243,7 +346,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public Policy policy(int i) {
-        return policies[Objects.checkIndex(i, size())];
+        return entry(i).how.policy;
     }
 
     /**
@@ -252,7 +355,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public String key(int i) {
-        return keys[Objects.checkIndex(i, size())];
+        return entry(i).key;
     }
 
     /**
@@ -261,7 +364,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public long cost(int i) {
-        return costs[Objects.checkIndex(i, size())];
+        return entry(i).how.cost;
     }
 
     /**
@@ -273,7 +376,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public Decision decision(int i) {
-        return decisions[Objects.checkIndex(i, size())].toDecision();
+        return entry(i).decision.toDecision();
     }
 
     /**
@@ -282,7 +385,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public boolean dryRun(int i) {
-        return Objects.checkIndex(i, size()) >= enforced;
+        return entry(i).how.dryRun;
     }
 
     /**
@@ -291,7 +394,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public boolean degraded(int i) {
-        return decisions[Objects.checkIndex(i, size())].degraded();
+        return entry(i).decision.degraded();
     }
 
     /**
@@ -300,7 +403,8 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public boolean violated(int i) {
-        return Objects.checkIndex(i, size()) < enforced && decisions[i].outcome() == Outcome.DENIED;
+        Entry e = entry(i);
+        return !e.how.dryRun && e.decision.outcome() == Outcome.DENIED;
     }
 
     /**
@@ -309,7 +413,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public boolean retryable(int i) {
-        return decisions[Objects.checkIndex(i, size())].retryAfterNanos() != Decision.NEVER;
+        return entry(i).decision.retryAfterNanos() != Decision.NEVER;
     }
 
     /**
@@ -320,13 +424,20 @@ public final class Verdict implements ReleaseHandle {
      * @return the entry's index, or {@code -1} if no policy applied
      */
     public int binding() {
-        return binding;
+        Entry binding = bindingEntry();
+        int i = 0;
+        for (Entry e = first(); e != null; e = after(e), i++) {
+            if (e == binding) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** @return {@code true} if a dry-run policy would have denied this request */
     public boolean dryRunDenied() {
-        for (int i = enforced; i < size(); i++) {
-            if (decisions[i].outcome() == Outcome.DENIED) {
+        for (Entry e = dryRun; e != null; e = e.next) {
+            if (e.decision.outcome() == Outcome.DENIED) {
                 return true;
             }
         }
@@ -336,9 +447,9 @@ public final class Verdict implements ReleaseHandle {
     /** @return the names of the enforced policies that denied the request (allocates) */
     public List<String> violatedPolicies() {
         List<String> out = new ArrayList<>(1);
-        for (int i = 0; i < enforced; i++) {
-            if (decisions[i].outcome() == Outcome.DENIED) {
-                out.add(policies[i].name());
+        for (Entry e = enforced; e != null; e = e.next) {
+            if (e.decision.outcome() == Outcome.DENIED) {
+                out.add(e.how.policy.name());
             }
         }
         return out;
@@ -354,8 +465,9 @@ public final class Verdict implements ReleaseHandle {
      */
     public void writeHeaders(HeaderSink sink) {
         Objects.requireNonNull(sink, "sink");
-        if (enforcer != null && size() > 0) {
-            RateLimitHeaders.write(this, enforcer.headerOptions(), sink);
+        Entry first = first();
+        if (first != null) {
+            RateLimitHeaders.write(this, first.how.group, sink);
         }
     }
 
@@ -374,7 +486,7 @@ public final class Verdict implements ReleaseHandle {
         requireDenied("writeBody");
         Objects.requireNonNull(headers, "headers");
         Objects.requireNonNull(body, "body");
-        DenialBody renderer = enforcer.denialBody();
+        DenialBody renderer = first().how.group.enforcer.denialBody();
         byte[] bytes = renderer.body(this);
         headers.header("Content-Type", renderer.contentType(this));
         body.body(bytes);
@@ -404,27 +516,28 @@ public final class Verdict implements ReleaseHandle {
      */
     @Override
     public void release() {
-        if (released != 0 || !RELEASED.compareAndSet(this, 0, 1)) {
+        int s = (int) STATE.getVolatile(this);
+        if ((s & HELD) == 0 || !STATE.compareAndSet(this, s, s & ~HELD)) {
             return;
         }
-        for (int i = 0; i < size(); i++) {
-            if (policies[i].concurrency() && decisions[i].allowed()) {
-                enforcer.release(policies[i], spaces[i], keys[i], costs[i]);
+        for (Entry e = first(); e != null; e = after(e)) {
+            if (e.holds()) {
+                e.release();
             }
         }
     }
 
     @Override
     public boolean released() {
-        return released != 0;
+        return ((int) STATE.getVolatile(this) & HELD) == 0;
     }
 
     @Override
     public String toString() {
-        StringBuilder b = new StringBuilder("Verdict{").append(outcome);
-        for (int i = 0; i < size(); i++) {
-            b.append(i == binding ? ", *" : ", ").append(policies[i].name())
-                    .append(i >= enforced ? "(dry-run)" : "").append('=').append(decisions[i]);
+        Entry binding = bindingEntry();
+        StringBuilder b = new StringBuilder("Verdict{").append(outcome());
+        for (Entry e = first(); e != null; e = after(e)) {
+            b.append(e == binding ? ", *" : ", ").append(e);
         }
         return b.append('}').toString();
     }

@@ -1,7 +1,7 @@
 package io.github.sluice.store;
 
 import io.github.sluice.core.Algorithm;
-import io.github.sluice.core.MutableDecision;
+import java.util.Objects;
 
 /**
  * Where limiter state lives: the in-memory {@link ShardedRegistry}, or a shared store such as
@@ -34,10 +34,10 @@ public interface Store extends AutoCloseable {
     KeySpace keySpace(String name, Algorithm<?> algorithm);
 
     /**
-     * Acquires on several key spaces for one request, all or nothing: either every acquisition
-     * is admitted, or the permits taken are given back before this method returns. Every entry of
-     * {@code out} is filled; after the first denial the remaining spaces are only peeked (cost
-     * zero), so that their headers can still be reported.
+     * Acquires every claim of a request's chain, all or nothing: either every claim is admitted,
+     * or the permits taken are given back before this method returns. Every claim's decision is
+     * written; after the first denial the remaining claims are only peeked (cost zero), so that
+     * their headers can still be reported.
      *
      * <p>A give-back is a {@linkplain KeySpace#refund refund} with the admission's receipt: it
      * returns the permits to the window, slot, log entries or schedule they were taken from, never
@@ -45,30 +45,29 @@ public interface Store extends AutoCloseable {
      * it returns only what is provably still the admission's own. A store that gives back after a
      * round trip carries the receipts its scripts returned.
      *
-     * <p>The default implementation acquires one after the other; a remote store may do it in one
-     * round trip.
+     * <p>The default implementation acquires one claim after the other, in chain order, and
+     * allocates nothing; a remote store may decide the chain in one round trip. The enforcer calls
+     * this for every request that an enforced policy applies to, with a chain of one claim in the
+     * common case.
      *
-     * @param spaces the key spaces, in policy order
-     * @param keys the key for each space
-     * @param costs the cost for each space, {@code >= 0}
-     * @param out the decision for each space
-     * @param count how many entries of the arrays to use
-     * @return {@code -1} if all were admitted, otherwise the index of the first denial
+     * @param claims the first claim of the chain; the chain is in policy order
+     * @return {@code true} if every claim was admitted; {@code false} if one was denied (the first
+     *     claim whose decision is a denial) and the others were given back
+     * @throws NullPointerException if {@code claims} is null
      */
-    default int acquireAll(KeySpace[] spaces, String[] keys, long[] costs, MutableDecision[] out,
-            int count) {
-        int denied = -1;
-        for (int i = 0; i < count; i++) {
-            if (denied >= 0) {
-                spaces[i].acquire(keys[i], 0, out[i]);
-            } else if (!spaces[i].acquire(keys[i], costs[i], out[i])) {
-                denied = i;
-                for (int j = 0; j < i; j++) {
-                    spaces[j].refund(keys[j], costs[j], out[j]);
+    default boolean acquireAll(Claim claims) {
+        for (Claim c = Objects.requireNonNull(claims, "claims"); c != null; c = c.next()) {
+            if (!c.space().acquire(c.key(), c.cost(), c.decision())) {
+                for (Claim given = claims; given != c; given = given.next()) {
+                    given.space().refund(given.key(), given.cost(), given.decision());
                 }
+                for (Claim peeked = c.next(); peeked != null; peeked = peeked.next()) {
+                    peeked.space().acquire(peeked.key(), 0, peeked.decision());
+                }
+                return false;
             }
         }
-        return denied;
+        return true;
     }
 
     /** Releases resources (connections, threads). The default does nothing. */

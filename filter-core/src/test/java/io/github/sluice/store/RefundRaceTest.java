@@ -134,9 +134,6 @@ class RefundRaceTest {
         ShardedRegistry first = ShardedRegistry.builder().clock(clock).build();
         KeySpace tested = first.keySpace("tested", algorithm);
         KeySpace refusing = ShardedRegistry.builder().build().keySpace("refusing", new Refuser());
-        KeySpace[] spaces = {tested, refusing};
-        String[] keys = {"one-key", "one-key"};
-        long[] costs = {1, 1};
         AtomicInteger refunded = new AtomicInteger();
         CyclicBarrier start = new CyclicBarrier(THREADS);
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
@@ -145,20 +142,22 @@ class RefundRaceTest {
             for (int t = 0; t < THREADS; t++) {
                 futures.add(pool.submit(() -> {
                     MutableDecision[] out = {new MutableDecision(), new MutableDecision()};
+                    Claim claims = Claim.of(tested, "one-key", 1, out[0],
+                            Claim.of(refusing, "one-key", 1, out[1], null));
                     List<Admission> mine = new ArrayList<>();
                     start.await(10, TimeUnit.SECONDS);
                     long end = System.nanoTime() + RUN_NANOS;
                     while (System.nanoTime() < end) {
                         clock.mark();
-                        int denied = first.acquireAll(spaces, keys, costs, out, 2);
-                        if (denied < 0) {
+                        boolean admitted = first.acquireAll(claims);
+                        if (admitted) {
                             mine.add(new Admission(clock.first(), 1, out[0].receipt()));
                             held.accept(Boolean.TRUE);
                             if (algorithm.concurrency()) {
                                 held.accept(Boolean.FALSE);
                                 tested.release("one-key", 1);
                             }
-                        } else if (denied == 1) {
+                        } else if (out[0].allowed()) {
                             refunded.incrementAndGet();
                         }
                     }

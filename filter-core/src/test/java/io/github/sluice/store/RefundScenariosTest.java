@@ -51,9 +51,11 @@ class RefundScenariosTest {
         gate = ShardedRegistry.builder().clock(gateClock).build().keySpace("gate", Concurrency.of(1));
     }
 
+    /** @return -1 if both admitted, else the index of the first denial */
     private int acquireAll() {
-        return registry.acquireAll(new KeySpace[] {tested, gate}, new String[] {"k", "gate"},
-                new long[] {1, 1}, out, 2);
+        boolean admitted = registry.acquireAll(
+                Claim.of(tested, "k", 1, out[0], Claim.of(gate, "gate", 1, out[1], null)));
+        return admitted ? -1 : out[0].allowed() ? 1 : 0;
     }
 
     /** A request whose tested policy decides at {@code at}, the gate open: admitted or not. */

@@ -11,6 +11,7 @@ import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.internal.LeaseBook;
 import io.github.sluice.redis.internal.Part;
 import io.github.sluice.redis.internal.ScriptCall;
+import io.github.sluice.store.Claim;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
 import io.github.sluice.store.StoreListener;
@@ -170,21 +171,20 @@ public final class RedisStore implements Store {
      * Key spaces of another store are handled one after the other by the default algorithm.
      */
     @Override
-    public int acquireAll(KeySpace[] spaces, String[] keys, long[] costs, MutableDecision[] out,
-            int count) {
-        for (int i = 0; i < count; i++) {
-            if (!(spaces[i] instanceof RedisKeySpace r) || r.engine != engine) {
-                return Store.super.acquireAll(spaces, keys, costs, out, count);
+    public boolean acquireAll(Claim claims) {
+        int count = 0;
+        for (Claim c = Objects.requireNonNull(claims, "claims"); c != null; c = c.next()) {
+            if (!(c.space() instanceof RedisKeySpace r) || r.engine != engine) {
+                return Store.super.acquireAll(claims);
             }
-        }
-        if (count == 0) {
-            return -1;
+            count++;
         }
         Acquisition.Member[] members = new Acquisition.Member[count];
-        for (int i = 0; i < count; i++) {
-            members[i] = new Acquisition.Member((RedisKeySpace) spaces[i], keys[i], costs[i], out[i]);
+        Claim c = claims;
+        for (int i = 0; i < count; i++, c = c.next()) {
+            members[i] = new Acquisition.Member((RedisKeySpace) c.space(), c.key(), c.cost(), c.decision());
         }
-        return Acquisition.run(engine, members);
+        return Acquisition.run(engine, members) < 0;
     }
 
     /** @return {@code true} while decisions follow the failure policy (the breaker is open) */

@@ -12,6 +12,7 @@ import io.github.sluice.core.Rate;
 import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
+import io.github.sluice.store.Claim;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
@@ -51,9 +52,15 @@ class AcquireAllTest {
         store.close();
     }
 
+    /** @return -1 if both admitted, else the index of the first denial */
     private int acquireAll(String key1, String key2) {
-        return store.acquireAll(new KeySpace[] {perSecond, perMinute}, new String[] {key1, key2},
-                new long[] {1, 1}, out, 2);
+        return acquireAll(perSecond, key1, perMinute, key2);
+    }
+
+    private int acquireAll(KeySpace first, String key1, KeySpace second, String key2) {
+        boolean admitted = store.acquireAll(
+                Claim.of(first, key1, 1, out[0], Claim.of(second, key2, 1, out[1], null)));
+        return admitted ? -1 : out[0].allowed() ? 1 : 0;
     }
 
     private long remaining(KeySpace space, String key) {
@@ -112,10 +119,9 @@ class AcquireAllTest {
     void acquireAll_mixedWithAnotherStore_fallsBackToOneAfterTheOther() {
         KeySpace local = ShardedRegistry.builder().clock(clock).build()
                 .keySpace("local", FixedWindow.of(1, Duration.ofMinutes(1)));
-        KeySpace[] spaces = {perSecond, local};
 
-        assertEquals(-1, store.acquireAll(spaces, new String[] {"bob", "bob"}, new long[] {1, 1}, out, 2));
-        assertEquals(1, store.acquireAll(spaces, new String[] {"bob", "bob"}, new long[] {1, 1}, out, 2));
+        assertEquals(-1, acquireAll(perSecond, "bob", local, "bob"));
+        assertEquals(1, acquireAll(perSecond, "bob", local, "bob"));
 
         assertEquals(9, remaining(perSecond, "bob"));
     }

@@ -19,6 +19,7 @@ import io.github.sluice.core.Rate;
 import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.testing.RedisCluster;
 import io.github.sluice.redis.testing.RedisClusterExtension;
+import io.github.sluice.store.Claim;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
@@ -181,10 +182,10 @@ class ClusterStoreTest {
             assertEquals(master, cluster.masterOf(NAMES.key("per-day", "alice")), "same hash tag, same slot");
             cluster.resetStats();
 
-            int denied = store.acquireAll(new KeySpace[] {perSecond, perDay},
-                    new String[] {"alice", "alice"}, new long[] {1, 1}, out, 2);
+            boolean admitted = store.acquireAll(Claim.of(perSecond, "alice", 1, out[0],
+                    Claim.of(perDay, "alice", 1, out[1], null)));
 
-            assertEquals(-1, denied);
+            assertTrue(admitted);
             assertEquals(1, cluster.calls("evalsha") + cluster.calls("eval"), "one call in all");
             assertEquals(1, cluster.calls(master, "evalsha") + cluster.calls(master, "eval"));
             assertEquals(9, out[0].remaining());
@@ -221,9 +222,9 @@ class ClusterStoreTest {
                         return;
                     }
                     for (int n = 0; n < 5; n++) {
-                        int denied = store.acquireAll(new KeySpace[] {perClient, overall},
-                                new String[] {client, global}, new long[] {1, 1}, out, 2);
-                        admitted.addAndGet(denied < 0 ? 1 : 0);
+                        boolean all = store.acquireAll(Claim.of(perClient, client, 1, out[0],
+                                Claim.of(overall, global, 1, out[1], null)));
+                        admitted.addAndGet(all ? 1 : 0);
                         degraded.addAndGet(out[0].degraded() || out[1].degraded() ? 1 : 0);
                     }
                 }));

@@ -19,6 +19,7 @@ import io.github.sluice.core.Rate;
 import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
+import io.github.sluice.store.Claim;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.testing.StaleClock;
 import io.lettuce.core.cluster.SlotHash;
@@ -86,9 +87,11 @@ class RefundRedisTest {
         assertTrue(holder.acquire("global", 1, other), "the gate closes");
         // The second reading of the store's clock is the one the refund is sent with.
         clock.onReading(2, meanwhile);
-        int denied = store.acquireAll(new KeySpace[] {tested, gate}, new String[] {"alice", "global"},
-                new long[] {1, 1}, out, 2);
-        assertEquals(1, denied, "admitted by the tested policy, refused by the gate");
+        boolean admitted = store.acquireAll(
+                Claim.of(tested, "alice", 1, out[0], Claim.of(gate, "global", 1, out[1], null)));
+        assertFalse(admitted, "refused by the gate");
+        assertTrue(out[0].allowed(), "admitted by the tested policy");
+        assertFalse(out[1].allowed(), "refused by the gate");
         holder.release("global", 1);
     }
 

@@ -22,9 +22,14 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * The whole HTTP-layer decision for one request, without a container: a request view with an IPv4
- * peer, key resolution (the peer address), one token-bucket policy on the in-memory registry, and
- * the formatting of the RateLimit header fields. This is what the servlet filter adds to a request
- * besides the container's own header writes.
+ * peer, key resolution (the peer address), one token-bucket policy (or fixed-window, for
+ * {@link #allowedDraining()}) on the in-memory registry, and the formatting of the RateLimit header
+ * fields. This is what the servlet filter adds to a request
+ * besides the container's own header writes. The sink takes each value as the servlet adapter
+ * does (a {@code String} handed to the container), so every string a response needs is counted.
+ *
+ * <p>{@link #floor()} is {@link Floor} measured in the same fork, so that "cost vs floor" (issue
+ * 15: within 4x) is a ratio of one run.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -32,12 +37,15 @@ import org.openjdk.jmh.infra.Blackhole;
 public class EnforcerPath {
 
     private Enforcer open;
+    private Enforcer draining;
     private Enforcer shut;
     private final RequestView request = new Request("GET", "/hello", "192.0.2.33");
     private HeaderSink sink;
+    private final Floor floor = new Floor();
 
     /**
-     * Builds one enforcer that always admits and one that always refuses.
+     * Builds two enforcers that always admit (a token bucket, a fixed window) and one that always
+     * refuses.
      *
      * @param bh consumes the header values the benchmarks write
      */
@@ -45,6 +53,8 @@ public class EnforcerPath {
     public void setUp(Blackhole bh) {
         sink = (name, value) -> bh.consume(value);
         open = Enforcer.builder().policy(policy(Configs.OPEN)).build();
+        draining = Enforcer.builder().policy(Policy.builder("per-ip").algorithm(Configs.OPEN.fixedWindow())
+                .key(KeyResolvers.ip()).build()).build();
         shut = Enforcer.builder().policy(policy(Configs.SHUT)).build();
         while (shut.enforce(request).admitted()) {
             // drain the one permit
@@ -58,16 +68,28 @@ public class EnforcerPath {
     /** Fails the run if either enforcer answered the other way. */
     @TearDown(Level.Iteration)
     public void check() {
-        if (!open.enforce(request).admitted() || shut.enforce(request).admitted()) {
+        if (!open.enforce(request).admitted() || !draining.enforce(request).admitted()
+                || shut.enforce(request).admitted()) {
             throw new IllegalStateException("an enforcer left its path");
         }
     }
 
-    /** Closes both enforcers. */
+    /** Closes the enforcers. */
     @TearDown(Level.Trial)
     public void close() {
         open.close();
+        draining.close();
         shut.close();
+    }
+
+    /**
+     * The floor: one clock read and one CAS, as in {@code SingleKeyAllowed.floor}.
+     *
+     * @return whether the CAS won
+     */
+    @Benchmark
+    public boolean floor() {
+        return floor.tick();
     }
 
     /**
@@ -78,6 +100,20 @@ public class EnforcerPath {
     @Benchmark
     public Verdict allowed() {
         Verdict v = open.enforce(request);
+        v.writeHeaders(sink);
+        return v;
+    }
+
+    /**
+     * An admitted request on a fixed window: its remaining count falls at every request, so the
+     * {@code RateLimit} value is formatted anew each time (the token bucket of {@link #allowed()}
+     * refills faster than one thread asks, so it is full at every request and its value repeats).
+     *
+     * @return the verdict
+     */
+    @Benchmark
+    public Verdict allowedDraining() {
+        Verdict v = draining.enforce(request);
         v.writeHeaders(sink);
         return v;
     }

@@ -129,9 +129,12 @@ public final class Summary {
         for (int threads : threads("EnforcerPath")) {
             line("%n### Enforcer path (one request, IPv4 peer, one policy, headers), %d thread%s%n%n",
                     threads, threads == 1 ? "" : "s");
-            line("| benchmark | ops/us | ns/op | B/op |%n|---|---:|---:|---:|%n");
-            for (Result r : rows("EnforcerPath", threads)) {
-                line("| %s | %s | %.0f | %s |%n", r.method(), score(r), 1000 / r.score(), bytes(r));
+            List<Result> rows = rows("EnforcerPath", threads);
+            Optional<Result> floor = find(rows, "floor");
+            line("| benchmark | ops/us | ns/op | B/op | cost vs floor (x) |%n|---|---:|---:|---:|---:|%n");
+            for (Result r : rows) {
+                line("| %s | %s | %.0f | %s | %s |%n", r.method(), score(r), 1000 / r.score(), bytes(r),
+                        floor.map(f -> ratio(f, r)).orElse("-"));
             }
         }
     }
@@ -191,8 +194,8 @@ public final class Summary {
     }
 
     /**
-     * Checks the targets of issue 9 against this run, per Sluice algorithm. The verdict is on the
-     * point estimate; the measured column carries the error.
+     * Checks the targets of issues 9 and 15 against this run, per Sluice algorithm and for the
+     * enforcer path. The verdict is on the point estimate; the measured column carries the error.
      */
     private void targets(List<String> heap) {
         line("%n### Targets (this run)%n%n| target | benchmark | measured | verdict |%n|---|---|---:|---|%n");
@@ -226,6 +229,17 @@ public final class Summary {
             find(m, "sluiceRegistry").ifPresent(r -> alt.ifPresent(b -> verdict(
                     "1M keys, " + t + " thread(s): >= 2x best Caffeine-based (" + b.method() + ")", r,
                     r, b, v -> v >= 2)));
+        }
+        List<Result> e1 = rows("EnforcerPath", 1);
+        Optional<Result> allowed = find(e1, "allowed");
+        allowed.ifPresent(a -> find(e1, "floor").ifPresent(f -> verdict(
+                "enforcer path, allowed, 1 thread: cost <= 4x floor", a, f, a, v -> v <= 4)));
+        allowed.ifPresent(a -> line("| enforcer path, allowed: <= 128 B/op | allowed | %s B/op | %s |%n",
+                bytes(a), Double.isNaN(a.bytesPerOp()) ? "n/a" : a.bytesPerOp() <= 128 ? "met" : "missed"));
+        for (int t : threads("EnforcerPath")) {
+            List<Result> e = rows("EnforcerPath", t);
+            find(e, "denied").ifPresent(d -> find(e, "allowed").ifPresent(a -> verdict(
+                    "enforcer path, denied no slower than allowed, " + t + " thread(s)", d, d, a, v -> v >= 1.0)));
         }
         for (String l : heap) {
             String[] p = l.trim().split("\\s+");

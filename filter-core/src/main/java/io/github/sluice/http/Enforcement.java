@@ -1,0 +1,120 @@
+package io.github.sluice.http;
+
+import io.github.sluice.policy.Policy;
+import io.github.sluice.store.KeySpace;
+
+/**
+ * One policy as a {@link PolicyGroup} applies it: the policy, its key space, the permits a request
+ * asks for, its place in the group, and the header text that never changes between requests,
+ * formatted once.
+ *
+ * <p>Immutable apart from the cache of its last header strings; thread-safe.
+ */
+final class Enforcement {
+
+    final PolicyGroup group;
+    final Policy policy;
+    final KeySpace space;
+    /** Permits per request: the policy's own cost, or a {@link PolicySet}'s override. */
+    final long cost;
+    /** The index in {@link PolicyGroup#members}; a bit of the group's policy-field cache. */
+    final int position;
+    final boolean dryRun;
+    final boolean concurrency;
+    /** The name as an RFC 9651 sf-string, quotes included. */
+    final String name;
+    /** This policy's member of {@code RateLimit-Policy}, e.g. {@code "per-ip";q=100;w=60}. */
+    final String policyItem;
+    /** The start of this policy's member of {@code RateLimit}, e.g. {@code "per-ip";r=}. */
+    final String limitPrefix;
+    /* The header values this policy formatted last, reused while their numbers repeat. */
+    private final Recent recent = new Recent();
+
+    Enforcement(PolicyGroup group, Policy policy, KeySpace space, long cost, int position) {
+        this.group = group;
+        this.policy = policy;
+        this.space = space;
+        this.cost = cost;
+        this.position = position;
+        this.dryRun = policy.dryRun();
+        this.concurrency = policy.concurrency();
+        this.name = RateLimitHeaders.sfString(policy.name());
+        this.policyItem = RateLimitHeaders.policyItem(policy);
+        this.limitPrefix = name + ";r=";
+    }
+
+    /**
+     * Returns this policy's member of {@code RateLimit} for these numbers, e.g.
+     * {@code "per-ip";r=42;t=17}: the string formatted last for this policy if it carries the same
+     * numbers, else a new one, which is kept for the next request.
+     *
+     * <p>The numbers repeat from one request to the next, whatever the key, wherever a policy is
+     * not the one running out: a token bucket or GCRA key that refills faster than its client asks
+     * is full at every request ({@code r = limit - cost}, the same {@code t}), and a flood on one
+     * key is denied with {@code r=0} and the same {@code t} for a second at a time. Admissions and
+     * denials are kept apart so that neither evicts the other. Checking costs a comparison of the
+     * digits, and a miss allocates nothing more than formatting does.
+     *
+     * @param remaining the clamped {@code r}, {@code >= 0}
+     * @param seconds the clamped {@code t}, {@code >= 0}; ignored for a concurrency policy
+     * @param denied whether the entry denied the request
+     * @param full whether an admitted entry left its key with all of its quota but this
+     *     request's cost: the state that repeats. Other admissions are formatted but not kept, so
+     *     that keys draining their quota, whose numbers change at every request, do not write the
+     *     shared cache at every request.
+     * @return the member
+     */
+    String limitItem(long remaining, long seconds, boolean denied, boolean full) {
+        String last = denied ? recent.denied : recent.admitted;
+        if (last != null && RateLimitHeaders.isLimitItem(last, this, remaining, seconds)) {
+            return last;
+        }
+        String item = RateLimitHeaders.limitItem(this, remaining, seconds);
+        if (denied) {
+            recent.denied = item;
+        } else if (full) {
+            recent.admitted = item;
+        }
+        return item;
+    }
+
+    /**
+     * @param seconds a {@code Retry-After} value, {@code >= 1}
+     * @return its decimal string: the one formatted last for this policy if equal, else a new one
+     */
+    String retryAfter(long seconds) {
+        String last = recent.retryAfter;
+        if (last != null && RateLimitHeaders.isDecimal(last, 0, last.length(), seconds)) {
+            return last;
+        }
+        last = Long.toString(seconds);
+        recent.retryAfter = last;
+        return last;
+    }
+
+    /*
+     * The last strings, written by whichever request formatted them, without synchronisation: a
+     * String is immutable (final fields), so a reader sees null, an older value or a newer one,
+     * and checks the digits before using it. The strings sit in an object of their own, padded by
+     * its superclasses so that no other field shares their cache line: requests on other cores
+     * that only read the policy's fields are not slowed by these writes.
+     */
+    abstract static class PadBefore {
+        long p01, p02, p03, p04, p05, p06, p07, p08;
+    }
+
+    abstract static class RecentFields extends PadBefore {
+        String admitted;
+        String denied;
+        String retryAfter;
+    }
+
+    static final class Recent extends RecentFields {
+        long p11, p12, p13, p14, p15, p16, p17, p18;
+    }
+
+    @Override
+    public String toString() {
+        return policy.name() + (cost == policy.cost() ? "" : "{cost=" + cost + '}');
+    }
+}

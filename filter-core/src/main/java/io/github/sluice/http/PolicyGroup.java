@@ -1,0 +1,78 @@
+package io.github.sluice.http;
+
+import io.github.sluice.policy.Policy;
+import io.github.sluice.store.KeySpace;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The policies an enforcer may apply to one request: every configured policy (for
+ * {@link Enforcer#enforce(io.github.sluice.request.RequestView)}), or the policies of a
+ * {@link PolicySet}, with that set's cost. It formats each {@code RateLimit-Policy} value once:
+ * the value lists the policies that applied, and which applied is all that varies, so a group of
+ * up to {@value #CACHED_MEMBERS} policies keeps one value per subset it has seen.
+ *
+ * <p>Thread-safe: the cache is filled by whichever request first needs a value; two requests
+ * that race format equal strings, and either may stay.
+ */
+final class PolicyGroup {
+
+    /** Groups of at most this many policies cache every subset's value (up to 1,024 strings). */
+    static final int CACHED_MEMBERS = 10;
+
+    final Enforcer enforcer;
+    final Enforcement[] members;
+    final RateLimitHeaders.Plan plan;
+    /** Indexed by the bit set of the members that applied; {@code null} for a large group. */
+    private final AtomicReferenceArray<String> policyFields;
+
+    /**
+     * @param costOverride permits per request for every member, or 0 for each policy's own cost
+     */
+    PolicyGroup(Enforcer enforcer, Policy[] policies, KeySpace[] spaces, long costOverride,
+            RateLimitHeaders.Plan plan) {
+        this.enforcer = enforcer;
+        this.plan = plan;
+        this.members = new Enforcement[policies.length];
+        for (int i = 0; i < policies.length; i++) {
+            long cost = costOverride > 0 ? costOverride : policies[i].cost();
+            members[i] = new Enforcement(this, policies[i], spaces[i], cost, i);
+        }
+        this.policyFields = members.length <= CACHED_MEMBERS
+                ? new AtomicReferenceArray<>(1 << members.length) : null;
+    }
+
+    /**
+     * @param v a verdict of this group with at least one entry
+     * @return its {@code RateLimit-Policy} value: every entry, in the verdict's order
+     */
+    String policyField(Verdict v) {
+        Verdict.Entry first = v.first();
+        if (v.after(first) == null) {
+            return first.how.policyItem;
+        }
+        if (policyFields == null) {
+            return join(v);
+        }
+        int subset = 0;
+        for (Verdict.Entry e = first; e != null; e = v.after(e)) {
+            subset |= 1 << e.how.position;
+        }
+        String field = policyFields.get(subset);
+        if (field == null) {
+            field = join(v);
+            policyFields.set(subset, field);
+        }
+        return field;
+    }
+
+    private static String join(Verdict v) {
+        StringBuilder b = new StringBuilder(64);
+        for (Verdict.Entry e = v.first(); e != null; e = v.after(e)) {
+            if (b.length() > 0) {
+                b.append(", ");
+            }
+            b.append(e.how.policyItem);
+        }
+        return b.toString();
+    }
+}

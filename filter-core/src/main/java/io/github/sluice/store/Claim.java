@@ -1,0 +1,51 @@
+package io.github.sluice.store;
+
+import io.github.sluice.core.MutableDecision;
+
+/**
+ * One key space's part of a request that several policies decide together: the key space, the
+ * key, the permits asked for, and the holder the store writes the decision into. The claims of one
+ * request form a chain, in policy order, through {@link #next()}; {@link Store#acquireAll} takes
+ * the chain whole.
+ *
+ * <p>The enforcer's own claims are the entries of its verdicts, one object per applied policy, so
+ * that deciding a request copies nothing. Other callers build a chain with
+ * {@link #of(KeySpace, String, long, MutableDecision, Claim)}.
+ *
+ * <p>A claim does not change while a store decides it, except its decision, which the store
+ * writes. Not thread-safe: a chain belongs to the one request that decides it.
+ */
+public interface Claim {
+
+    /** @return the key space that decides this claim */
+    KeySpace space();
+
+    /** @return the client key, non-null and already bounded in length */
+    String key();
+
+    /** @return the permits asked for, {@code >= 0} */
+    long cost();
+
+    /** @return the holder the store writes this claim's decision into, never {@code null} */
+    MutableDecision decision();
+
+    /** @return the next claim of the same request, or {@code null} if this is the last */
+    Claim next();
+
+    /**
+     * Makes a claim that precedes {@code next} in a chain. Build a chain from its last claim to
+     * its first: {@code Claim.of(a, "k", 1, da, Claim.of(b, "k", 1, db, null))}.
+     *
+     * @param space the key space
+     * @param key the client key, already bounded in length
+     * @param cost permits asked for, {@code >= 0}
+     * @param decision where the store writes the decision
+     * @param next the claim after this one, or {@code null} for the last
+     * @return the claim
+     * @throws NullPointerException if {@code space}, {@code key} or {@code decision} is null
+     * @throws IllegalArgumentException if {@code cost < 0}
+     */
+    static Claim of(KeySpace space, String key, long cost, MutableDecision decision, Claim next) {
+        return new SimpleClaim(space, key, cost, decision, next);
+    }
+}
