@@ -37,9 +37,12 @@ public class AdaptiveCell extends Cell {
     /** One sample in {@link #samples}: the count is in the low half, the drops in the high. */
     static final long ONE = 1L;
     static final long ONE_DROP = 1L << 32;
+    /** The largest square of one latency in {@link #rttSquares}: that of about three seconds. */
+    static final long MAX_SQUARE = Long.MAX_VALUE / 1_000_000;
 
     private static final VarHandle SAMPLES;
     private static final VarHandle RTT_SUM;
+    private static final VarHandle RTT_SQUARES;
     private static final VarHandle PEAK;
     private static final VarHandle UPDATING;
     static final VarHandle BUSY = MethodHandles.arrayElementVarHandle(long[].class);
@@ -49,6 +52,7 @@ public class AdaptiveCell extends Cell {
             MethodHandles.Lookup l = MethodHandles.lookup();
             SAMPLES = l.findVarHandle(AdaptiveCell.class, "samples", long.class);
             RTT_SUM = l.findVarHandle(AdaptiveCell.class, "rttSum", long.class);
+            RTT_SQUARES = l.findVarHandle(AdaptiveCell.class, "rttSquares", long.class);
             PEAK = l.findVarHandle(AdaptiveCell.class, "peak", long.class);
             UPDATING = l.findVarHandle(AdaptiveCell.class, "updating", int.class);
         } catch (ReflectiveOperationException e) {
@@ -65,6 +69,11 @@ public class AdaptiveCell extends Cell {
     private volatile long samples;
     /** Sum of the latencies of the batch's samples that were not drops, nanoseconds. */
     private volatile long rttSum;
+    /**
+     * Sum of the squares of those latencies, in microseconds squared, each capped at
+     * {@link #MAX_SQUARE} so that a batch of a million samples cannot overflow.
+     */
+    private volatile long rttSquares;
     /** Most permits in flight seen by a release of the current batch. */
     private volatile long peak;
     /** Clock reading by which a batch with at least one sample is recomputed. */
@@ -86,6 +95,13 @@ public class AdaptiveCell extends Cell {
     long counter;
     /** A threshold on {@link #counter} (the next probe). */
     long mark;
+    /**
+     * The standard error of the last batch's mean latency, nanoseconds: how far that mean may
+     * be from the true one by chance alone.
+     */
+    double spread;
+    /** A limit to come back to (after a probe), or 0. */
+    double saved;
     /** A pseudo-random state, for jitter that is reproducible under a fake clock. */
     long seed;
     /** The mean latency of the last batch, nanoseconds, or 0. Read without the flag: a hint. */
@@ -154,6 +170,8 @@ public class AdaptiveCell extends Cell {
     final long addSample(long rtt, boolean dropped, long inFlight) {
         if (!dropped) {
             RTT_SUM.getAndAdd(this, rtt);
+            long micros = rtt / 1000;
+            RTT_SQUARES.getAndAdd(this, micros > 3_000_000 ? MAX_SQUARE : Math.min(MAX_SQUARE, micros * micros));
         }
         long p = peak;
         while (inFlight > p) {
@@ -175,6 +193,11 @@ public class AdaptiveCell extends Cell {
     /** Takes the batch's latency sum. */
     final long takeRttSum() {
         return (long) RTT_SUM.getAndSet(this, 0L);
+    }
+
+    /** Takes the batch's sum of squared latencies, microseconds squared. */
+    final long takeRttSquares() {
+        return (long) RTT_SQUARES.getAndSet(this, 0L);
     }
 
     /** Takes the batch's peak in flight. */

@@ -263,6 +263,8 @@ public abstract sealed class AdaptiveLimit<C extends AdaptiveCell> extends Algor
         cell.counter = 0;
         cell.mark = 0;
         cell.lastRtt = 0;
+        cell.spread = 0;
+        cell.saved = 0;
     }
 
     /**
@@ -539,6 +541,7 @@ public abstract sealed class AdaptiveLimit<C extends AdaptiveCell> extends Algor
             }
             long drops = batch >>> 32;
             long sum = cell.takeRttSum();
+            long squares = cell.takeRttSquares();
             long peak = cell.takePeak();
             cell.due = now + window;
             boolean restart = (cell.word() & AdaptiveCell.FORGOTTEN) != 0;
@@ -548,6 +551,10 @@ public abstract sealed class AdaptiveLimit<C extends AdaptiveCell> extends Algor
             long mean = n > drops ? sum / (n - drops) : -1;
             if (mean >= 0) {
                 cell.lastRtt = mean;
+                long k = n - drops;
+                double meanMicros = sum / 1000.0 / k;
+                double variance = Math.max(0, (double) squares / k - meanMicros * meanMicros);
+                cell.spread = Math.sqrt(variance / k) * 1000;
             }
             long before = AdaptiveCell.limitOf(cell.word());
             update(cell, now, n, drops, mean, peak);
@@ -616,13 +623,13 @@ public abstract sealed class AdaptiveLimit<C extends AdaptiveCell> extends Algor
     /**
      * {@inheritDoc}
      *
-     * <p>An {@link AdaptiveCell} (header, 13 {@code long} or {@code double} fields, two
-     * {@code int}s, the reference to the partitions' counts) is 128 bytes, plus a {@code long}
+     * <p>An {@link AdaptiveCell} (header, its word and 16 {@code long} or {@code double} fields, two
+     * {@code int}s, the reference to the partitions' counts) is 160 bytes, plus a {@code long}
      * per partition; a rule with more state adds its own.
      */
     @Override
     public long bytesPerKey() {
-        return objectBytes(13, 2, 1) + (partitionNames.length == 0 ? 0 : longArrayBytes(partitionNames.length));
+        return objectBytes(17, 2, 1) + (partitionNames.length == 0 ? 0 : longArrayBytes(partitionNames.length));
     }
 
     // ---- identity -----------------------------------------------------------------------------

@@ -242,7 +242,7 @@ public final class Bbr extends AdaptiveLimit<Bbr.BbrCell> {
      */
     @Override
     public long bytesPerKey() {
-        return super.bytesPerKey() - objectBytes(13, 2, 1) + objectBytes(15, 2, 2)
+        return super.bytesPerKey() - objectBytes(17, 2, 1) + objectBytes(19, 2, 2)
                 + longArrayBytes(2L * buckets);
     }
 

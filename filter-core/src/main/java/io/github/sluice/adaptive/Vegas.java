@@ -5,22 +5,30 @@ import java.util.Objects;
 
 /**
  * TCP Vegas's rule, as Netflix concurrency-limits' {@code VegasLimit}: the queue a limit
- * builds is estimated from the latency without load (the lowest seen) and the current one,
+ * builds is estimated from the latency without load and the current one,
  * {@code queue = limit * (1 - noLoad / latency)}, and kept between {@code alpha} and
- * {@code beta} times {@code log10(limit)}: below {@code log10(limit)} the limit grows by
- * {@code beta * log10(limit)} per request, below {@code alpha * log10(limit)} by
- * {@code log10(limit)}; above {@code beta * log10(limit)} it falls by {@code log10(limit)}
- * (each {@code log10} rounded down, at least 1). A drop takes {@code log10(limit)} off. The
- * limit does not grow while the key uses less than half of it.
+ * {@code beta} times {@code log10(limit)}: at most {@code log10(limit)}, the limit grows by
+ * {@code beta * log10(limit)} per batch; below {@code alpha * log10(limit)}, by
+ * {@code log10(limit)}; above {@code beta * log10(limit)} it falls by the excess, at least
+ * {@code log10(limit)} (each {@code log10} rounded down, at least 1). A batch with a drop takes
+ * {@code log10(limit)} off. The limit does not grow while the key uses less than half of it.
  *
- * <h2>The latency without load</h2>
- * It is the lowest <em>batch mean</em> seen, not the lowest single request: with latencies
- * that vary from request to request, the single fastest request is far below what the server
- * gives without a queue, and a queue estimated against it never looks small enough to grow
- * (Netflix's issue 34). A batch that sets a new lowest mean does not move the limit. After
- * about {@code probe} times the limit in requests (jittered between half and all of it, so
- * that instances do not probe together), the next batch's mean replaces it, so that a server
- * whose latency without load has risen is measured again.
+ * <h2>Noise</h2>
+ * Latencies vary from request to request; a queue estimated from single requests, or from the
+ * lowest batch mean, sees a queue where there is only chance, and holds the limit far below
+ * capacity (Netflix's {@code VegasLimit} with the lowest single latency, issue 34). Here each
+ * batch's mean comes with its standard error {@code se}: the latency without load is the lowest
+ * {@code mean + se} seen, and the queue is estimated from {@code mean - se}. So only a queue
+ * beyond chance moves the limit, however noisy the server.
+ *
+ * <h2>Probes</h2>
+ * After about {@code probe} times the limit in requests (jittered between half and all of it,
+ * so that instances do not probe together), the latency without load is measured again, so
+ * that a server whose own latency has risen is followed: the limit is halved for one batch,
+ * which drains the queue, that batch's latency becomes the reference, and the limit comes back.
+ * (Taking the current latency as the new reference without draining, as Netflix does, would
+ * count the current queue as no queue, and let latency ratchet up probe after probe under
+ * sustained overload.)
  *
  * <p>Use it for servers with a stable latency without load, when the queue they build should
  * stay short: it keeps only a few requests waiting.
@@ -102,32 +110,55 @@ public final class Vegas extends AdaptiveLimit<AdaptiveCell> {
         double estimate = cell.estimate;
         cell.counter += n;
         if (meanRtt >= 0) {
-            long rtt = Math.max(1, meanRtt);
-            if (cell.counter >= cell.mark / 1e6 * probe * estimate) {
-                cell.reference = rtt;
-                cell.counter = 0;
-                cell.mark = jitter(cell);
+            double rtt = Math.max(1, meanRtt);
+            // The batch's mean is known only to within its standard error: the latency without
+            // load is the lowest mean plus that error, and a queue is only what exceeds it
+            // beyond the error of the batch at hand.
+            double high = rtt + 2 * cell.spread;
+            double low = Math.max(1, rtt - 2 * cell.spread);
+            if (cell.saved > 0) {
+                // The batch after a probe ran under half the limit, with the queue drained.
+                cell.reference = high;
+                cell.estimate = clamp(Math.max(estimate, cell.saved));
+                cell.saved = 0;
                 return;
             }
-            if (cell.reference == 0 || rtt < cell.reference) {
-                cell.reference = rtt;
+            if (cell.counter >= cell.mark / 1e6 * probe * estimate && cell.reference > 0) {
+                probe(cell, estimate);
                 return;
             }
-        }
-        long log = log10(estimate);
-        if (drops > 0) {
-            estimate -= log;
-        } else if (meanRtt >= 0 && 2 * peak >= estimate) {
-            double queue = Math.ceil(estimate * (1 - cell.reference / Math.max(1, meanRtt)));
-            if (queue <= log) {
-                estimate += beta * log;
-            } else if (queue < alpha * log) {
-                estimate += log;
-            } else if (queue > beta * log) {
-                estimate -= Math.max(log, queue - beta * log);
+            if (cell.reference == 0 || high < cell.reference) {
+                cell.reference = high;
+                return;
             }
+            long log = log10(estimate);
+            if (drops > 0) {
+                estimate -= log;
+            } else if (2 * peak >= estimate) {
+                double queue = Math.ceil(estimate * (1 - cell.reference / low));
+                if (queue <= log) {
+                    estimate += beta * log;
+                } else if (queue < alpha * log) {
+                    estimate += log;
+                } else if (queue > beta * log) {
+                    estimate -= Math.max(log, queue - beta * log);
+                }
+            }
+        } else {
+            estimate -= log10(estimate);
         }
         cell.estimate = clamp(estimate);
+    }
+
+    /**
+     * Measures the latency without load again: halves the limit for one batch, so that the
+     * queue drains and the next batch's latency is the server's own, then comes back.
+     */
+    private void probe(AdaptiveCell cell, double estimate) {
+        cell.counter = 0;
+        cell.mark = jitter(cell);
+        cell.saved = estimate;
+        cell.estimate = clamp(estimate / 2);
     }
 
     private double clamp(double estimate) {
