@@ -6,15 +6,19 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Additive increase, multiplicative decrease, as Netflix concurrency-limits' {@code AIMDLimit}:
- * a loss-based rule. While nothing is dropped and every request ends within {@code latency},
- * the limit grows by one per request that ends, as long as the key uses at least half of it
- * (an idle limit proves nothing); when a batch holds a drop, or a request slower than
- * {@code latency}, the limit is multiplied by {@code backoff}, once per batch.
+ * Additive increase, multiplicative decrease, a loss-based rule like Netflix
+ * concurrency-limits' {@code AIMDLimit} and TCP's congestion window: while a batch holds no
+ * drop and every request in it ended within {@code latency}, the limit grows by one, as long as
+ * the key uses at least half of it (an idle limit proves nothing); when a batch holds a drop,
+ * or a request slower than {@code latency}, the limit is multiplied by {@code backoff}.
  *
- * <p>One decrease per batch, not per slow request: the requests of one congested moment end
- * together, and cutting the limit once for each would collapse it (TCP, likewise, halves its
- * window once per round trip). Use it when overload shows as failures or timeouts rather than
+ * <p>Once per batch, either way, not once per request: a batch holds only requests admitted
+ * since the limit last changed, so it lasts at least a round trip, and the rule moves like TCP's
+ * window, by one per round trip up and by the backoff per round trip down. Netflix's grows by
+ * one per request and cuts once per slow request; in the simulation (docs/adaptive.md) that
+ * overshoots then starves (67 % goodput at overload); this holds latency near
+ * {@code latency} with the server busy. With the default backoff of 0.9, a halving of capacity
+ * takes about seven round trips to absorb; a lower backoff reacts faster and saws deeper. Use it when overload shows as failures or timeouts rather than
  * as a gradual rise in latency, or with a {@code latency} threshold from the service's
  * objectives.
  *
@@ -86,7 +90,7 @@ public final class Aimd extends AdaptiveLimit<AdaptiveCell> {
         if (drops > 0) {
             estimate = estimate * backoff;
         } else if (2 * peak >= estimate) {
-            estimate = estimate + n;
+            estimate = estimate + 1;
         }
         cell.estimate = Math.max(min, Math.min(max, estimate));
     }

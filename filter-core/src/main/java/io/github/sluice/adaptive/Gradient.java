@@ -6,11 +6,11 @@ import java.util.Objects;
 /**
  * The idea of Netflix concurrency-limits' {@code Gradient2Limit}: compare a long-term average
  * latency with the short-term one. Their ratio, times a {@code tolerance}, is the gradient,
- * clamped between 0.5 and 1; each request that ends moves the limit toward
- * {@code limit * gradient}, plus a {@code queue} allowance when the gradient is 1, by the
- * fraction {@code smoothing}; the limit stays between {@code min} and {@code max}. So the limit
- * grows while latency stays within {@code tolerance} times its long-term level, and falls, by
- * at most half, as soon as it rises beyond.
+ * clamped between 0.5 and 1; each batch of requests that end moves the limit toward
+ * {@code limit * gradient + queue}: down to it at once, up by the fraction {@code smoothing};
+ * the limit stays between {@code min} and {@code max}. So the limit grows while latency stays
+ * within {@code tolerance} times its long-term level, and falls, by at most half per batch, as
+ * soon as it rises beyond.
  *
  * <h2>What differs from Gradient2, and why</h2>
  * <ul>
@@ -26,8 +26,11 @@ import java.util.Objects;
  *       overload).
  *   <li><b>Drops count.</b> A batch with a drop is cut once by the largest step (gradient 0.5);
  *       a dropped request's latency (often a fast failure) is left out of the averages.
- *   <li><b>Batches.</b> The short-term latency is the mean of a batch, and the batch moves the
- *       limit as its samples would one by one.
+ *   <li><b>Batches, and falling at once.</b> The short-term latency is the mean of a batch
+ *       (Gradient2 takes single requests, whose noise alone can halve the limit), and a batch
+ *       moves the limit once. A batch holds only requests admitted since the limit last changed,
+ *       so it is evidence about the current limit: the limit falls to its target at once
+ *       rather than by the smoothing, and re-converges within a few batches when capacity drops.
  * </ul>
  * Use it for servers whose latency rises as work queues up, when the latency without load is
  * not known and may change.
@@ -38,7 +41,7 @@ public final class Gradient extends AdaptiveLimit<AdaptiveCell> {
 
     /** The default tolerance: latency may rise to 1.5 times its long-term level before the limit falls. */
     public static final double DEFAULT_TOLERANCE = 1.5;
-    /** The default smoothing: each request moves the limit a fifth of the way. */
+    /** The default smoothing: each batch moves a rising limit a fifth of the way. */
     public static final double DEFAULT_SMOOTHING = 0.2;
     /** The default queue allowance: 4 permits. */
     public static final long DEFAULT_QUEUE = 4;
@@ -130,7 +133,10 @@ public final class Gradient extends AdaptiveLimit<AdaptiveCell> {
             }
         }
         double target = estimate * gradient + queue;
-        estimate = estimate * (1 - smoothing) + target * smoothing;
+        // Down at once, up by the smoothing: a batch holds only requests admitted since the limit
+        // last changed, so latency beyond tolerance is evidence about this very limit, and every
+        // batch spent above capacity adds to the queue; a rise, though, is a probe, taken gently.
+        estimate = target < estimate ? target : estimate * (1 - smoothing) + target * smoothing;
         cell.estimate = Math.max(min, Math.min(max, estimate));
     }
 

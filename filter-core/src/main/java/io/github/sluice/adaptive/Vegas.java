@@ -24,8 +24,9 @@ import java.util.Objects;
  * <h2>Probes</h2>
  * After about {@code probe} times the limit in requests (jittered between half and all of it,
  * so that instances do not probe together), the latency without load is measured again, so
- * that a server whose own latency has risen is followed: the limit is halved for one batch,
- * which drains the queue, that batch's latency becomes the reference, and the limit comes back.
+ * that a server whose own latency has risen is followed: the limit loses a quarter for one
+ * batch, which drains the few requests Vegas lets queue, that batch's latency becomes the
+ * reference, and the limit comes back.
  * (Taking the current latency as the new reference without draining, as Netflix does, would
  * count the current queue as no queue, and let latency ratchet up probe after probe under
  * sustained overload.)
@@ -151,14 +152,15 @@ public final class Vegas extends AdaptiveLimit<AdaptiveCell> {
     }
 
     /**
-     * Measures the latency without load again: halves the limit for one batch, so that the
-     * queue drains and the next batch's latency is the server's own, then comes back.
+     * Measures the latency without load again: takes a quarter off the limit for one batch, so
+     * that the small queue Vegas keeps drains and the next batch's latency is the server's own,
+     * then comes back.
      */
     private void probe(AdaptiveCell cell, double estimate) {
         cell.counter = 0;
         cell.mark = jitter(cell);
         cell.saved = estimate;
-        cell.estimate = clamp(estimate / 2);
+        cell.estimate = clamp(estimate * 3 / 4);
     }
 
     private double clamp(double estimate) {

@@ -82,12 +82,13 @@ class RulesTest {
     // ---- AIMD -------------------------------------------------------------------------------
 
     @Test
-    void aimd_fastAndUsed_growsByOnePerRequest() {
-        Driver<AdaptiveCell> d = new Driver<>(Aimd.builder().min(1).max(1000).initial(10).samples(10).build());
+    void aimd_fastAndUsed_growsByOnePerBatch() {
+        Driver<AdaptiveCell> d = new Driver<>(Aimd.builder().min(1).max(1000).initial(10).samples(5).build());
 
-        d.round(10, 5 * MS, 0);
+        d.round(10, 5 * MS, 0); // two batches, but the second was admitted before the first grew it
+        d.round(11, 5 * MS, 0);
 
-        assertEquals(20, d.cell.limit());
+        assertEquals(12, d.cell.limit());
     }
 
     @Test
