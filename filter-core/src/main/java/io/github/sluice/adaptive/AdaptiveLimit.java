@@ -41,10 +41,13 @@ import java.util.Objects;
  * additions; the limit is recomputed from a batch when it holds {@code samples} samples, or when
  * {@code window} has passed since the last recomputation and it holds at least one, by
  * whichever thread wins the cell's compare-and-set flag. The others never wait: they add their
- * sample and go. The rules treat a batch of {@code n} samples with mean latency {@code m} as
- * {@code n} samples of latency {@code m}, so the limit moves as fast as a rule that updates on
- * every sample, while the arithmetic runs once per batch. A sample that races with a
- * recomputation is counted in the next batch; none is lost or counted twice. A release without
+ * sample and go. A batch carries its count, its drops, the mean and standard error of its
+ * latencies and the most permits in flight its releases saw; the rules move the limit once per
+ * batch. When the limit changes, the samples of requests admitted before the change are left
+ * out of the next batches: they tell of the old limit, and counting them would move the limit
+ * twice for one cause. So a batch lasts at least a round trip when the limit moves, like a
+ * TCP window. A sample that races with a recomputation is counted in the next batch; none is
+ * counted twice. A release without
  * a receipt (the older {@link #release(AdaptiveCell, long, long)}) frees the permits and teaches
  * nothing. A {@linkplain #refund refund} undoes an admission that never ran and teaches
  * nothing either.
