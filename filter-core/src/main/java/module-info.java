@@ -1,12 +1,16 @@
 /**
- * Sluice's framework-neutral core: limiter algorithms, the in-memory sharded registry and the
+ * Sluice's framework-neutral core: limiter algorithms (fixed and adaptive), the in-memory sharded registry and the
  * store SPI, and the HTTP policy layer the adapters share (request view, keys, policies,
  * enforcement, headers, problem responses, configuration language). Depends on nothing outside
  * the JDK.
  */
 module io.github.sluice.core {
+    // The platform MXBeans: the adaptive bbr algorithm reads the process's CPU load.
+    requires java.management;
+
     exports io.github.sluice.core;
     exports io.github.sluice.algorithm;
+    exports io.github.sluice.adaptive;
     exports io.github.sluice.limiter;
     exports io.github.sluice.store;
     exports io.github.sluice.request;

@@ -37,6 +37,13 @@ public abstract class Algorithm<S extends Cell> {
      */
     public static final int RETIRED = 2;
 
+    /**
+     * The partition of a request that belongs to none: {@link #acquireOrWait(Cell, long, Clock,
+     * long, int, MutableDecision)} with it decides like {@link #acquire}. Algorithms without
+     * partitions ignore every partition.
+     */
+    public static final int NO_PARTITION = -1;
+
     /** For subclasses. */
     protected Algorithm() {
     }
@@ -120,6 +127,28 @@ public abstract class Algorithm<S extends Cell> {
     }
 
     /**
+     * Decides one request like {@link #acquireOrWait(Cell, long, Clock, long, MutableDecision)},
+     * for a request of the given partition: a class of requests (by header, principal, ...) to
+     * which an algorithm with partitions guarantees a share of its limit. The partition an
+     * admission was made for travels in its {@linkplain MutableDecision#receipt() receipt}, so
+     * that {@link #release(Cell, long, long, long, boolean)} gives the permits back to it. The
+     * default ignores the partition.
+     *
+     * @param cell the key's state
+     * @param now the clock reading at the start of the request, nanoseconds
+     * @param clock the clock, read again while waiting
+     * @param cost permits requested, {@code >= 0}
+     * @param partition the request's partition, an index into the algorithm's partitions, or
+     *     {@link #NO_PARTITION} (any value outside the algorithm's partitions means none)
+     * @param out where to write the decision, or {@code null}
+     * @return {@link #ADMITTED}, {@link #DENIED} or {@link #RETIRED}
+     */
+    public int acquireOrWait(S cell, long now, Clock clock, long cost, int partition,
+            MutableDecision out) {
+        return acquireOrWait(cell, now, clock, cost, out);
+    }
+
+    /**
      * Gives back the permits of a request that has ended: for a concurrency limit, the permits
      * taken by {@link #acquire} while the request ran. Rate limits hold nothing while a request
      * runs, so for them this does nothing (the default); an admission of theirs is undone only by
@@ -131,6 +160,32 @@ public abstract class Algorithm<S extends Cell> {
      * @param cost permits to give back, {@code >= 0}
      */
     public void release(S cell, long now, long cost) {
+    }
+
+    /**
+     * Gives back the permits of a request that has ended, like {@link #release(Cell, long, long)},
+     * and tells the algorithm how the request went: an adaptive concurrency limit learns from the
+     * time between the admission (named by its {@code receipt}) and {@code now}, and from
+     * {@code dropped}. The default ignores both and calls {@link #release(Cell, long, long)}.
+     *
+     * <p>Call it once per admitted request, when the request ends however it ends (a normal
+     * response, an exception, an asynchronous completion, a timeout, a client abort), with the
+     * admission's cost and receipt; the algorithm does not detect a second release of the same
+     * admission. An admission that never ran (another policy refused the same request) is undone
+     * with {@link #refund} instead, which teaches the algorithm nothing.
+     *
+     * @param cell the key's state
+     * @param now the clock reading when the request ended, nanoseconds, from the clock the
+     *     admission read
+     * @param cost the admission's cost, {@code >= 0}
+     * @param receipt the admission's {@linkplain MutableDecision#receipt() receipt}, or
+     *     {@link MutableDecision#NO_RECEIPT} if unknown (the permits are released, nothing is
+     *     learned)
+     * @param dropped {@code true} if the request failed in a way that signals overload (a
+     *     timeout, or a status such as 503 that the user declared a drop)
+     */
+    public void release(S cell, long now, long cost, long receipt, boolean dropped) {
+        release(cell, now, cost);
     }
 
     /**

@@ -1,5 +1,10 @@
 package io.github.sluice.policy;
 
+import io.github.sluice.adaptive.AdaptiveLimit;
+import io.github.sluice.adaptive.Aimd;
+import io.github.sluice.adaptive.Bbr;
+import io.github.sluice.adaptive.Gradient;
+import io.github.sluice.adaptive.Vegas;
 import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
@@ -16,9 +21,12 @@ import io.github.sluice.internal.Units;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.DoubleFunction;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 
 /**
  * The table from an algorithm's name in the policy language to its builder. Each entry reads its
@@ -41,6 +49,7 @@ final class Algorithms {
         TABLE.put("shaping", Algorithms::shaping);
         TABLE.put("sliding-log", Algorithms::slidingLog);
         TABLE.put("warm-up", Algorithms::warmUp);
+        TABLE.put("adaptive", Algorithms::adaptive);
     }
 
     private Algorithms() {
@@ -228,5 +237,94 @@ final class Algorithms {
 
     private static String atMost(long max, Args.Rate rate, String why) {
         return "at most " + max + " for a rate of " + rate.text() + " (" + why + ")";
+    }
+
+    // ---- adaptive concurrency (docs/adaptive.md) ----------------------------------------------
+
+    /**
+     * {@code adaptive gradient|vegas|aimd|bbr [min=N] [max=N] [initial=N] [idle=DURATION] ...}:
+     * a concurrency limit that moves with measured latency; each rule takes its own options
+     * (names as its builder's setters, in kebab case).
+     */
+    private static Algorithm<?> adaptive(Args a) {
+        Line ctx = a.ctx;
+        String rule = a.positional("rule", "a rule (gradient, vegas, aimd or bbr)");
+        return switch (rule) {
+            case "gradient" -> {
+                Gradient.Builder b = Gradient.builder();
+                adaptiveCommon(a, b);
+                batch(a, b::samples, b::window);
+                decimal(a, "tolerance", 10, b::tolerance);
+                decimal(a, "smoothing", 1, b::smoothing);
+                whole(a, "queue", b::queue);
+                whole(a, "long-window", b::longWindow);
+                yield ctx.call("rule", rule, b::build);
+            }
+            case "vegas" -> {
+                Vegas.Builder b = Vegas.builder();
+                adaptiveCommon(a, b);
+                batch(a, b::samples, b::window);
+                whole(a, "alpha", b::alpha);
+                whole(a, "beta", b::beta);
+                whole(a, "probe", b::probe);
+                yield ctx.call("rule", rule, b::build);
+            }
+            case "aimd" -> {
+                Aimd.Builder b = Aimd.builder();
+                adaptiveCommon(a, b);
+                batch(a, b::samples, b::window);
+                decimal(a, "backoff", 1, b::backoff);
+                time(a, "latency", b::latency);
+                yield ctx.call("rule", rule, b::build);
+            }
+            case "bbr" -> {
+                Bbr.Builder b = Bbr.builder();
+                adaptiveCommon(a, b);
+                decimal(a, "cpu", 1, b::cpu);
+                time(a, "window", b::window);
+                whole(a, "buckets", n -> b.buckets((int) Math.min(Integer.MAX_VALUE, n)));
+                time(a, "cool-down", b::coolDown);
+                yield ctx.call("rule", rule, b::build);
+            }
+            default -> throw ctx.error("rule", rule, "unknown adaptive rule"
+                    + Suggest.didYouMean(rule, List.of("gradient", "vegas", "aimd", "bbr"))
+                    + "; known rules: [gradient, vegas, aimd, bbr]");
+        };
+    }
+
+    private static void adaptiveCommon(Args a, AdaptiveLimit.Builder<?, ?> b) {
+        whole(a, "min", b::min);
+        whole(a, "max", b::max);
+        whole(a, "initial", b::initial);
+        time(a, "idle", b::idle);
+    }
+
+    private static void batch(Args a, LongFunction<?> samples, Function<Duration, ?> window) {
+        whole(a, "samples", samples);
+        time(a, "window", window);
+    }
+
+    private static void whole(Args a, String name, LongFunction<?> setter) {
+        String text = a.option(name);
+        if (text != null) {
+            long v = a.longValue(name, text, Args.MAX_NUMBER);
+            a.ctx.call(name, text, () -> setter.apply(v));
+        }
+    }
+
+    private static void decimal(Args a, String name, double max, DoubleFunction<?> setter) {
+        String text = a.option(name);
+        if (text != null) {
+            double v = a.doubleValue(name, text, max);
+            a.ctx.call(name, text, () -> setter.apply(v));
+        }
+    }
+
+    private static void time(Args a, String name, Function<Duration, ?> setter) {
+        String text = a.option(name);
+        if (text != null) {
+            Duration d = a.duration(name, text);
+            a.ctx.call(name, text, () -> setter.apply(d));
+        }
     }
 }

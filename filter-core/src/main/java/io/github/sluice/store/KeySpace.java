@@ -28,6 +28,23 @@ public interface KeySpace {
     boolean acquire(String key, long cost, MutableDecision out);
 
     /**
+     * Decides one request for {@code key} that belongs to a partition of the policy's algorithm
+     * (see {@link Algorithm#acquireOrWait(io.github.sluice.core.Cell, long,
+     * io.github.sluice.core.Clock, long, int, MutableDecision)}). The admission's receipt names
+     * the partition; pass it back to {@link #release(String, long, long, boolean)}. The default
+     * ignores the partition, for stores whose algorithms have none.
+     *
+     * @param key the client key, non-null and already bounded in length
+     * @param partition the request's partition, or {@link Algorithm#NO_PARTITION}
+     * @param cost permits requested, {@code >= 0}; zero peeks without writing
+     * @param out where the decision is written
+     * @return {@code true} if admitted (allowed now, or shaped)
+     */
+    default boolean acquire(String key, int partition, long cost, MutableDecision out) {
+        return acquire(key, cost, out);
+    }
+
+    /**
      * Gives back the permits of a request that has ended: for a concurrency limit, the permits its
      * admission holds. A rate limit holds nothing while a request runs, so this does nothing for
      * it (undo a rate-limit admission with {@link #refund}). Releasing more than was taken never
@@ -37,6 +54,23 @@ public interface KeySpace {
      * @param cost permits to give back, {@code >= 0}
      */
     void release(String key, long cost);
+
+    /**
+     * Gives back the permits of a request that has ended, like {@link #release(String, long)},
+     * and reports how it went to algorithms that learn from it (adaptive concurrency limits): the
+     * latency from the admission that issued {@code receipt} to now, on this store's clock, and
+     * whether the request was {@code dropped}. Call it exactly once per admitted request of a
+     * concurrency policy, however the request ends. The default ignores the receipt and the flag.
+     *
+     * @param key the client key the admission was for
+     * @param cost the admission's cost, {@code >= 0}
+     * @param receipt the admission's {@linkplain MutableDecision#receipt() receipt}, or
+     *     {@link MutableDecision#NO_RECEIPT} (the permits are released, nothing is learned)
+     * @param dropped {@code true} if the request failed in a way that signals overload
+     */
+    default void release(String key, long cost, long receipt, boolean dropped) {
+        release(key, cost);
+    }
 
     /**
      * Undoes one admission of this key space, because another policy refused the same request:

@@ -405,6 +405,11 @@ public final class ShardedRegistry implements Store {
 
         @Override
         public boolean acquire(String key, long cost, MutableDecision out) {
+            return acquire(key, Algorithm.NO_PARTITION, cost, out);
+        }
+
+        @Override
+        public boolean acquire(String key, int partition, long cost, MutableDecision out) {
             long now = clock.nanos();
             S cell = map.get(key);
             while (true) {
@@ -412,7 +417,7 @@ public final class ShardedRegistry implements Store {
                     // Decide on a cell nobody else sees yet, then keep it only if it holds state:
                     // the decision is the algorithm's own, whatever happens to the registry.
                     S fresh = algorithm.newCell(now);
-                    int result = algorithm.acquireOrWait(fresh, now, clock, cost, out);
+                    int result = algorithm.acquireOrWait(fresh, now, clock, cost, partition, out);
                     if (result != Algorithm.ADMITTED || algorithm.isFresh(fresh, now)) {
                         return result == Algorithm.ADMITTED;
                     }
@@ -425,7 +430,7 @@ public final class ShardedRegistry implements Store {
                     }
                     // Another thread kept this key first: decide again, on its cell.
                 }
-                int result = algorithm.acquireOrWait(cell, now, clock, cost, out);
+                int result = algorithm.acquireOrWait(cell, now, clock, cost, partition, out);
                 if (result != Algorithm.RETIRED) {
                     return result == Algorithm.ADMITTED;
                 }
@@ -543,9 +548,20 @@ public final class ShardedRegistry implements Store {
 
         @Override
         public void release(String key, long cost) {
+            release(key, cost, MutableDecision.NO_RECEIPT, false);
+        }
+
+        /**
+         * {@inheritDoc}
+         *
+         * <p>The cell found is the one the admission wrote: a key holding permits is never
+         * dropped (see the class documentation).
+         */
+        @Override
+        public void release(String key, long cost, long receipt, boolean dropped) {
             S cell = shard(key).map.get(key);
             if (cell != null) {
-                algorithm.release(cell, clock.nanos(), cost);
+                algorithm.release(cell, clock.nanos(), cost, receipt, dropped);
             }
         }
 

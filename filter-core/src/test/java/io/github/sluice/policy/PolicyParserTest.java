@@ -117,8 +117,8 @@ class PolicyParserTest {
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
         "per-ip token-bucket 1/1m key=ip => policy line 1: policy='per-ip token-bucket 1/1m key=ip': a policy line must have the form 'name = algorithm ...'",
         "Per-IP = token-bucket 1/1m key=ip => policy line 1: name='Per-IP': policy name must match [a-z0-9-]{1,64} but was 'Per-IP'; did you mean 'per-ip'?",
-        "a = => policy line 1 (policy 'a'): algorithm (missing): an algorithm must follow '=' (one of [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up])",
-        "a = bucket 1/1m key=ip => policy line 1 (policy 'a'): algorithm='bucket': unknown algorithm; known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up]",
+        "a = => policy line 1 (policy 'a'): algorithm (missing): an algorithm must follow '=' (one of [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up, adaptive])",
+        "a = bucket 1/1m key=ip => policy line 1 (policy 'a'): algorithm='bucket': unknown algorithm; known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up, adaptive]",
         "a = token-bucket key=ip => policy line 1 (policy 'a'): rate (missing): token-bucket needs rate as permits/period (e.g. 100/1m) right after its name",
         "a = token-bucket 100 key=ip => policy line 1 (policy 'a'): rate='100': rate must be written permits/period, e.g. 100/1m",
         "a = token-bucket x/1m key=ip => policy line 1 (policy 'a'): rate='x/1m': rate must be written permits/period with whole permits, e.g. 100/1m",
