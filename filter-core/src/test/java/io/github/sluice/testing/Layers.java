@@ -15,7 +15,7 @@ public final class Layers {
 
     /** Bottom to top. */
     public static final List<String> BOTTOM_TO_TOP = List.of(
-            "internal", "core", "algorithm", "limiter", "store", "request", "key", "policy", "http", "config");
+            "internal", "core", "algorithm", "adaptive", "limiter", "store", "request", "key", "policy", "http", "config");
 
     /** The one package filter-core does not export: helpers no other module may use. */
     public static final String INTERNAL = "internal";
