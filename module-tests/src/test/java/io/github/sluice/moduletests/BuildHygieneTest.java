@@ -105,6 +105,7 @@ class BuildHygieneTest {
         assertTrue(root.contains("<failOnWarning>true</failOnWarning>"), "the parent lost failOnWarning");
         assertTrue(root.contains("<arg>-Xlint:all"), "the parent lost -Xlint:all");
         assertTrue(root.contains("<arg>-Xdoclint:${sluice.doclint}</arg>"), "the parent lost the doclint switch");
+        assertTrue(root.contains("<sluice.doclint>all/protected</sluice.doclint>"), "doclint is not on by default");
         Map<String, String> weakened = new TreeMap<>();
         for (String dir : modules()) {
             String pom = pom(ROOT.resolve(dir));

@@ -109,7 +109,11 @@ public final class DemoServer implements AutoCloseable {
         return URI.create("http://" + h + ":" + port() + "/");
     }
 
-    /** Blocks until the server has stopped. @throws InterruptedException if interrupted */
+    /**
+     * Blocks until the server has stopped.
+     *
+     * @throws InterruptedException if interrupted while waiting
+     */
     public void join() throws InterruptedException {
         server.join();
     }
