@@ -144,7 +144,10 @@ public final class Verdict implements ReleaseHandle {
         }
 
         void release() {
-            how.space.release(key, how.cost);
+            // The receipt carries the admission's clock reading to algorithms that learn from
+            // how long requests take (adaptive limits); the others ignore it. Whether the request
+            // was dropped (timeout, 503) is not known here yet: released as not dropped.
+            how.space.release(key, how.cost, decision.receipt(), false);
             try {
                 how.group.enforcer.listener().released(how.policy, key, how.cost);
             } catch (RuntimeException ignored) {
