@@ -33,7 +33,7 @@ abstract class DemoContract {
 
     /** The problem document of a per-client denial after the fifth request (t = 10 s). */
     static String problem429(String policy) {
-        return "{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+        return "{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\",\"title\":\"Request cannot be satisfied as assigned quota has been exceeded\",\"status\":429,"
                 + "\"detail\":\"Rate limit exceeded for policy '" + policy + "'; retry after 10 seconds.\","
                 + "\"violated-policies\":[\"" + policy + "\"]}";
     }
@@ -201,8 +201,8 @@ abstract class DemoContract {
                 () -> assertEquals("\"inflight\";q=2;qu=\"concurrent-requests\"", Http.header(r, "RateLimit-Policy")),
                 () -> assertEquals("\"inflight\";r=0", Http.header(r, "RateLimit")),
                 () -> assertEquals("application/problem+json", Http.header(r, "Content-Type")),
-                () -> assertEquals("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"
-                        + "\"detail\":\"Too many concurrent requests for policy 'inflight'; retry after 1 seconds.\","
+                () -> assertEquals("{\"type\":\"https://iana.org/assignments/http-problem-types#temporary-reduced-capacity\",\"title\":\"Request cannot be satisfied due to temporary server capacity constraints\",\"status\":503,"
+                        + "\"detail\":\"Too many concurrent requests for policy 'inflight'; retry after 1 second.\","
                         + "\"violated-policies\":[\"inflight\"]}", r.body()));
     }
 

@@ -62,7 +62,8 @@ import java.util.function.Function;
  *       <td>{@code x-forwarded-for}</td></tr>
  *   <tr><td>{@code ipv6-prefix}</td><td>1..128</td><td>64</td></tr>
  *   <tr><td>{@code dry-run}</td><td>{@code true} makes every policy dry-run</td><td>{@code false}</td></tr>
- *   <tr><td>{@code problem-type}</td><td>the problem's {@code type} URI</td><td>{@code about:blank}</td></tr>
+ *   <tr><td>{@code problem-type}</td><td>the problem's {@code type} URI, for every status</td><td>the draft's
+ *       quota-exceeded type for 429, temporary-reduced-capacity for 503 (see {@link ProblemBody})</td></tr>
  *   <tr><td>{@code denial-body}</td><td>a fixed body replacing the problem document</td><td>none</td></tr>
  *   <tr><td>{@code denial-content-type}</td><td>the fixed body's content type</td>
  *       <td>{@code text/plain; charset=utf-8}</td></tr>

@@ -114,7 +114,7 @@ class EnforcerTest {
 
         assertEquals(503, v.status());
         assertEquals("application/problem+json", response.headers.get("Content-Type"));
-        assertEquals("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"
+        assertEquals("{\"type\":\"https://iana.org/assignments/http-problem-types#temporary-reduced-capacity\",\"title\":\"Request cannot be satisfied due to temporary server capacity constraints\",\"status\":503,"
                 + "\"detail\":\"Rate limit exceeded for policy 'busy'; retry after 60 seconds.\","
                 + "\"violated-policies\":[\"busy\"]}", response.bodyText());
     }

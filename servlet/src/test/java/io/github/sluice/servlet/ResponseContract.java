@@ -61,7 +61,7 @@ abstract class ResponseContract extends ContainerContract {
         assertEquals("\"per-ip\";q=2;w=60", denied.headers().firstValue("RateLimit-Policy").orElseThrow());
         assertEquals("\"per-ip\";r=0;t=30", denied.headers().firstValue("RateLimit").orElseThrow());
         assertEquals("application/problem+json", denied.headers().firstValue("Content-Type").orElseThrow());
-        assertEquals("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+        assertEquals("{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\",\"title\":\"Request cannot be satisfied as assigned quota has been exceeded\",\"status\":429,"
                 + "\"detail\":\"Rate limit exceeded for policy 'per-ip'; retry after 30 seconds.\","
                 + "\"violated-policies\":[\"per-ip\"]}", denied.body());
         assertEquals(Long.toString(denied.body().length()),
