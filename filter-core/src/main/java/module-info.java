@@ -1,10 +1,12 @@
 /**
  * Sluice's framework-neutral core: limiter algorithms, the in-memory sharded registry and the
  * store SPI, and the HTTP policy layer the adapters share (request view, keys, policies,
- * enforcement, headers, problem responses, configuration language). Depends on nothing outside
- * the JDK.
+ * enforcement, headers, problem responses, configuration language, metrics and JMX). Depends on
+ * nothing outside the JDK.
  */
 module io.github.sluice.core {
+    requires java.management;
+
     exports io.github.sluice.core;
     exports io.github.sluice.algorithm;
     exports io.github.sluice.limiter;

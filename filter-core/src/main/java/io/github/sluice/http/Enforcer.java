@@ -64,15 +64,20 @@ public final class Enforcer implements AutoCloseable {
     private final EnforcementListener listener;
     private final ClientAddress addresses;
     private final int maxKeyLength;
+    private final EnforcerMetrics metrics;
+    /** Run once by {@link #close()}: e.g. the JMX registration's removal ({@link EnforcerJmx}). */
+    private final List<Runnable> onClose = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private Enforcer(Builder b) {
         this.policies = b.policies.toArray(new Policy[0]);
-        this.listener = b.listener;
+        this.metrics = b.listener instanceof EnforcerMetrics m ? m
+                : EnforcerMetrics.builder().next(b.listener).clock(b.clock).build();
+        this.listener = b.metrics ? metrics : b.listener;
         if (b.store != null) {
             this.store = b.store;
             this.ownsStore = false;
         } else {
-            this.store = ShardedRegistry.builder().clock(b.clock).listener(b.listener)
+            this.store = ShardedRegistry.builder().clock(b.clock).listener(listener)
                     .maxKeyLength(b.maxKeyLength).build();
             this.ownsStore = true;
         }
@@ -84,6 +89,7 @@ public final class Enforcer implements AutoCloseable {
             costs[i] = policies[i].cost();
             byName.put(policies[i].name(), i);
         }
+        metrics.track(List.of(policies), List.of(spaces));
         this.headers = b.headers;
         this.denialBody = b.denialBody;
         this.addresses = b.addresses;
@@ -316,9 +322,24 @@ public final class Enforcer implements AutoCloseable {
         return denialBody;
     }
 
-    /** @return the listener */
+    /** @return the listener the enforcer tells: its {@link #metrics()}, which pass events on to the configured one */
     public EnforcementListener listener() {
         return listener;
+    }
+
+    /**
+     * Returns the enforcer's counts per policy. They stay at zero if counting was turned off
+     * ({@link Builder#metrics(boolean)}).
+     *
+     * @return the metrics, never {@code null}
+     */
+    public EnforcerMetrics metrics() {
+        return metrics;
+    }
+
+    /** Runs {@code action} when the enforcer closes (once, in the order added). */
+    void onClose(Runnable action) {
+        onClose.add(action);
     }
 
     /** @return the resolver of client addresses used by allow-lists */
@@ -334,6 +355,11 @@ public final class Enforcer implements AutoCloseable {
     /** Closes the store if this enforcer created it. */
     @Override
     public void close() {
+        for (Runnable r : onClose) {
+            if (onClose.remove(r)) {
+                r.run();
+            }
+        }
         if (ownsStore) {
             store.close();
         }
@@ -354,6 +380,7 @@ public final class Enforcer implements AutoCloseable {
         private EnforcementListener listener = new LoggingListener();
         private ClientAddress addresses = ClientAddress.DIRECT;
         private int maxKeyLength = Keys.DEFAULT_MAX_LENGTH;
+        private boolean metrics = true;
 
         private Builder() {
         }
@@ -432,7 +459,10 @@ public final class Enforcer implements AutoCloseable {
         }
 
         /**
-         * Sets who is told of decisions. Default a {@link LoggingListener}.
+         * Sets who is told of decisions. Default a {@link LoggingListener}. The enforcer's
+         * {@link Enforcer#metrics() metrics} count first and pass every event on to it; a listener
+         * that is an {@link EnforcerMetrics} becomes the enforcer's metrics (e.g. one a Redis store
+         * also reports to).
          *
          * @param listener the listener ({@link EnforcementListener#NONE} for nobody)
          * @return this builder
@@ -440,6 +470,19 @@ public final class Enforcer implements AutoCloseable {
          */
         public Builder listener(EnforcementListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Sets whether the enforcer counts its decisions ({@link Enforcer#metrics()}). Default
+         * {@code true}; the cost is one {@code LongAdder} increment per applied policy. A listener
+         * that is itself an {@link EnforcerMetrics} counts whatever this says.
+         *
+         * @param metrics {@code false} to tell the configured listener directly
+         * @return this builder
+         */
+        public Builder metrics(boolean metrics) {
+            this.metrics = metrics;
             return this;
         }
 
