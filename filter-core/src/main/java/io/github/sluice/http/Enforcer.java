@@ -352,7 +352,7 @@ public final class Enforcer implements AutoCloseable {
         return maxKeyLength;
     }
 
-    /** Closes the store if this enforcer created it. */
+    /** Unregisters the enforcer's MBean ({@link EnforcerJmx}), if any, and closes the store if this enforcer created it. */
     @Override
     public void close() {
         for (Runnable r : onClose) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.store.ShardedRegistry;
@@ -241,6 +242,25 @@ class EnforcerMetricsTest {
         assertEquals(1, m.idleEvictions());
         assertEquals(1, m.boundEvictions());
         assertEquals(1, m.keys());
+    }
+
+    @Test
+    void sluiceConfigGivenMetricsAsItsListener_countsTheEvictionsOfTheRegistryItBuilds() {
+        // Given metrics passed as the listener of a configuration whose registry holds one key
+        FakeClock clock = new FakeClock();
+        EnforcerMetrics metrics = EnforcerMetrics.builder().clock(clock).build();
+        Enforcer e = SluiceConfig.builder().policies("p = token-bucket 5/1h key=ip").maxKeys(1).listener(metrics)
+                .clock(clock).build().newEnforcer();
+
+        // When a second client arrives after the first one's bucket has refilled
+        e.enforce(FakeRequest.get("/").peer("192.0.2.1"));
+        clock.advance(Duration.ofHours(1));
+        e.enforce(FakeRequest.get("/").peer("192.0.2.2"));
+
+        // Then the enforcer counts with those metrics, and they saw the registry drop the idle key
+        assertSame(metrics, e.metrics());
+        assertEquals(1, metrics.policy("p").idleEvictions());
+        assertEquals(2, metrics.policy("p").allowed());
     }
 
     @Test
