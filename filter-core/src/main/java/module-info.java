@@ -1,12 +1,13 @@
 /**
  * Sluice's framework-neutral core: limiter algorithms (fixed and adaptive), the in-memory sharded registry and the
  * store SPI, and the HTTP policy layer the adapters share (request view, keys, policies,
- * enforcement, headers, problem responses, configuration language). Depends on nothing outside
- * the JDK.
+ * enforcement, headers, problem responses, configuration language, metrics and JMX). Depends on
+ * nothing outside the JDK.
  */
 module io.github.sluice.core {
-    // The platform MXBeans: the adaptive bbr algorithm reads the process's CPU load.
-    requires java.management;
+    // The platform MXBeans: the adaptive bbr algorithm reads the process's CPU load, and each
+    // enforcer can register its counts as an MXBean.
+    requires transitive java.management;
 
     exports io.github.sluice.core;
     exports io.github.sluice.algorithm;

@@ -207,6 +207,45 @@ abstract class DemoContract {
     }
 
     @Test
+    void metrics_afterABurst_countItExactlyInPrometheusText() throws Exception {
+        // Given the counts before (the filter's meters exist from the first scrape on)
+        HttpResponse<String> before = http.get("metrics");
+        String allowed = "sluice_decisions_total{filter=\"sluice\",outcome=\"allowed\",policy=\"per-ip\",status=\"none\"}";
+        String denied = "sluice_decisions_total{filter=\"sluice\",outcome=\"denied\",policy=\"per-ip\",status=\"429\"}";
+
+        // When a new client sends six requests: five pass, the sixth is refused
+        Burst.fast(c -> http.get("servlet/hello", "X-Forwarded-For", address(c)), this::nextClient);
+        HttpResponse<String> after = http.get("metrics", "X-Forwarded-For", "192.0.2.1");
+
+        // Then the scrape is Prometheus text, every sample is a sluice_ meter with a policy, and the
+        // burst moved the per-ip counters by exactly five and one
+        assertEquals(200, after.statusCode());
+        assertTrue(Http.header(after, "Content-Type").startsWith("text/plain"), Http.header(after, "Content-Type"));
+        assertEquals(5.0, sample(after.body(), allowed) - sample(before.body(), allowed), after.body());
+        assertEquals(1.0, sample(after.body(), denied) - sample(before.body(), denied), after.body());
+        assertTrue(sample(after.body(), "sluice_registry_keys{filter=\"sluice\",policy=\"per-ip\"}") >= 1, after.body());
+        for (String line : after.body().split("\n")) {
+            if (!line.isBlank() && !line.startsWith("#")) {
+                assertTrue(line.startsWith("sluice_") && line.contains("policy=\""), line);
+            }
+        }
+        // and /metrics itself is never limited
+        for (int i = 0; i < 10; i++) {
+            assertEquals(200, http.get("metrics", "X-Forwarded-For", "192.0.2.1").statusCode());
+        }
+    }
+
+    /** The value of one sample line of a Prometheus scrape, {@code 0} if absent (nothing counted yet). */
+    private static double sample(String scrape, String series) {
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1).strip());
+            }
+        }
+        return 0;
+    }
+
+    @Test
     void health_isNeverLimited() throws Exception {
         // Given a client far over every limit's quota
         for (int i = 0; i < 20; i++) {

@@ -66,10 +66,15 @@ public final class Enforcer implements AutoCloseable {
     private final EnforcementListener listener;
     private final ClientAddress addresses;
     private final int maxKeyLength;
+    private final EnforcerMetrics metrics;
+    /** Run once by {@link #close()}: e.g. the JMX registration's removal ({@link EnforcerJmx}). */
+    private final List<Runnable> onClose = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    private Enforcer(Builder b, List<Policy> applied, ClientAddress addresses, Store store, boolean ownsStore) {
+    private Enforcer(Builder b, List<Policy> applied, ClientAddress addresses, Store store, boolean ownsStore,
+            EnforcerMetrics metrics, EnforcementListener listener) {
         this.policies = applied.toArray(new Policy[0]);
-        this.listener = b.listener;
+        this.metrics = metrics;
+        this.listener = listener;
         this.store = store;
         this.ownsStore = ownsStore;
         this.spaces = new KeySpace[policies.length];
@@ -78,6 +83,7 @@ public final class Enforcer implements AutoCloseable {
             spaces[i] = store.keySpace(policies[i].name(), policies[i].algorithm());
             byName.put(policies[i].name(), i);
         }
+        metrics.track(List.of(policies), List.of(spaces));
         this.headers = b.headers;
         this.all = new PolicyGroup(this, policies, spaces, 0, new RateLimitHeaders.Plan(headers));
         this.denialBody = b.denialBody;
@@ -214,6 +220,16 @@ public final class Enforcer implements AutoCloseable {
         return List.of(policies);
     }
 
+    /** @return the applied policies, in order, without a copy (for this package's readers) */
+    Policy[] policyArray() {
+        return policies;
+    }
+
+    /** @return each applied policy's key space, in the order of {@link #policyArray()}, without a copy */
+    KeySpace[] spaceArray() {
+        return spaces;
+    }
+
     /** @return the store holding the policies' state */
     public Store store() {
         return store;
@@ -229,9 +245,24 @@ public final class Enforcer implements AutoCloseable {
         return denialBody;
     }
 
-    /** @return the listener */
+    /** @return the listener the enforcer tells: its {@link #metrics()}, which pass events on to the configured one */
     public EnforcementListener listener() {
         return listener;
+    }
+
+    /**
+     * Returns the enforcer's counts per policy. They stay at zero if counting was turned off
+     * ({@link Builder#metrics(boolean)}).
+     *
+     * @return the metrics, never {@code null}
+     */
+    public EnforcerMetrics metrics() {
+        return metrics;
+    }
+
+    /** Runs {@code action} when the enforcer closes (once, in the order added). */
+    void onClose(Runnable action) {
+        onClose.add(action);
     }
 
     /** @return the client-address settings behind {@code ip} keys and allow-lists */
@@ -244,9 +275,14 @@ public final class Enforcer implements AutoCloseable {
         return maxKeyLength;
     }
 
-    /** Closes the store if this enforcer created it. */
+    /** Unregisters the enforcer's MBean ({@link EnforcerJmx}), if any, and closes the store if this enforcer created it. */
     @Override
     public void close() {
+        for (Runnable r : onClose) {
+            if (onClose.remove(r)) {
+                r.run();
+            }
+        }
         if (ownsStore) {
             store.close();
         }
@@ -291,6 +327,8 @@ public final class Enforcer implements AutoCloseable {
         private EnforcementListener listener = new LoggingListener();
         private boolean dryRun;
         private int maxKeyLength = Keys.DEFAULT_MAX_LENGTH;
+        private boolean metrics = true;
+        private Clock clock = Clock.system();
 
         private Builder() {
         }
@@ -422,6 +460,7 @@ public final class Enforcer implements AutoCloseable {
          */
         public Builder clock(Clock clock) {
             registry.clock(clock);
+            this.clock = clock;
             registrySettings.put("clock", clock);
             return this;
         }
@@ -516,7 +555,9 @@ public final class Enforcer implements AutoCloseable {
 
         /**
          * Sets who is told of decisions and of the default store's evictions. Default a
-         * {@link LoggingListener}.
+         * {@link LoggingListener}. The enforcer's {@link Enforcer#metrics() metrics} count first
+         * and pass every event on to it; a listener that is an {@link EnforcerMetrics} becomes the
+         * enforcer's metrics (e.g. one a Redis store also reports to).
          *
          * @param listener the listener ({@link EnforcementListener#NONE} for nobody)
          * @return this builder
@@ -524,6 +565,19 @@ public final class Enforcer implements AutoCloseable {
          */
         public Builder listener(EnforcementListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Sets whether the enforcer counts its decisions ({@link Enforcer#metrics()}). Default
+         * {@code true}; the cost is one {@code LongAdder} increment per applied policy. A listener
+         * that is itself an {@link EnforcerMetrics} counts whatever this says.
+         *
+         * @param metrics {@code false} to tell the configured listener directly
+         * @return this builder
+         */
+        public Builder metrics(boolean metrics) {
+            this.metrics = metrics;
             return this;
         }
 
@@ -551,6 +605,9 @@ public final class Enforcer implements AutoCloseable {
                 seen.add(p.name());
                 applied.add(applied(p, clientAddress));
             }
+            EnforcerMetrics counts = listener instanceof EnforcerMetrics m ? m
+                    : EnforcerMetrics.builder().next(listener).clock(clock).build();
+            EnforcementListener told = metrics ? counts : listener;
             if (store != null) {
                 if (!registrySettings.isEmpty()) {
                     List<String> given = new ArrayList<>();
@@ -559,11 +616,11 @@ public final class Enforcer implements AutoCloseable {
                             + " configure the default in-memory store, but a store was given (" + store
                             + "); configure that store instead");
                 }
-                return new Enforcer(this, applied, clientAddress, store, false);
+                return new Enforcer(this, applied, clientAddress, store, false, counts, told);
             }
-            ShardedRegistry own = registry.maxKeyLength(maxKeyLength).listener(listener).build();
+            ShardedRegistry own = registry.maxKeyLength(maxKeyLength).listener(told).build();
             try {
-                return new Enforcer(this, applied, clientAddress, own, true);
+                return new Enforcer(this, applied, clientAddress, own, true, counts, told);
             } catch (RuntimeException e) {
                 own.close();
                 throw e;

@@ -69,6 +69,14 @@ public final class SluiceFilter implements Filter {
      */
     public static final String STORE_ATTRIBUTE = "io.github.sluice.store";
 
+    /**
+     * The prefix of the servlet context attribute under which {@link #init} publishes the filter's
+     * {@link Enforcer}, followed by the filter's name (e.g. {@code io.github.sluice.Enforcer.sluice}),
+     * so that a metrics endpoint or a JMX registration in the same application can find it. Removed
+     * by {@link #destroy()}.
+     */
+    public static final String ENFORCER_ATTRIBUTE_PREFIX = "io.github.sluice.Enforcer.";
+
     /** The init-param choosing how shaped requests wait: {@code async} (default) or {@code blocking}. */
     public static final String SHAPING_PARAM = "shaping";
 
@@ -80,6 +88,7 @@ public final class SluiceFilter implements Filter {
     private volatile Enforcer enforcer;
     private volatile Shaper shaper;
     private boolean ownsEnforcer;
+    private FilterConfig published;
 
     /** Creates a filter configured by its init-params when the container initialises it. */
     public SluiceFilter() {
@@ -109,7 +118,8 @@ public final class SluiceFilter implements Filter {
     }
 
     /**
-     * Builds the enforcer from the init-params, unless one was given to the constructor.
+     * Builds the enforcer from the init-params, unless one was given to the constructor, and
+     * publishes it under {@value #ENFORCER_ATTRIBUTE_PREFIX}{@code <filter name>}.
      *
      * @param config the filter's configuration
      * @throws ServletException if a parameter is invalid, the properties file cannot be read, or
@@ -119,6 +129,7 @@ public final class SluiceFilter implements Filter {
     @Override
     public void init(FilterConfig config) throws ServletException {
         if (enforcer != null) {
+            publish(config);
             return;
         }
         String name = config.getFilterName();
@@ -135,6 +146,12 @@ public final class SluiceFilter implements Filter {
         } catch (IllegalArgumentException e) {
             throw new ServletException("Sluice filter '" + name + "': " + e.getMessage(), e);
         }
+        publish(config);
+    }
+
+    private void publish(FilterConfig config) {
+        config.getServletContext().setAttribute(ENFORCER_ATTRIBUTE_PREFIX + config.getFilterName(), enforcer);
+        this.published = config;
     }
 
     /**
@@ -198,6 +215,10 @@ public final class SluiceFilter implements Filter {
     /** Stops the shaping scheduler and closes the enforcer if this filter built it. */
     @Override
     public void destroy() {
+        FilterConfig p = published;
+        if (p != null) {
+            p.getServletContext().removeAttribute(ENFORCER_ATTRIBUTE_PREFIX + p.getFilterName());
+        }
         Shaper s = shaper;
         if (s != null) {
             s.close();

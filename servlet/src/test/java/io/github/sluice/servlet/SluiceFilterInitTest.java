@@ -2,6 +2,7 @@ package io.github.sluice.servlet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -120,20 +121,61 @@ class SluiceFilterInitTest {
         assertThrows(NullPointerException.class, () -> new SluiceFilter(enforcer, null));
     }
 
-    /** A FilterConfig named "sluice" over a map, with a ServletContext that holds only the store attribute. */
+    @Test
+    void init_publishesTheEnforcerUnderTheFiltersName_andDestroyWithdrawsIt() throws Exception {
+        // Given a filter configured by init-params, and one built in code
+        SluiceFilter fromParams = new SluiceFilter();
+        FilterConfig config = config(Map.of("policies", "a = fixed-window 1/1m key=ip", "listener", "none"), null);
+        Enforcer enforcer = Enforcer.builder().policies("b = fixed-window 1/1m key=ip").build();
+        SluiceFilter inCode = new SluiceFilter(enforcer);
+        FilterConfig other = config(Map.of(), null, "other");
+
+        // When the container initialises them
+        fromParams.init(config);
+        inCode.init(other);
+
+        // Then each enforcer is in its servlet context under the prefix and the filter's name
+        assertSame(fromParams.enforcer(), config.getServletContext().getAttribute("io.github.sluice.Enforcer.sluice"));
+        assertSame(enforcer, other.getServletContext().getAttribute(SluiceFilter.ENFORCER_ATTRIBUTE_PREFIX + "other"));
+
+        // And when they are destroyed, nothing is left to hold a closed enforcer
+        fromParams.destroy();
+        inCode.destroy();
+        assertNull(config.getServletContext().getAttribute("io.github.sluice.Enforcer.sluice"));
+        assertNull(other.getServletContext().getAttribute(SluiceFilter.ENFORCER_ATTRIBUTE_PREFIX + "other"));
+        enforcer.close();
+    }
+
     private static FilterConfig config(Map<String, String> params, Object store) {
+        return config(params, store, "sluice");
+    }
+
+    /** A FilterConfig over a map, with a ServletContext that holds attributes (the store's, if given). */
+    private static FilterConfig config(Map<String, String> params, Object store, String filterName) {
         Map<String, String> copy = new HashMap<>(params);
+        Map<String, Object> attributes = new HashMap<>();
+        if (store != null) {
+            attributes.put(SluiceFilter.STORE_ATTRIBUTE, store);
+        }
         ServletContext context = (ServletContext) Proxy.newProxyInstance(SluiceFilterInitTest.class.getClassLoader(),
                 new Class<?>[] {ServletContext.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getAttribute")) {
-                        return SluiceFilter.STORE_ATTRIBUTE.equals(args[0]) ? store : null;
+                    switch (method.getName()) {
+                        case "getAttribute":
+                            return attributes.get((String) args[0]);
+                        case "setAttribute":
+                            attributes.put((String) args[0], args[1]);
+                            return null;
+                        case "removeAttribute":
+                            attributes.remove((String) args[0]);
+                            return null;
+                        default:
+                            throw new UnsupportedOperationException(method.getName());
                     }
-                    throw new UnsupportedOperationException(method.getName());
                 });
         return new FilterConfig() {
             @Override
             public String getFilterName() {
-                return "sluice";
+                return filterName;
             }
 
             @Override

@@ -1,0 +1,56 @@
+package io.github.sluice.http;
+
+import java.util.Map;
+
+/**
+ * An enforcer seen through JMX (registered by {@link EnforcerJmx}): its policies as configured,
+ * what each decided, and how many keys the store holds for each. The maps are keyed by policy
+ * name, in configuration order; JMX clients (JConsole, VisualVM, Jolokia) show them as tables.
+ *
+ * <p>Counts are those of {@link Enforcer#metrics()}; see {@link PolicyMetrics} for what each one
+ * means. Every read is a fresh sum; nothing is cached. Thread-safe.
+ */
+public interface EnforcerMXBean {
+
+    /** @return each policy as configured, in configuration order */
+    String[] getPolicies();
+
+    /** @return requests each policy admitted at once */
+    Map<String, Long> getAllowed();
+
+    /** @return requests each policy admitted after a delay (dry-run policies: without one) */
+    Map<String, Long> getShaped();
+
+    /** @return requests each enforced policy refused (dry-run policies are not listed) */
+    Map<String, Long> getDenied();
+
+    /** @return requests each dry-run policy would have refused (enforced policies are not listed) */
+    Map<String, Long> getDryRunDenied();
+
+    /** @return requests whose permits each concurrency policy got back (only concurrency policies) */
+    Map<String, Long> getReleased();
+
+    /** @return requests holding each concurrency policy's permits now (only concurrency policies) */
+    Map<String, Long> getInFlight();
+
+    /** @return total delay each enforced policy imposed by shaping, in milliseconds */
+    Map<String, Long> getShapingDelayMillis();
+
+    /** @return keys the store holds for each policy now ({@code -1} if the store cannot tell) */
+    Map<String, Long> getKeys();
+
+    /** @return keys of each policy dropped while idle (lossless) */
+    Map<String, Long> getIdleEvictions();
+
+    /** @return keys with history of each policy dropped at the registry's bound (lossy) */
+    Map<String, Long> getBoundEvictions();
+
+    /** @return keys held for all policies together: the registry's size */
+    long getKeyCount();
+
+    /** @return the names of the shared stores that are degraded now (their failure policy decides) */
+    String[] getDegradedStores();
+
+    /** @return the enforcer's own description */
+    String getDescription();
+}

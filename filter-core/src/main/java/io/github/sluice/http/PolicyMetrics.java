@@ -1,0 +1,261 @@
+package io.github.sluice.http;
+
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.policy.Policy;
+import io.github.sluice.store.KeySpace;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What one policy decided, counted since its {@link EnforcerMetrics} first saw it: the live
+ * counters behind the Micrometer meters and the JMX attributes.
+ *
+ * <h2>What is counted</h2>
+ * Each request a policy decided counts once, under the outcome the enforcer reported for that
+ * policy ({@link EnforcementListener}): {@linkplain #allowed() allowed}, {@linkplain #shaped()
+ * shaped} or {@linkplain #denied() denied}. After another policy refused the request, the policies
+ * that admitted it gave their permits back and are not counted: the request counts as one denial,
+ * by the policies that refused it. A {@linkplain Policy#dryRun() dry-run} policy counts in the
+ * same counters, so that its numbers show what enforcing it would do: its denials are requests
+ * that <em>would</em> have been refused ({@link #dryRun()} tells them apart), its shaped requests
+ * were not delayed and do not enter the {@linkplain #shapingDelayNanos() shaping delay}.
+ *
+ * <p>Denials are also counted by the HTTP status the refusal carries ({@link #denied(int)}): the
+ * policy's own status, or the status a degraded shared store asked for instead (e.g. 503 while
+ * Redis is down and the store fails closed). At most {@value #STATUS_SLOTS} distinct statuses are
+ * kept apart per policy; later ones count under status {@code 0} ("other").
+ *
+ * <p>For a concurrency policy, {@link #inFlight()} is the requests holding its permits: those it
+ * admitted minus those {@linkplain #released() released}. It counts requests, not permits (equal
+ * for the default cost of 1). It is one {@link AtomicLong}, so that a read is exact: one
+ * compare-and-set more per admission and release of a concurrency policy, whose store already
+ * updates the key's permit count the same way.
+ *
+ * <h2>Cost and thread-safety</h2>
+ * The other counters are {@link LongAdder}s created with the policy, so recording takes no lock and
+ * allocates nothing (a contended adder grows its cells once). Reads are sums: exact when the
+ * policy is quiet, and under traffic a value between those at the start and the end of the read.
+ * Thread-safe.
+ */
+public final class PolicyMetrics {
+
+    /** Distinct denial statuses kept apart per policy; the rest count under status 0. */
+    public static final int STATUS_SLOTS = 4;
+
+    private final String name;
+    private final Policy policy;
+    private volatile KeySpace space;
+    private final LongAdder allowed = new LongAdder();
+    private final LongAdder shaped = new LongAdder();
+    private final LongAdder denied = new LongAdder();
+    private final LongAdder released = new LongAdder();
+    /*
+     * One word, not two adders read one after the other: a reader preempted between two sums would
+     * see every admission since the first read and none of their releases.
+     */
+    private final AtomicLong inFlight = new AtomicLong();
+    private final LongAdder shapingDelayNanos = new LongAdder();
+    private final LongAdder idleEvictions = new LongAdder();
+    private final LongAdder boundEvictions = new LongAdder();
+    /** Status of each slot, 0 while free; slot 0 is the policy's own status. */
+    private final AtomicIntegerArray statuses = new AtomicIntegerArray(STATUS_SLOTS + 1);
+    private final LongAdder[] deniedByStatus = new LongAdder[STATUS_SLOTS + 1];
+    private final EnforcerMetrics owner;
+
+    PolicyMetrics(EnforcerMetrics owner, Policy policy) {
+        this.owner = owner;
+        this.name = policy.name();
+        this.policy = policy;
+        for (int i = 0; i < deniedByStatus.length; i++) {
+            deniedByStatus[i] = new LongAdder();
+        }
+        statuses.set(0, policy.status());
+    }
+
+    void space(KeySpace space) {
+        this.space = space;
+    }
+
+    void recordAllowed() {
+        allowed.increment();
+        if (policy.concurrency()) {
+            inFlight.incrementAndGet();
+        }
+    }
+
+    void recordShaped(MutableDecision d) {
+        shaped.increment();
+        if (!policy.dryRun()) {
+            shapingDelayNanos.add(d.delayNanos());
+        }
+        if (policy.concurrency()) {
+            inFlight.incrementAndGet();
+        }
+    }
+
+    void recordDenied(MutableDecision d) {
+        denied.increment();
+        int status = d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : policy.status();
+        deniedByStatus[slot(status)].increment();
+    }
+
+    void recordReleased() {
+        released.increment();
+        if (policy.concurrency()) {
+            inFlight.decrementAndGet();
+        }
+    }
+
+    void recordEvicted(boolean lossless) {
+        (lossless ? idleEvictions : boundEvictions).increment();
+    }
+
+    /** The slot counting {@code status}, claiming a free one the first time a status is seen. */
+    private int slot(int status) {
+        for (int i = 0; i < STATUS_SLOTS; i++) {
+            int s = statuses.get(i);
+            if (s == status) {
+                return i;
+            }
+            if (s == 0) {
+                if (statuses.compareAndSet(i, 0, status)) {
+                    owner.statusAdded(this, status);
+                    return i;
+                }
+                if (statuses.get(i) == status) {
+                    return i; // another thread claimed this slot for the same status
+                }
+            }
+        }
+        return STATUS_SLOTS;
+    }
+
+    /** @return the policy's name */
+    public String name() {
+        return name;
+    }
+
+    /** @return the policy as configured */
+    public Policy policy() {
+        return policy;
+    }
+
+    /** @return {@code true} if the policy is dry-run: its denials refused nothing */
+    public boolean dryRun() {
+        return policy.dryRun();
+    }
+
+    /** @return {@code true} for a concurrency policy, whose {@link #inFlight()} is meaningful */
+    public boolean concurrency() {
+        return policy.concurrency();
+    }
+
+    /** @return requests the policy admitted at once */
+    public long allowed() {
+        return allowed.sum();
+    }
+
+    /** @return requests the policy admitted after a delay (for a dry-run policy: without one) */
+    public long shaped() {
+        return shaped.sum();
+    }
+
+    /** @return requests the policy refused (for a dry-run policy: would have refused) */
+    public long denied() {
+        return denied.sum();
+    }
+
+    /**
+     * Returns the denials that carried one HTTP status.
+     *
+     * @param status an HTTP status, or {@code 0} for the statuses past the first {@value #STATUS_SLOTS}
+     * @return the denials counted under that status; {@code 0} for a status never seen
+     */
+    public long denied(int status) {
+        if (status == 0) {
+            return deniedByStatus[STATUS_SLOTS].sum();
+        }
+        for (int i = 0; i < STATUS_SLOTS; i++) {
+            if (statuses.get(i) == status) {
+                return deniedByStatus[i].sum();
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Returns the statuses denials were counted under: the policy's own first, then those a degraded
+     * store asked for, in the order first seen, then {@code 0} if some statuses overflowed.
+     *
+     * @return a new array
+     */
+    public int[] deniedStatuses() {
+        int n = 0;
+        int[] out = new int[STATUS_SLOTS + 1];
+        for (int i = 0; i < STATUS_SLOTS; i++) {
+            int s = statuses.get(i);
+            if (s != 0) {
+                out[n++] = s;
+            }
+        }
+        if (deniedByStatus[STATUS_SLOTS].sum() > 0) {
+            out[n++] = 0;
+        }
+        return java.util.Arrays.copyOf(out, n);
+    }
+
+    /** @return requests whose concurrency permits of this policy were given back when they ended */
+    public long released() {
+        return released.sum();
+    }
+
+    /**
+     * Returns the requests holding this policy's concurrency permits now: admitted minus released,
+     * kept in one atomic word. Never negative (a request is counted in before the enforcer returns
+     * its verdict, so before it can be released). It can exceed the policy's limit by the releases
+     * in progress at that instant: a request counts out just after its permit went back to the
+     * store, and another may have taken that permit meanwhile. Exact when the policy is quiet.
+     *
+     * @return requests in flight; {@code 0} for a policy that is not a concurrency limit
+     */
+    public long inFlight() {
+        return inFlight.get();
+    }
+
+    /** @return total delay imposed on the requests this policy shaped, in nanoseconds (dry-run: 0) */
+    public long shapingDelayNanos() {
+        return shapingDelayNanos.sum();
+    }
+
+    /** @return requests delayed by this policy, the count behind {@link #shapingDelayNanos()} */
+    public long shapingDelays() {
+        return policy.dryRun() ? 0 : shaped.sum();
+    }
+
+    /**
+     * @return keys the store holds for this policy now (approximate under concurrent change), or
+     *     {@code -1} if the metrics were not given the policy's key space
+     */
+    public long keys() {
+        KeySpace s = space;
+        return s == null ? -1 : s.size();
+    }
+
+    /** @return keys of this policy the in-memory registry dropped while idle (lossless) */
+    public long idleEvictions() {
+        return idleEvictions.sum();
+    }
+
+    /** @return keys of this policy with history the in-memory registry dropped at its bound (lossy) */
+    public long boundEvictions() {
+        return boundEvictions.sum();
+    }
+
+    @Override
+    public String toString() {
+        return "PolicyMetrics{" + name + ", allowed=" + allowed() + ", shaped=" + shaped() + ", denied=" + denied()
+                + (policy.concurrency() ? ", released=" + released() + ", inFlight=" + inFlight() : "")
+                + ", keys=" + keys() + '}';
+    }
+}

@@ -1,0 +1,241 @@
+package io.github.sluice.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.http.EnforcementListener;
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.EnforcerMetrics;
+import io.github.sluice.http.Verdict;
+import io.github.sluice.policy.Policy;
+import io.github.sluice.store.KeySpace;
+import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.store.Store;
+import io.github.sluice.testing.FakeClock;
+import io.github.sluice.testing.FakeRequest;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The binder against real registries after scripted traffic on a frozen clock: exact counts. */
+class SluiceMetricsTest {
+
+    private final FakeClock clock = new FakeClock();
+    private final ShardedRegistry registry = ShardedRegistry.builder().clock(clock).shards(4).build();
+
+    private Enforcer enforcer(String... lines) {
+        Enforcer.Builder b = Enforcer.builder().store(registry).listener(EnforcementListener.NONE);
+        for (String line : lines) {
+            b.policy(Policy.parse(line));
+        }
+        return b.build();
+    }
+
+    private static double count(SimpleMeterRegistry r, String name, String... tags) {
+        return r.get(name).tags(tags).functionCounter().count();
+    }
+
+    @Test
+    void scriptedTraffic_countsExactlyPerPolicyOutcomeAndStatus() {
+        // Given a rate limit, a dry-run limit, a concurrency limit and a shaping policy, bound
+        Enforcer e = enforcer("rate = token-bucket 3/1m key=ip", "trial = token-bucket 1/1m key=ip dry-run",
+                "slots = concurrency 10 key=global status=503", "pace = shaping 10/1s slack=0 key=global match=/paced");
+        SimpleMeterRegistry r = new SimpleMeterRegistry();
+        new SluiceMetrics(e).bindTo(r);
+
+        // When client A sends 4 requests (the 4th refused), B one it keeps in flight, and 2 paced ones
+        for (int i = 0; i < 4; i++) {
+            e.enforce(FakeRequest.get("/").peer("192.0.2.1")).release();
+        }
+        Verdict held = e.enforce(FakeRequest.get("/").peer("192.0.2.2"));
+        e.enforce(FakeRequest.get("/paced").peer("192.0.2.3")).release();
+        Verdict shaped = e.enforce(FakeRequest.get("/paced").peer("192.0.2.4"));
+        shaped.release();
+
+        // Then
+        assertTrue(held.admitted() && shaped.shaped());
+        assertEquals(6, count(r, "sluice.decisions", "policy", "rate", "outcome", "allowed", "status", "none"));
+        assertEquals(1, count(r, "sluice.decisions", "policy", "rate", "outcome", "denied", "status", "429"));
+        assertEquals(0, count(r, "sluice.decisions", "policy", "rate", "outcome", "shaped", "status", "none"));
+        // the dry-run policy: A's 1st allowed, A's 2nd and 3rd would have been refused, A's 4th was
+        // refused by "rate" (only peeked), B, C and D allowed
+        assertEquals(4, count(r, "sluice.decisions", "policy", "trial", "outcome", "allowed", "status", "none"));
+        assertEquals(2, count(r, "sluice.decisions", "policy", "trial", "outcome", "dry_run_denied", "status", "429"));
+        assertEquals(6, count(r, "sluice.decisions", "policy", "slots", "outcome", "allowed", "status", "none"));
+        assertEquals(0, count(r, "sluice.decisions", "policy", "slots", "outcome", "denied", "status", "503"));
+        assertEquals(5, count(r, "sluice.releases", "policy", "slots"));
+        assertEquals(1, r.get("sluice.concurrency.in.flight").tags("policy", "slots").gauge().value());
+        assertEquals(1, count(r, "sluice.decisions", "policy", "pace", "outcome", "allowed", "status", "none"));
+        assertEquals(1, count(r, "sluice.decisions", "policy", "pace", "outcome", "shaped", "status", "none"));
+        FunctionTimer delay = r.get("sluice.shaping.delay").tags("policy", "pace").functionTimer();
+        assertEquals(1, delay.count());
+        assertEquals(100, delay.totalTime(TimeUnit.MILLISECONDS));
+        assertEquals(4, r.get("sluice.registry.keys").tags("policy", "rate").gauge().value());
+        assertEquals(1, r.get("sluice.registry.keys").tags("policy", "slots").gauge().value());
+        assertEquals(0, count(r, "sluice.registry.evictions", "policy", "rate", "cause", "bound"));
+        // no releases counter or in-flight gauge for a policy that holds no permits
+        assertTrue(r.find("sluice.releases").tags("policy", "rate").meters().isEmpty());
+        assertTrue(r.find("sluice.concurrency.in.flight").tags("policy", "rate").meters().isEmpty());
+        // no shaping timer for a dry-run policy: it delays nothing
+        assertTrue(r.find("sluice.shaping.delay").tags("policy", "trial").meters().isEmpty());
+    }
+
+    @Test
+    void aFloodOfDistinctKeys_addsNoMeter() {
+        // The attack: every request from a new (spoofed) address. A meter per key would be a time
+        // series per address, without bound.
+        Enforcer e = enforcer("rate = token-bucket 3/1m key=ip");
+        SimpleMeterRegistry r = new SimpleMeterRegistry();
+        new SluiceMetrics(e).bindTo(r);
+        int before = r.getMeters().size();
+
+        for (int i = 0; i < 2_000; i++) {
+            e.enforce(FakeRequest.get("/").peer("10.0." + (i >> 8) + "." + (i & 255)));
+        }
+
+        assertEquals(before, r.getMeters().size());
+        for (Meter m : r.getMeters()) {
+            for (Tag t : m.getId().getTags()) {
+                assertFalse(t.getValue().startsWith("10.0."), m.getId().toString());
+            }
+        }
+        assertEquals(2_000, count(r, "sluice.decisions", "policy", "rate", "outcome", "allowed", "status", "none"));
+    }
+
+    @Test
+    void aDegradedStoresStatus_andTheStoreItself_appearWhenFirstReported() {
+        // Given metrics that a store reports to, and a store that is down and refuses with 503
+        EnforcerMetrics metrics = EnforcerMetrics.builder().clock(clock).build();
+        Enforcer e = Enforcer.builder().store(degraded(registry, 503)).listener(metrics)
+                .policy(Policy.parse("p = token-bucket 1/1m key=global")).build();
+        SimpleMeterRegistry r = new SimpleMeterRegistry();
+        new SluiceMetrics(e, Tags.of("app", "shop")).bindTo(r);
+        assertTrue(r.find("sluice.decisions").tags("status", "503").meters().isEmpty());
+        assertTrue(r.find("sluice.store.degraded").meters().isEmpty());
+
+        // When the store degrades for 5 s, during which the policy admits one request and refuses two
+        metrics.storeDegraded("redis", null);
+        for (int i = 0; i < 3; i++) {
+            e.enforce(FakeRequest.get("/"));
+        }
+        clock.advance(Duration.ofSeconds(5));
+
+        // Then
+        assertEquals(2, count(r, "sluice.decisions", "app", "shop", "policy", "p", "outcome", "denied", "status", "503"));
+        assertEquals(0, count(r, "sluice.decisions", "policy", "p", "outcome", "denied", "status", "429"));
+        assertEquals(1, r.get("sluice.store.degraded").tags("app", "shop", "store", "redis").gauge().value());
+        assertEquals(5, r.get("sluice.store.degraded.duration").tags("store", "redis").timeGauge().value(TimeUnit.SECONDS));
+        metrics.storeRecovered("redis");
+        clock.advance(Duration.ofSeconds(60));
+        assertEquals(0, r.get("sluice.store.degraded").tags("store", "redis").gauge().value());
+        assertEquals(0, r.get("sluice.store.degraded.duration").tags("store", "redis").timeGauge().value(TimeUnit.SECONDS));
+        assertEquals(5, count(r, "sluice.store.degraded.time", "store", "redis"));
+        assertEquals(1, count(r, "sluice.store.degradations", "store", "redis"));
+    }
+
+    @Test
+    void prometheusText_namesStartWithSluice_andCarryThePolicy() {
+        Enforcer e = enforcer("per-ip = fixed-window 2/10s key=ip", "inflight = concurrency 2 key=global status=503");
+        PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new SluiceMetrics(e).bindTo(r);
+        for (int i = 0; i < 3; i++) {
+            e.enforce(FakeRequest.get("/").peer("192.0.2.1")).release();
+        }
+
+        String text = r.scrape();
+
+        assertTrue(text.contains("sluice_decisions_total{outcome=\"allowed\",policy=\"per-ip\",status=\"none\"} 2.0"), text);
+        assertTrue(text.contains("sluice_decisions_total{outcome=\"denied\",policy=\"per-ip\",status=\"429\"} 1.0"), text);
+        assertTrue(text.contains("sluice_releases_total{policy=\"inflight\"} 2.0"), text);
+        assertTrue(text.contains("sluice_concurrency_in_flight{policy=\"inflight\"} 0.0"), text);
+        assertTrue(text.contains("sluice_registry_keys{policy=\"per-ip\"} 1.0"), text);
+        for (String line : text.split("\n")) {
+            if (!line.startsWith("#") && !line.isBlank()) {
+                assertTrue(line.startsWith("sluice_") && line.contains("policy=\""), line);
+            }
+        }
+    }
+
+    @Test
+    void close_removesEveryMeter_andLaterStatusesAreNotRegistered() {
+        EnforcerMetrics metrics = EnforcerMetrics.builder().clock(clock).build();
+        Enforcer e = Enforcer.builder().store(degraded(registry, 503)).listener(metrics)
+                .policy(Policy.parse("p = token-bucket 1/1m key=global")).build();
+        SimpleMeterRegistry r = new SimpleMeterRegistry();
+        SluiceMetrics binder = new SluiceMetrics(e);
+        binder.bindTo(r);
+        assertFalse(r.getMeters().isEmpty());
+
+        binder.close();
+        e.enforce(FakeRequest.get("/"));
+        e.enforce(FakeRequest.get("/"));
+
+        assertTrue(r.getMeters().isEmpty(), r.getMeters().toString());
+    }
+
+    @Test
+    void tagsSluiceSetsItself_areRefused() {
+        Enforcer e = enforcer("p = token-bucket 1/1m key=ip");
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
+                () -> new SluiceMetrics(e, Tags.of("policy", "mine")));
+        assertEquals("tags must not use the name 'policy', which Sluice's meters set themselves, but had "
+                + "tag(policy=mine)", x.getMessage());
+        assertNotNull(new SluiceMetrics(e, List.of(Tag.of("app", "shop"))).toString());
+    }
+
+    /** A store whose decisions are all marked degraded, as a Redis store that is down marks them. */
+    private static Store degraded(Store real, int status) {
+        return new Store() {
+            @Override
+            public KeySpace keySpace(String name, Algorithm<?> algorithm) {
+                KeySpace space = real.keySpace(name, algorithm);
+                return new KeySpace() {
+                    @Override
+                    public String name() {
+                        return space.name();
+                    }
+
+                    @Override
+                    public Algorithm<?> algorithm() {
+                        return space.algorithm();
+                    }
+
+                    @Override
+                    public boolean acquire(String key, long cost, MutableDecision out) {
+                        boolean ok = space.acquire(key, cost, out);
+                        out.degrade(status);
+                        return ok;
+                    }
+
+                    @Override
+                    public void release(String key, long cost) {
+                        space.release(key, cost);
+                    }
+
+                    @Override
+                    public void refund(String key, long cost, MutableDecision admission) {
+                        space.refund(key, cost, admission);
+                    }
+
+                    @Override
+                    public long size() {
+                        return space.size();
+                    }
+                };
+            }
+        };
+    }
+}
