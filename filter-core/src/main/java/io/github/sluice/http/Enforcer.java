@@ -63,7 +63,10 @@ public final class Enforcer implements AutoCloseable {
     private final boolean ownsStore;
     private final HeaderOptions headers;
     private final DenialBody denialBody;
+    /** Who is told of events: the metrics, which pass them on, or the configured listener. */
     private final EnforcementListener listener;
+    /** The listener the builder was given. */
+    private final EnforcementListener configured;
     private final ClientAddress addresses;
     private final int maxKeyLength;
     private final EnforcerMetrics metrics;
@@ -72,6 +75,7 @@ public final class Enforcer implements AutoCloseable {
 
     private Enforcer(Builder b, List<Policy> applied, ClientAddress addresses, Store store, boolean ownsStore,
             EnforcerMetrics metrics, EnforcementListener listener) {
+        this.configured = b.listener;
         this.policies = applied.toArray(new Policy[0]);
         this.metrics = metrics;
         this.listener = listener;
@@ -245,8 +249,16 @@ public final class Enforcer implements AutoCloseable {
         return denialBody;
     }
 
-    /** @return the listener the enforcer tells: its {@link #metrics()}, which pass events on to the configured one */
+    /**
+     * @return the listener this enforcer was configured with; its {@link #metrics()} count every
+     *     event before passing it on to it
+     */
     public EnforcementListener listener() {
+        return configured;
+    }
+
+    /** @return who is told of events: the metrics (passing them on) or, with counting off, the listener */
+    EnforcementListener told() {
         return listener;
     }
 

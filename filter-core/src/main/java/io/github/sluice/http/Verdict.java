@@ -149,7 +149,7 @@ public final class Verdict implements ReleaseHandle {
             // was dropped (timeout, 503) is not known here yet: released as not dropped.
             how.space.release(key, how.cost, decision.receipt(), false);
             try {
-                how.group.enforcer.listener().released(how.policy, key, how.cost);
+                how.group.enforcer.told().released(how.policy, key, how.cost);
             } catch (RuntimeException ignored) {
                 // See EnforcementListener.
             }
