@@ -1,5 +1,13 @@
 package io.github.sluice.bench.http;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -10,6 +18,15 @@ import java.util.logging.Logger;
  * <p>Usage: {@code java -cp benchmarks.jar io.github.sluice.bench.http.HttpServer jetty|tomcat
  * <limiter> <port>}, limiters: Jetty {@code none|sluice|qos|dos}, Tomcat
  * {@code none|sluice|ratelimit}.
+ *
+ * <p>While it runs, each line {@code cpu} on its standard input is answered with
+ * {@code CPU <nanoseconds>}: the CPU time so far of the process's live threads, from
+ * {@code /proc/self/task/<tid>/schedstat} (nanoseconds, every native thread: the container's,
+ * the collector's), leaving out the JIT compiler threads, whose late compilations are noise
+ * rather than the cost of a request; read by {@link CpuPerRequest} before and after a fixed
+ * number of requests. Without {@code /proc} it answers the process CPU time of
+ * {@code OperatingSystemMXBean} (in the kernel's ticks, often 10 ms). Without a standard input
+ * (end of stream) the server just runs.
  */
 public final class HttpServer {
 
@@ -34,6 +51,42 @@ public final class HttpServer {
         }
         System.out.println("READY " + port);
         System.out.flush();
+        com.sun.management.OperatingSystemMXBean os = ManagementFactory.getPlatformMXBean(
+                com.sun.management.OperatingSystemMXBean.class);
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.equals("cpu")) {
+                long tasks = tasksCpuNanos();
+                System.out.println("CPU " + (tasks >= 0 ? tasks : os.getProcessCpuTime()));
+                System.out.flush();
+            }
+        }
         Thread.currentThread().join();
+    }
+
+    /** The CPU time of the live threads but the JIT compilers, in nanoseconds; -1 without /proc. */
+    static long tasksCpuNanos() {
+        Path tasks = Path.of("/proc/self/task");
+        if (!Files.isDirectory(tasks)) {
+            return -1;
+        }
+        long sum = 0;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(tasks)) {
+            for (Path t : ds) {
+                try {
+                    String comm = Files.readString(t.resolve("comm")).trim();
+                    if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) {
+                        continue;
+                    }
+                    String stat = Files.readString(t.resolve("schedstat")).trim();
+                    sum += Long.parseLong(stat.substring(0, stat.indexOf(' ')));
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended while being read: its time is lost either way
+                }
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return sum;
     }
 }
