@@ -43,8 +43,10 @@ import java.util.concurrent.locks.LockSupport;
  * the rate is too high for the machine).
  *
  * <p>Usage: {@code java -cp benchmarks.jar io.github.sluice.bench.http.CpuPerRequest [rate
- * [requests [rounds [warm-up requests [connections]]]]]}, defaults 2,000 requests/s, 10,000
- * requests per measurement, 5 rounds, 30,000 warm-up requests per server, 4 connections. Prints a
+ * [requests [rounds [warm-up batch [connections]]]]]}, defaults 2,000 requests/s, 10,000
+ * requests per measurement, 5 rounds, warm-up batches of 30,000 requests at twice the rate per
+ * server (repeated until the server's JIT compilers use less than 2 % of its CPU during a batch,
+ * at most 12), 4 connections. Prints a
  * Markdown report; writes the per-round figures to {@code benchmarks/target/http-cpu-<time>.tsv}
  * and the target lines (for {@code report.Summary}) to {@code benchmarks/target/http-cpu.txt}.
  * Never run by {@code mvn verify}; its figures depend on the machine and are never a test verdict.
@@ -119,11 +121,32 @@ public final class CpuPerRequest {
             throw new IllegalStateException("server " + name + " did not answer " + prefix + ":\n" + seen);
         }
 
-        /** @return the server process's CPU time so far, in nanoseconds */
-        long cpuNanos() throws IOException, InterruptedException {
+        /** @return the server's CPU time so far but its JIT compilers', and theirs, in nanoseconds */
+        long[] cpuNanos() throws IOException, InterruptedException {
             control.write("cpu\n");
             control.flush();
-            return Long.parseLong(expect("CPU ", 10).substring(4).trim());
+            String[] p = expect("CPU ", 10).trim().split(" ");
+            return new long[] {Long.parseLong(p[1]), Long.parseLong(p[2])};
+        }
+
+        /**
+         * Warms the server up in batches of {@code batch} requests at {@code rate} until its JIT
+         * compilers used less than 2 % of the server's CPU time during a batch (at most 12 batches).
+         *
+         * @return the batches run
+         */
+        int warmUp(int rate, int batch, int connections) throws IOException, InterruptedException {
+            for (int b = 1; ; b++) {
+                long[] before = cpuNanos();
+                drive(port, rate, batch, connections);
+                long[] after = cpuNanos();
+                double jit = (double) (after[1] - before[1]) / (after[0] - before[0]);
+                System.err.printf(Locale.ROOT, "warm-up %s, batch %d: JIT %.1f %% of the server's CPU%n",
+                        name, b, 100 * jit);
+                if (jit < 0.02 || b == 12) {
+                    return b;
+                }
+            }
         }
 
         @Override
@@ -150,7 +173,7 @@ public final class CpuPerRequest {
         int rate = args.length > 0 ? positive("rate", args[0]) : 2_000;
         int requests = args.length > 1 ? positive("requests", args[1]) : 10_000;
         int rounds = args.length > 2 ? positive("rounds", args[2]) : 5;
-        int warmUp = args.length > 3 ? positive("warm-up requests", args[3]) : 30_000;
+        int warmUp = args.length > 3 ? positive("warm-up batch", args[3]) : 30_000;
         int connections = args.length > 4 ? positive("connections", args[4]) : 4;
         String jar = Path.of(CpuPerRequest.class.getProtectionDomain().getCodeSource().getLocation().toURI())
                 .toString();
@@ -161,10 +184,13 @@ public final class CpuPerRequest {
         Path target = Path.of("benchmarks", "target");
         Files.createDirectories(target);
         List<Server> servers = new ArrayList<>();
-        StringBuilder tsv = new StringBuilder("round\tserver\tlimiter\tcpu_us_per_request\tp50_us\tp99_us\terrors\tlate\n");
+        StringBuilder tsv = new StringBuilder(
+                "round\tserver\tlimiter\tcpu_us_per_request\tjit_percent\tp50_us\tp99_us\terrors\tlate\n");
         // per configuration: CPU us/request and p99 us, one per round
         Map<String, double[]> cpu = new LinkedHashMap<>();
         Map<String, double[]> p99 = new LinkedHashMap<>();
+        // per configuration: the JIT compilers' CPU during the measurement, in % of the rest
+        Map<String, double[]> jitShare = new LinkedHashMap<>();
         String loadBefore = Files.readString(Path.of("/proc/loadavg")).trim();
         long errors = 0;
         long late = 0;
@@ -173,28 +199,30 @@ public final class CpuPerRequest {
                 servers.add(new Server(jar, c[0], c[1]));
             }
             for (Server s : servers) {
-                System.err.printf("warming up %s (%,d requests)%n", s.name, warmUp);
-                drive(s.port, Math.max(rate, 2 * rate), warmUp, connections);
+                s.warmUp(2 * rate, warmUp, connections);
                 cpu.put(s.name, new double[rounds]);
+                jitShare.put(s.name, new double[rounds]);
                 p99.put(s.name, new double[rounds]);
             }
             for (int round = 0; round < rounds; round++) {
                 for (int k = 0; k < servers.size(); k++) {
                     Server s = servers.get((k + round) % servers.size());
-                    long before = s.cpuNanos();
+                    long[] before = s.cpuNanos();
                     Load load = drive(s.port, rate, requests, connections);
-                    long after = s.cpuNanos();
-                    double us = (after - before) / 1000.0 / requests;
+                    long[] after = s.cpuNanos();
+                    double us = (after[0] - before[0]) / 1000.0 / requests;
+                    double jit = 100.0 * (after[1] - before[1]) / (after[0] - before[0]);
                     cpu.get(s.name)[round] = us;
+                    jitShare.get(s.name)[round] = jit;
                     p99.get(s.name)[round] = load.p99Nanos() / 1000.0;
                     errors += load.errors();
                     late += load.late();
                     String[] sl = s.name.split(" ");
-                    tsv.append(String.format(Locale.ROOT, "%d\t%s\t%s\t%.2f\t%.0f\t%.0f\t%d\t%d%n", round + 1,
-                            sl[0], sl[1], us, load.p50Nanos() / 1000.0, load.p99Nanos() / 1000.0,
+                    tsv.append(String.format(Locale.ROOT, "%d\t%s\t%s\t%.2f\t%.1f\t%.0f\t%.0f\t%d\t%d%n", round + 1,
+                            sl[0], sl[1], us, jit, load.p50Nanos() / 1000.0, load.p99Nanos() / 1000.0,
                             load.errors(), load.late()));
-                    System.err.printf(Locale.ROOT, "round %d %-16s %.2f us CPU/request, p99 %.0f us, "
-                            + "errors %d, late %d%n", round + 1, s.name, us, load.p99Nanos() / 1000.0,
+                    System.err.printf(Locale.ROOT, "round %d %-16s %.2f us CPU/request (JIT %.1f %% more), p99 %.0f us, "
+                            + "errors %d, late %d%n", round + 1, s.name, us, jit, load.p99Nanos() / 1000.0,
                             load.errors(), load.late());
                 }
             }
@@ -204,7 +232,7 @@ public final class CpuPerRequest {
         String loadAfter = Files.readString(Path.of("/proc/loadavg")).trim();
         String stamp = Instant.now().toString().replace(":", "").replaceAll("\\.\\d+", "");
         Files.writeString(target.resolve("http-cpu-" + stamp + ".tsv"), tsv);
-        Report report = new Report(cpu, p99, rounds);
+        Report report = new Report(cpu, p99, jitShare, rounds);
         StringBuilder md = new StringBuilder();
         md.append(String.format(Locale.ROOT, "### HTTP: server CPU time per request (%,d requests/s, %,d requests "
                 + "per measurement, %d rounds, %d connections)%n%n", rate, requests, rounds, connections));
@@ -223,11 +251,13 @@ public final class CpuPerRequest {
     static final class Report {
         private final Map<String, double[]> cpu;
         private final Map<String, double[]> p99;
+        private final Map<String, double[]> jit;
         private final int rounds;
 
-        Report(Map<String, double[]> cpu, Map<String, double[]> p99, int rounds) {
+        Report(Map<String, double[]> cpu, Map<String, double[]> p99, Map<String, double[]> jit, int rounds) {
             this.cpu = cpu;
             this.p99 = p99;
+            this.jit = jit;
             this.rounds = rounds;
         }
 
@@ -244,16 +274,17 @@ public final class CpuPerRequest {
 
         void table(StringBuilder md) {
             md.append("| server | limiter | CPU us/request, median (min-max) | added vs no filter, us, median "
-                    + "(min-max) | added, % of no filter | p99 us, median (min-max) |\n");
-            md.append("|---|---|---:|---:|---:|---:|\n");
+                    + "(min-max) | added, % of no filter | p99 us, median (min-max) | JIT, % more, median |\n");
+            md.append("|---|---|---:|---:|---:|---:|---:|\n");
             for (String name : cpu.keySet()) {
                 String[] sl = name.split(" ");
                 double none = median(cpu.get(sl[0] + " none"));
                 String added = sl[1].equals("none") ? "-" : spread(overhead(name), "%.2f");
                 String share = sl[1].equals("none") ? "-"
                         : String.format(Locale.ROOT, "%.1f %%", 100 * median(overhead(name)) / none);
-                md.append(String.format("| %s | %s | %s | %s | %s | %s |%n", sl[0], sl[1],
-                        spread(cpu.get(name), "%.2f"), added, share, spread(p99.get(name), "%.0f")));
+                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.1f |%n", sl[0], sl[1],
+                        spread(cpu.get(name), "%.2f"), added, share, spread(p99.get(name), "%.0f"),
+                        median(jit.get(name))));
             }
         }
 

@@ -20,13 +20,13 @@ import java.util.logging.Logger;
  * {@code none|sluice|ratelimit}.
  *
  * <p>While it runs, each line {@code cpu} on its standard input is answered with
- * {@code CPU <nanoseconds>}: the CPU time so far of the process's live threads, from
- * {@code /proc/self/task/<tid>/schedstat} (nanoseconds, every native thread: the container's,
- * the collector's), leaving out the JIT compiler threads, whose late compilations are noise
- * rather than the cost of a request; read by {@link CpuPerRequest} before and after a fixed
- * number of requests. Without {@code /proc} it answers the process CPU time of
- * {@code OperatingSystemMXBean} (in the kernel's ticks, often 10 ms). Without a standard input
- * (end of stream) the server just runs.
+ * {@code CPU <nanoseconds> <JIT nanoseconds>}: the CPU time so far of the process's live
+ * threads, from {@code /proc/self/task/<tid>/schedstat} (nanoseconds, every native thread: the
+ * container's, the collector's) but the JIT compiler threads, whose compilations are warm-up
+ * rather than the cost of a request, then the compiler threads' own; read by
+ * {@link CpuPerRequest} before and after a fixed number of requests. Without {@code /proc} it
+ * answers the process CPU time of {@code OperatingSystemMXBean} (in the kernel's ticks, often
+ * 10 ms) and 0. Without a standard input (end of stream) the server just runs.
  */
 public final class HttpServer {
 
@@ -56,36 +56,38 @@ public final class HttpServer {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         for (String line; (line = in.readLine()) != null; ) {
             if (line.equals("cpu")) {
-                long tasks = tasksCpuNanos();
-                System.out.println("CPU " + (tasks >= 0 ? tasks : os.getProcessCpuTime()));
+                long[] tasks = tasksCpuNanos();
+                System.out.println(tasks != null ? "CPU " + tasks[0] + " " + tasks[1]
+                        : "CPU " + os.getProcessCpuTime() + " 0");
                 System.out.flush();
             }
         }
         Thread.currentThread().join();
     }
 
-    /** The CPU time of the live threads but the JIT compilers, in nanoseconds; -1 without /proc. */
-    static long tasksCpuNanos() {
+    /**
+     * @return the CPU time of the live threads but the JIT compilers, and of the JIT compilers, in
+     *     nanoseconds; null without /proc
+     */
+    static long[] tasksCpuNanos() {
         Path tasks = Path.of("/proc/self/task");
         if (!Files.isDirectory(tasks)) {
-            return -1;
+            return null;
         }
-        long sum = 0;
+        long[] sum = new long[2];
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(tasks)) {
             for (Path t : ds) {
                 try {
                     String comm = Files.readString(t.resolve("comm")).trim();
-                    if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) {
-                        continue;
-                    }
+                    boolean jit = comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler");
                     String stat = Files.readString(t.resolve("schedstat")).trim();
-                    sum += Long.parseLong(stat.substring(0, stat.indexOf(' ')));
+                    sum[jit ? 1 : 0] += Long.parseLong(stat.substring(0, stat.indexOf(' ')));
                 } catch (IOException | RuntimeException e) {
                     // the thread ended while being read: its time is lost either way
                 }
             }
         } catch (IOException e) {
-            return -1;
+            return null;
         }
         return sum;
     }
