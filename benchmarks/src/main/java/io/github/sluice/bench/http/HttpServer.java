@@ -7,6 +7,8 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.nio.charset.StandardCharsets;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -20,10 +22,12 @@ import java.util.logging.Logger;
  * {@code none|sluice|ratelimit}.
  *
  * <p>While it runs, each line {@code cpu} on its standard input is answered with
- * {@code CPU <nanoseconds> <JIT nanoseconds>}: the CPU time so far of the process's live
- * threads, from {@code /proc/self/task/<tid>/schedstat} (nanoseconds, every native thread: the
- * container's, the collector's) but the JIT compiler threads, whose compilations are warm-up
- * rather than the cost of a request, then the compiler threads' own; read by
+ * {@code CPU <nanoseconds> <JIT nanoseconds>}: the process's CPU time so far, from
+ * {@code /proc/self/task/<tid>/schedstat} (nanoseconds, every native thread: the container's,
+ * the collector's) but the JIT compiler threads, whose compilations are warm-up rather than the
+ * cost of a request, then the compiler threads' own. The figures only grow: each answer adds,
+ * per thread, the time since the thread was last seen (all of it for a new thread), so a pool
+ * thread that ends between two answers takes away only its time since the last one; read by
  * {@link CpuPerRequest} before and after a fixed number of requests. Without {@code /proc} it
  * answers the process CPU time of {@code OperatingSystemMXBean} (in the kernel's ticks, often
  * 10 ms) and 0. Without a standard input (end of stream) the server just runs.
@@ -65,23 +69,33 @@ public final class HttpServer {
         Thread.currentThread().join();
     }
 
+    /** Per thread id, its CPU time when last read. Only the control thread reads and writes it. */
+    private static final Map<String, Long> LAST = new HashMap<>();
+    /** The CPU time counted so far: threads but the JIT compilers, and the JIT compilers. */
+    private static final long[] TOTAL = new long[2];
+
     /**
-     * @return the CPU time of the live threads but the JIT compilers, and of the JIT compilers, in
-     *     nanoseconds; null without /proc
+     * @return the CPU time counted so far of the threads but the JIT compilers, and of the JIT
+     *     compilers, in nanoseconds; null without /proc
      */
     static long[] tasksCpuNanos() {
         Path tasks = Path.of("/proc/self/task");
         if (!Files.isDirectory(tasks)) {
             return null;
         }
-        long[] sum = new long[2];
+        long[] sum = TOTAL;
+        Map<String, Long> seen = new HashMap<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(tasks)) {
             for (Path t : ds) {
                 try {
                     String comm = Files.readString(t.resolve("comm")).trim();
                     boolean jit = comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler");
                     String stat = Files.readString(t.resolve("schedstat")).trim();
-                    sum[jit ? 1 : 0] += Long.parseLong(stat.substring(0, stat.indexOf(' ')));
+                    long now = Long.parseLong(stat.substring(0, stat.indexOf(' ')));
+                    String tid = t.getFileName().toString();
+                    long last = LAST.getOrDefault(tid, 0L);
+                    sum[jit ? 1 : 0] += now >= last ? now - last : now; // less: a new thread, reused id
+                    seen.put(tid, now);
                 } catch (IOException | RuntimeException e) {
                     // the thread ended while being read: its time is lost either way
                 }
@@ -89,6 +103,8 @@ public final class HttpServer {
         } catch (IOException e) {
             return null;
         }
-        return sum;
+        LAST.clear();
+        LAST.putAll(seen);
+        return sum.clone();
     }
 }
