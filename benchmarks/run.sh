@@ -9,10 +9,13 @@
 #   environment: NOBUILD=1 reuses benchmarks/target/benchmarks.jar; THREADS="1 2" thread counts;
 #                REDIS_THREADS="1 16 64" thread counts of the Redis benchmarks (their targets are
 #                at 1, 16 and 64 threads: most threads wait on the network, not on a core);
-#                JMH_OPTS="..." replaces the mode's fork/iteration options (smoke tests)
+#                JMH_OPTS="..." replaces the mode's fork/iteration options (smoke tests);
+#                HTTP=1 also runs the HTTP CPU-time comparison (benchmarks/http-cpu.sh, about
+#                5 minutes; HTTP_ARGS="rate requests rounds warm-up connections" sets it)
 # The Redis benchmarks start their own redis-server (and Redis Clusters of 1 and 3 masters) on
 # free loopback ports (skipped, with a note, if redis-server is not on the PATH). Not part of
-# mvn verify.
+# mvn verify. The summary ends with every target and its verdict: met, missed, or not run (its
+# benchmark was not part of this run: a regex that leaves it out, no redis-server, no HTTP=1).
 # Output: benchmarks/target/jmh-<mode>-t<threads>.json, heap-per-key.txt, summary-<mode>.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +34,7 @@ T=benchmarks/target
 [ "${NOBUILD:-0}" = 1 ] && [ -f "$JAR" ] || benchmarks/build.sh
 REDIS=1
 if ! command -v redis-server >/dev/null; then
-  echo "note: redis-server not found, Redis benchmarks skipped (their targets print as missed)" >&2
+  echo "note: redis-server not found, Redis benchmarks skipped (their targets print as not run)" >&2
   REDIS=0
 fi
 
@@ -72,10 +75,20 @@ if [[ "ManyKeys" =~ $REGEX ]] || [[ "$REGEX" == *micro* ]] || [[ "$REGEX" == *Ma
     java -Xms3g -Xmx3g -cp "$JAR" io.github.sluice.bench.micro.HeapPerKey "$s" | tee -a "$HEAP"
   done
 fi
+HTTPCPU=
+if [ "${HTTP:-0}" = 1 ]; then
+  rm -f "$T/http-cpu.txt"
+  # shellcheck disable=SC2086
+  java -cp "$JAR" io.github.sluice.bench.http.CpuPerRequest ${HTTP_ARGS:-} | tee "$T/http-cpu.md"
+  HTTPCPU="$T/http-cpu.txt"
+fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$T/machine-$MODE.txt"
-java -cp "$JAR" io.github.sluice.bench.report.Summary "${FILES[@]}" $HEAP | tee "$T/summary-$MODE.md"
+java -cp "$JAR" io.github.sluice.bench.report.Summary "${FILES[@]}" $HEAP $HTTPCPU | tee "$T/summary-$MODE.md"
 if [ -n "$ALLOC" ]; then
   { printf '\n### Redis allocation per decision (every thread, exact counters, 20,000 decisions)\n\n'
     printf '| target | measured on | measured | verdict |\n|---|---|---:|---|\n'
     cat "$ALLOC"; } | tee -a "$T/summary-$MODE.md"
+else
+  printf '\n### Redis allocation per decision\n\n| target | measured on | measured | verdict |\n|---|---|---:|---|\n| <= 1,000 B per decision, exact counters | - | not run | not run |\n' \
+    | tee -a "$T/summary-$MODE.md"
 fi

@@ -43,6 +43,13 @@ import java.util.Objects;
  * linearizable with the head CAS as its linearization point, never admits more than
  * {@code limit} in a window of slots, allocates nothing and takes no lock.
  *
+ * <h2>Cost of a decision</h2>
+ * An admission divides nothing: the reading's slot is found by comparing it with the head slot's
+ * start (a division only for a reading more than one slot past the head, or before it), and the
+ * window's sum reads the ring in storage order, keeping the entries whose tags fall inside the
+ * window, so no slot number is reduced modulo {@code slots}. Moving the head to a new slot costs
+ * one remainder (the ring entry to freeze), and a denial that reports its retry-after one more.
+ *
  * <h2>Limits and memory</h2>
  * A decision reads {@code slots} words, so {@code slots} is at most {@value #MAX_SLOTS}. A slot
  * number needs {@code limit < 2^(floor(log2(slot ns)) + 1)} (about two permits per nanosecond of
@@ -168,15 +175,35 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
         return s < 0 ? -1 : Math.min(s, layout.maxIndex);
     }
 
+    /**
+     * {@link #slotOf(SlotCell, long)} without a division in the common case: a reading in the
+     * head's slot or the next one is found by comparing it with the head slot's start (one
+     * multiplication); only a reading further away (the first after a pause, or a stale one)
+     * divides.
+     */
+    private long slotOf(SlotCell cell, long headSlot, long now) {
+        long start = slotStart(cell, headSlot); // in range: at most a reading, at least the origin's start
+        long d = now - start;
+        if (((now ^ start) & (now ^ d)) >= 0 && d >= 0) { // no overflow, at or after the start
+            if (d < slotNanos) {
+                return headSlot;
+            }
+            if (d - slotNanos < slotNanos) {
+                return Math.min(headSlot + 1, layout.maxIndex);
+            }
+        }
+        return slotOf(cell, now);
+    }
+
     @Override
     public int acquire(SlotCell cell, long now, long cost, MutableDecision out) {
-        long slot = slotOf(cell, now);
         while (true) {
             long head = cell.word();
             if (head == Cell.RETIRED) {
                 return RETIRED;
             }
             long headSlot = layout.index(head);
+            long slot = slotOf(cell, headSlot, now);
             long headCount = layout.count(head);
             // A head ahead of our slot comes from a thread with a later clock reading. The slots
             // between ours and the head are final, but they were filled by readings later than
@@ -228,43 +255,74 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
         }
     }
 
-    /** The count of slot {@code s} as seen from the head {@code (headSlot, headCount)}. */
-    private long count(SlotCell cell, long headSlot, long headCount, long s) {
+    /**
+     * The count of slot {@code s} as seen from the head {@code (headSlot, headCount)}, where
+     * {@code index} is {@code s} modulo {@code slots} (its ring entry) when {@code s >= 0}.
+     */
+    private long count(SlotCell cell, long headSlot, long headCount, long s, int index) {
         if (s == headSlot) {
             return headCount;
         }
         if (s > headSlot || s < 0) {
             return 0;
         }
-        long entry = (long) RING.getOpaque(cell.ring, (int) (s % slots));
+        long entry = (long) RING.getOpaque(cell.ring, index);
         return layout.index(entry) == s ? layout.count(entry) : 0;
     }
 
-    /** The counts in the window ending with slot {@code current}. */
+    /**
+     * The counts in the window ending with slot {@code current} ({@code >= headSlot}). The ring
+     * is read in storage order rather than slot order, so no slot number is reduced modulo
+     * {@code slots}: an entry counts if its tag falls inside the window and before the head's
+     * slot. Each slot of the window has exactly one possible entry (the one at its number modulo
+     * {@code slots}, where it is always written), so this is the same sum as reading the window's
+     * slots one by one and checking each entry's tag.
+     */
     private long used(SlotCell cell, long headSlot, long headCount, long current) {
-        long sum = 0;
-        for (long s = current - slots + 1; s <= current; s++) {
-            sum += count(cell, headSlot, headCount, s);
+        long from = current - slots + 1;
+        long sum = headSlot >= from ? headCount : 0;
+        long[] ring = cell.ring;
+        for (int i = 0; i < ring.length; i++) {
+            long entry = (long) RING.getOpaque(ring, i);
+            long s = layout.index(entry);
+            if (s >= from && s < headSlot) {
+                sum += layout.count(entry);
+            }
         }
         return sum;
     }
 
-    /** Time until the newest counted slot of the window has left it; 0 if nothing is counted. */
+    /**
+     * Time until the newest counted slot of the window has left it; 0 if nothing is counted. Like
+     * {@link #used}, it reads the ring in storage order, keeping the newest counted slot.
+     */
     private long reset(SlotCell cell, long headSlot, long headCount, long current, long now) {
-        for (long s = current; s > current - slots; s--) {
-            if (count(cell, headSlot, headCount, s) > 0) {
-                return slotStart(cell, s + slots) - now;
+        long from = current - slots + 1;
+        if (headCount > 0 && headSlot >= from) {
+            return slotStart(cell, headSlot + slots) - now;
+        }
+        long newest = -1;
+        long[] ring = cell.ring;
+        for (int i = 0; i < ring.length; i++) {
+            long entry = (long) RING.getOpaque(ring, i);
+            long s = layout.index(entry);
+            if (s >= from && s < headSlot && s > newest && layout.count(entry) > 0) {
+                newest = s;
             }
         }
-        return 0;
+        return newest < 0 ? 0 : slotStart(cell, newest + slots) - now;
     }
 
     /** Time until enough old slots have left the window for {@code cost} to fit. */
     private long retryAfter(SlotCell cell, long headSlot, long headCount, long current, long used,
             long cost, long now) {
+        long from = current - slots + 1;
+        // The one division of a denial that reports its retry-after: the ring entry of the
+        // window's oldest slot; the walk then steps through the ring in slot order.
+        int index = (int) Math.floorMod(from, (long) slots);
         long left = used;
-        for (long k = 1; k <= slots; k++) {
-            left -= count(cell, headSlot, headCount, current - slots + k);
+        for (long k = 1; k <= slots; k++, index = index + 1 == slots ? 0 : index + 1) {
+            left -= count(cell, headSlot, headCount, from + k - 1, index);
             if (left + cost <= limit) {
                 return slotStart(cell, current + k) - now;
             }
@@ -343,8 +401,8 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
     }
 
     private boolean fresh(SlotCell cell, long head, long now) {
-        long slot = slotOf(cell, now);
         long headSlot = layout.index(head);
+        long slot = slotOf(cell, headSlot, now);
         return used(cell, headSlot, layout.count(head), Math.max(slot, headSlot)) == 0;
     }
 

@@ -184,6 +184,79 @@ class SlidingWindowTest {
         Invariants.slidingWindows(admitted, limit, slot, slots);
     }
 
+    /**
+     * A reading 2^64 ns before the head's slot (a clock that wrapped from {@code Long.MAX_VALUE}
+     * to {@code Long.MIN_VALUE}) lies, in wrapping arithmetic, a few nanoseconds after the head
+     * slot's start; it is a stale reading far before the head, refused without writing, never
+     * counted in the head's slot.
+     */
+    @Test
+    void acquire_readingThatWrappedAroundTheClocksRange_isStaleNotInTheHeadsSlot() {
+        SlidingWindow sw = SlidingWindow.builder().limit(5).window(Duration.ofNanos(100)).build();
+        SlotCell cell = sw.newCell(Long.MAX_VALUE); // slot start Long.MAX_VALUE - 7
+        assertEquals(Algorithm.ADMITTED, sw.acquire(cell, Long.MAX_VALUE, 1, out));
+        long head = cell.word();
+
+        for (long wrapped = Long.MIN_VALUE; wrapped < Long.MIN_VALUE + 12; wrapped++) {
+            assertEquals(Algorithm.DENIED, sw.acquire(cell, wrapped, 1, out), "reading " + wrapped);
+            assertEquals(head, cell.word());
+        }
+    }
+
+    static Stream<Arguments> clockRanges() {
+        return Stream.of(
+                Arguments.of(Long.MIN_VALUE + 3, 7L, 41L), // the origin slot's start lies below the clock's range
+                Arguments.of(-5 * S - 1, 10L, 42L), // negative readings: floor, not truncation
+                Arguments.of(0L, 1L, 43L),
+                Arguments.of(MINUTE_START, 10L, 44L),
+                Arguments.of(Long.MAX_VALUE - 5_000 * S, 6L, 45L)); // slot starts near the top of the range
+    }
+
+    /**
+     * The slot of a reading is found by comparing it with the head slot's start rather than by
+     * dividing; readings exactly at, just before and just after the boundaries of the head's slot,
+     * the next one and the one after, plus jumps of whole windows, over the whole clock range
+     * (origins whose slot start does not fit in a long, negative readings, readings near
+     * {@code Long.MAX_VALUE}), must give the reference model's decisions.
+     */
+    @ParameterizedTest
+    @MethodSource("clockRanges")
+    void acquire_readingsOnSlotBoundariesOverTheWholeClockRange_matchSlotModel(long first, long limit,
+            long seed) {
+        long window = 3 * S + 7; // 10 slots of 300,000,001 ns: no boundary is a round number
+        SlidingWindow sw = SlidingWindow.builder().limit(limit).window(Duration.ofNanos(window)).build();
+        long slot = sw.slotNanos();
+        SlidingWindowModel model = new SlidingWindowModel(limit, slot, sw.slots());
+        SlotCell cell = sw.newCell(first);
+        java.util.Random random = new java.util.Random(seed);
+        long now = first;
+        for (int i = 0; i < 20_000; i++) {
+            long next = Math.floorDiv(now, slot) * slot + slot; // the start of the next slot
+            long to = switch (random.nextInt(9)) {
+                case 0 -> now;
+                case 1 -> next - 1;
+                case 2 -> next;
+                case 3 -> next + 1;
+                case 4 -> next + slot - 1;
+                case 5 -> next + slot;
+                case 6 -> next + 2 * slot - 1;
+                case 7 -> now + window * (1 + random.nextInt(3));
+                default -> now + Math.floorMod(random.nextLong(), slot);
+            };
+            if (to < now || to > Long.MAX_VALUE - 4 * window) {
+                break; // the top of the clock's range is reached
+            }
+            now = to;
+            long cost = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt((int) limit);
+            Decision expected = model.acquire(now, cost);
+            int result = sw.acquire(cell, now, cost, out);
+            final long t = now;
+            final int op = i;
+            assertEquals(expected, out.toDecision(), () -> "operation " + op + " at " + t);
+            assertEquals(expected.allowed(), result == Algorithm.ADMITTED);
+        }
+    }
+
     @Test
     void builder_badConfiguration_failsNamingTheParameterAndValue() {
         Expect.illegalArgument("slots must be between 1 and 1024 but was 0",

@@ -28,8 +28,8 @@ import org.openjdk.jmh.infra.Blackhole;
  * besides the container's own header writes. The sink takes each value as the servlet adapter
  * does (a {@code String} handed to the container), so every string a response needs is counted.
  *
- * <p>{@link #floor()} is {@link Floor} measured in the same fork, so that "cost vs floor" (issue
- * 15: within 4x) is a ratio of one run.
+ * <p>{@link #floor()} is {@link Floor} measured in the same fork, so that "cost vs floor" (the
+ * target: within 4x) is a ratio of one run.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)

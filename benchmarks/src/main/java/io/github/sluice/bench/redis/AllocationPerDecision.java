@@ -23,7 +23,7 @@ import java.util.Locale;
  */
 public final class AllocationPerDecision {
 
-    /** The target of issue 15: bytes allocated per decision, at most. */
+    /** The target: bytes allocated per decision, at most. */
     static final long TARGET_BYTES = 1_000;
 
     private static final int WARM_UP = 20_000;

@@ -20,7 +20,10 @@ import java.util.function.DoublePredicate;
  * confidence intervals (relative errors added in quadrature).
  *
  * <p>Usage: {@code java -cp benchmarks.jar io.github.sluice.bench.report.Summary result.json...
- * [heap.txt]}; a {@code .txt} argument holds {@code heap-per-key <name> <bytes>} lines.
+ * [heap.txt] [http-cpu.txt]}; a {@code .txt} argument holds {@code heap-per-key <name> <bytes>}
+ * lines ({@code HeapPerKey}) or {@code http-target <Markdown row>} lines
+ * ({@code http.CpuPerRequest}). Every target is printed with its verdict: met, missed, or not run
+ * (its benchmark was not part of this run).
  */
 public final class Summary {
 
@@ -44,10 +47,13 @@ public final class Summary {
     public static void main(String[] args) throws IOException {
         List<Result> results = new ArrayList<>();
         List<String> heap = new ArrayList<>();
+        List<String> http = new ArrayList<>();
         for (String a : args) {
             String text = Files.readString(Path.of(a));
             if (a.endsWith(".txt")) {
                 text.lines().filter(l -> l.startsWith("heap-per-key ")).forEach(heap::add);
+                text.lines().filter(l -> l.startsWith("http-target "))
+                        .forEach(l -> http.add(l.substring("http-target ".length())));
             } else if (!text.isBlank()) {
                 results.addAll(Result.from(Json.parse(text)));
             }
@@ -62,6 +68,7 @@ public final class Summary {
         s.redis();
         s.redisCluster();
         s.targets(heap);
+        s.httpTargets(http);
         s.redisTargets();
         System.out.print(s.out);
     }
@@ -167,7 +174,7 @@ public final class Summary {
         }
     }
 
-    /** The Redis targets of issue 15: allocation per decision, and throughput vs Bucket4j. */
+    /** The Redis targets: allocation per decision, and throughput vs Bucket4j. */
     private void redisTargets() {
         line("%n### Redis targets (this run)%n%n| target | benchmark | measured | verdict |%n|---|---|---:|---|%n");
         for (int t : threads("RedisStores")) {
@@ -183,25 +190,35 @@ public final class Summary {
             }
         }
         if (threads("RedisStores").isEmpty()) {
-            line("| <= 1,000 B per decision | sluiceHotKey | not run | missed |%n");
+            line("| <= 1,000 B per decision | sluiceHotKey | not run | not run |%n");
         }
         for (int t : new int[] {1, 16, 64}) {
             if (!threads("RedisStores").contains(t)) {
-                line("| one hot key, %d thread(s): >= %sx Bucket4j Lettuce | sluiceHotKey | not run | missed |%n",
+                line("| one hot key, %d thread(s): >= %sx Bucket4j Lettuce | sluiceHotKey | not run | not run |%n",
                         t, t == 1 ? "1.5" : "2");
             }
         }
     }
 
     /**
-     * Checks the targets of issues 9 and 15 against this run, per Sluice algorithm and for the
-     * enforcer path. The verdict is on the point estimate; the measured column carries the error.
+     * Checks the targets against this run, per Sluice algorithm, for many keys, the heap per key
+     * and the enforcer path; a target whose benchmark did not run is printed as not run. The verdict is on the point estimate; the measured column carries the error.
      */
     private void targets(List<String> heap) {
         line("%n### Targets (this run)%n%n| target | benchmark | measured | verdict |%n|---|---|---:|---|%n");
         List<Result> a1 = rows("SingleKeyAllowed", 1);
         Optional<Result> floor1 = find(a1, "floor");
         Optional<Result> peer1 = bestPeer(a1);
+        if (a1.isEmpty()) {
+            notRun("allowed, 1 thread: cost <= 1.3x floor", "SingleKeyAllowed");
+            notRun("allowed, 1 thread: >= 1.5x best peer", "SingleKeyAllowed");
+            notRun("allowed, 1 thread: ~0 B/op", "SingleKeyAllowed");
+        } else if (peer1.isEmpty()) {
+            notRun("allowed, 1 thread: >= 1.5x best peer", "the peers of SingleKeyAllowed");
+        }
+        if (threads("SingleKeyDenied").isEmpty()) {
+            notRun("denied no slower than allowed", "SingleKeyDenied");
+        }
         for (Result r : sluiceRows(a1)) {
             floor1.ifPresent(f -> verdict("allowed, 1 thread: cost <= 1.3x floor", r, f, r, v -> v <= 1.3));
             peer1.ifPresent(b -> verdict("allowed, 1 thread: >= 1.5x best peer (" + b.method() + ")", r,
@@ -218,6 +235,12 @@ public final class Summary {
         }
         List<Result> a2 = rows("SingleKeyAllowed", 2);
         Optional<Result> peer2 = bestPeer(a2);
+        if (a2.isEmpty() || peer2.isEmpty()) {
+            notRun("2 threads, one key: >= 1.5x best peer", "SingleKeyAllowed, 2 threads");
+        }
+        if (rows("ManyKeys", 1).isEmpty()) {
+            notRun("1M keys, 1 thread(s): >= 2x best Caffeine-based", "ManyKeys");
+        }
         for (Result r : sluiceRows(a2)) {
             peer2.ifPresent(b -> verdict("2 threads, one key: >= 1.5x best peer (" + b.method() + ")", r,
                     r, b, v -> v >= 1.5));
@@ -232,6 +255,11 @@ public final class Summary {
         }
         List<Result> e1 = rows("EnforcerPath", 1);
         Optional<Result> allowed = find(e1, "allowed");
+        if (allowed.isEmpty()) {
+            notRun("enforcer path, allowed, 1 thread: cost <= 4x floor", "EnforcerPath");
+            notRun("enforcer path, allowed: <= 128 B/op", "EnforcerPath");
+            notRun("enforcer path, denied no slower than allowed", "EnforcerPath");
+        }
         allowed.ifPresent(a -> find(e1, "floor").ifPresent(f -> verdict(
                 "enforcer path, allowed, 1 thread: cost <= 4x floor", a, f, a, v -> v <= 4)));
         allowed.ifPresent(a -> line("| enforcer path, allowed: <= 128 B/op | allowed | %s B/op | %s |%n",
@@ -241,6 +269,9 @@ public final class Summary {
             find(e, "denied").ifPresent(d -> find(e, "allowed").ifPresent(a -> verdict(
                     "enforcer path, denied no slower than allowed, " + t + " thread(s)", d, d, a, v -> v >= 1.0)));
         }
+        if (heap.stream().noneMatch(l -> l.trim().split("\\s+")[1].equals("sluice"))) {
+            notRun("<= 128 B retained per IPv4 key", "HeapPerKey");
+        }
         for (String l : heap) {
             String[] p = l.trim().split("\\s+");
             if (p[1].equals("sluice")) {
@@ -249,6 +280,25 @@ public final class Summary {
                         bytes <= 128 ? "met" : "missed");
             }
         }
+    }
+
+    /** The HTTP targets, from {@code CpuPerRequest}'s rows, or not run. */
+    private void httpTargets(List<String> rows) {
+        line("%n### HTTP targets (server CPU time per request, this run)%n%n| target | measured | verdict |%n"
+                + "|---|---|---|%n");
+        if (rows.isEmpty()) {
+            line("| HTTP CPU: Sluice adds <= 3 %% of the no-filter CPU per request (Jetty, Tomcat) | not run "
+                    + "(HTTP=1 benchmarks/run.sh, or benchmarks/http-cpu.sh) | not run |%n");
+            line("| HTTP CPU: Sluice adds less than Tomcat's RateLimitFilter, Jetty's QoSHandler and DoSHandler "
+                    + "| not run | not run |%n");
+            return;
+        }
+        rows.forEach(r -> line("%s%n", r));
+    }
+
+    /** A target whose benchmark was not part of this run. */
+    private void notRun(String target, String benchmark) {
+        line("| %s | %s | not run | not run |%n", target, benchmark);
     }
 
     private static Optional<Result> bestPeer(List<Result> rows) {
