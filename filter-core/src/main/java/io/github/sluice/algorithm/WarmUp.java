@@ -93,7 +93,7 @@ import java.util.Objects;
  *
  * <p>Immutable and thread-safe. Clock readings must lie in {@code [0, 2^62)} (until the year 2116).
  */
-public final class WarmUp extends Algorithm<WarmUpCell> {
+public final class WarmUp extends Algorithm<WarmUpCell> implements Reservable<WarmUpCell> {
 
     /** The cold factor used when none is set, as in Guava. */
     public static final double DEFAULT_COLD_FACTOR = 3.0;
@@ -222,6 +222,19 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
 
     @Override
     public int acquire(WarmUpCell cell, long now, long cost, MutableDecision out) {
+        return reserve(cell, now, cost, 0, out);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Guava's {@code reserve}: a ticket in the future is taken from the ticket itself (no
+     * resync, as {@code now} is before it), and the wait reported is the time until that ticket,
+     * before this request's own cost. With {@code maxWaitNanos = 0} this is {@link #acquire}.
+     */
+    @Override
+    public int reserve(WarmUpCell cell, long now, long cost, long maxWaitNanos, MutableDecision out) {
+        long maxWait = Math.min(Math.max(0, maxWaitNanos), Checks.MAX_NANOS);
         while (true) {
             long word = cell.word();
             if (word == Cell.RETIRED) {
@@ -238,12 +251,13 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
                 deny(out, next, now, Decision.NEVER);
                 return DENIED;
             }
-            if (next > now) {
-                deny(out, next, now, next - now);
+            long due = Math.max(0, next - now);
+            if (due > maxWait) {
+                deny(out, next, now, due - maxWait);
                 return DENIED;
             }
             if ((word & PUBLISHING) != 0) {
-                deny(out, next, now, 1);
+                deny(out, next, now, Math.max(1, due));
                 return DENIED;
             }
             long credit = cell.stored();
@@ -251,25 +265,53 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
                 continue;
             }
             long idle = now - next;
-            long uEff = idle >= warmUp - credit ? warmUp : credit + idle;
+            long uEff = idle <= 0 ? credit : idle >= warmUp - credit ? warmUp : credit + idle;
+            long base = Math.max(next, now);
             long fresh = cost * interval;
             long after = Math.max(0, uEff - spent(cost));
             long wait = fresh + extra(uEff, after);
-            if (wait > TICKET - now) {
+            if (wait > TICKET - base) {
                 deny(out, next, now, Decision.NEVER);
                 return DENIED;
             }
-            long ticket = now + wait;
+            long ticket = base + wait;
             if (!cell.casWord(word, ticket | PUBLISHING)) {
                 continue;
             }
             cell.stored(after);
             cell.casWord(ticket | PUBLISHING, ticket);
             if (out != null) {
-                out.allow(permits, remaining(ticket, now), wait);
+                if (due == 0) {
+                    out.allow(permits, remaining(ticket, now), ticket - now);
+                } else {
+                    out.shape(permits, remaining(ticket, now), ticket - now, due);
+                }
                 out.receipt(ticket);
             }
             return ADMITTED;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The stored credit, with the idle time since the ticket added (capped at the warm-up
+     * period), divided by the credit one permit is worth (Guava's {@code coolDownInterval}).
+     */
+    @Override
+    public double storedPermits(WarmUpCell cell, long now) {
+        while (true) {
+            long word = cell.word();
+            if (word == Cell.RETIRED) {
+                return 0;
+            }
+            long credit = cell.stored();
+            if (cell.word() != word) {
+                continue;
+            }
+            long idle = now - (word & TICKET);
+            long uEff = idle <= 0 ? credit : Math.min(warmUp, credit + Math.min(idle, warmUp));
+            return Math.scalb((double) uEff, creditShift) / creditPerPermit;
         }
     }
 
