@@ -1,6 +1,7 @@
 package io.github.sluice.limiter;
 
 import io.github.sluice.algorithm.Reservable;
+import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
@@ -153,7 +154,7 @@ public final class BlockingLimiter<S extends Cell> {
     public boolean tryAcquire(long permits) {
         checkPermits(permits);
         MutableDecision out = null;
-        if (algorithm.kind().equals("shaping")) {
+        if (algorithm instanceof ShapingLeakyBucket) {
             // A shaped admission must be waited for; without waiting, only an immediate one counts.
             out = new MutableDecision();
             int r = algorithm.acquire(cell, clock.nanos(), permits, out);

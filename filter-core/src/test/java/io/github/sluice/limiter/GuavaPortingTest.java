@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.Concurrency;
+import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.algorithm.SmoothBursty;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.algorithm.WarmUp;
@@ -231,6 +232,17 @@ class GuavaPortingTest {
         assertTrue(limiter.tryAcquire(1, Duration.ofMillis(200)));
         assertThrows(IllegalArgumentException.class, () -> limiter.acquire(2), "more than the burst never comes");
         assertFalse(limiter.tryAcquire(2, Duration.ofDays(1)));
+    }
+
+    @Test
+    void tryAcquire_shapingWithoutTimeout_refusesADelayedSlotAndTakesNothing() throws Exception {
+        // uber-go's limiter: slots 0.2 s apart; a quiet key has its slack (10 intervals) earned
+        BlockingLimiter<?> limiter = BlockingLimiter.of(
+                ShapingLeakyBucket.builder().rate(Rate.perSecond(5)).slack(0).build(), clock, sleeper);
+        assertTrue(limiter.tryAcquire());
+        assertFalse(limiter.tryAcquire(), "the next slot is 0.2 s away");
+        assertEquals("R0.20", acquireAll(limiter, 1), "the refusal did not keep the slot");
+        assertEquals(List.of(200_000_000L), slept);
     }
 
     @Test
