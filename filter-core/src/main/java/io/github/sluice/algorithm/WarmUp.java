@@ -38,31 +38,38 @@ import java.util.Objects;
  * warm-up period, so that idleness adds to it exactly. With the stable interval
  * {@code I = ceil(period / permits)} and the constants computed once at build time
  * <pre>
- *   uT = round(P (1 + c) / (c + 5))                    credit at Guava's thresholdPermits
- *   Cq = round(2^q 2 (1 + c) period / ((c + 5) permits))  credit per permit (coolDownInterval)
+ *   uT = floor(P (1 + c) / (c + 5))                    credit at Guava's thresholdPermits
+ *   Cq = ceil(2^q 2 (1 + c) period / ((c + 5) permits))   credit per permit (coolDownInterval)
  *        in 2^-q ns, q = 61 - bits(ceil(C)) kept within [1, 40]
- *   L  = round(2^(s + 50) K / (P - uT)), K = (c - 1)(c + 5) / (4 (1 + c)), s = bits of (P - uT)
+ *   L  = ceil(2^(s + 50) K / W), K = (c - 1)(c + 5) / (4 (1 + c)), W = 4 P / (c + 5) exactly,
+ *        s = bits of (P - uT)
  * </pre>
- * an admission of {@code n} permits at {@code now >= next} computes, in integers:
+ * an admission of {@code n} permits at {@code now} (with {@code next <= now}; a reservation of a
+ * future ticket uses {@code u} as it is and starts from {@code next}) computes, in integers:
  * <pre>
  *   uEff  = min(P, u + now - next)                      Guava's resync
- *   after = max(0, uEff - round(n Cq / 2^q))            the stored permits spent
- *   b = max(0, uEff - uT), a = max(0, after - uT)       the part above the threshold
- *   extra = round((b - a) round((b + a) L / 2^s) / 2^50) = K (b^2 - a^2) / (P - uT)
- *   next' = now + n I + extra,  u' = after
+ *   after = max(0, uEff - floor(n (Cq - 1) / 2^q))      the credit left: at least Guava's
+ *   low   = max(0, uEff - ceil(n Cq / 2^q))             the credit charged down to: at most Guava's
+ *   b = max(0, uEff - uT), a = max(0, low - uT)         the part above the threshold
+ *   extra = ceil((b - a) ceil((b + a) L / 2^s) / 2^50) = K (b^2 - a^2) / W
+ *   next' = max(now, next) + n I + extra,  u' = after
  * </pre>
  * which is Guava's {@code storedPermitsToWaitTime} plus the fresh permits' cost, rewritten in credit
  * (the stable part of every permit costs {@code I}; the trapezoid above the threshold adds
  * {@code extra}). Floating point is used only to read the cold factor at build time.
  *
  * <h2>Precision</h2>
- * Against Guava's formulas evaluated in exact real arithmetic, a decision's wait is off by less
- * than a nanosecond per permit from rounding {@code I} up (the fresh, stable part only: credit is
- * converted with the exact interval, so no error accumulates in the stored permits), plus a few
- * nanoseconds of fixed-point rounding ({@code 2^-50} of the warm-up period at most). Guava itself truncates every wait to whole
- * microseconds, so its published figures differ from these by up to 3 microseconds per request;
- * the tests compare this class with a double-precision transcription of Guava in nanoseconds and
- * require agreement within 1 microsecond.
+ * Every rounding errs towards waiting. From the same state, a decision's charge (how far it pushes
+ * the next ticket) is never less than Guava's formulas evaluated in exact real arithmetic, and
+ * exceeds them by less than a nanosecond per permit (rounding {@code I} up) plus a few nanoseconds
+ * of fixed point; the credit it leaves is never less than Guava's (more credit is a colder,
+ * slower key). The credit spent is bounded on both sides by one constant: {@code Cq} is rounded
+ * up, and {@code Cq - 1} is below the exact value. Over a whole sequence the schedules can part
+ * by more than a decision's error, in both directions: Guava's next ticket, being earlier, leaves
+ * its key idle, and cooling, for those nanoseconds longer. Guava itself truncates every wait to
+ * whole microseconds, so its published figures differ from these by up to 3 microseconds per
+ * request; the tests compare this class with double-precision transcriptions of Guava in
+ * nanoseconds: within 1 microsecond per decision, and never shorter from the same state.
  *
  * <h2>Concurrency</h2>
  * Lock-free; nothing is allocated per decision. The ticket and a publishing flag share the cell's
@@ -93,7 +100,7 @@ import java.util.Objects;
  *
  * <p>Immutable and thread-safe. Clock readings must lie in {@code [0, 2^62)} (until the year 2116).
  */
-public final class WarmUp extends Algorithm<WarmUpCell> {
+public final class WarmUp extends Algorithm<WarmUpCell> implements Reservable<WarmUpCell> {
 
     /** The cold factor used when none is set, as in Guava. */
     public static final double DEFAULT_COLD_FACTOR = 3.0;
@@ -129,7 +136,7 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
         this.widthBits = Math.max(1, 64 - Long.numberOfLeadingZeros(width));
         this.creditShift = WarmUpMath.creditShift(period, permits, coldFactor);
         this.creditPerPermit = WarmUpMath.creditPerPermit(period, permits, coldFactor, creditShift);
-        this.slope = WarmUpMath.slope(coldFactor, width, widthBits);
+        this.slope = WarmUpMath.slope(coldFactor, warmUp, width, widthBits);
     }
 
     /** @return a builder; {@code rate} and {@code warmUp} must be set */
@@ -222,6 +229,19 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
 
     @Override
     public int acquire(WarmUpCell cell, long now, long cost, MutableDecision out) {
+        return reserve(cell, now, cost, 0, out);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Guava's {@code reserve}: a ticket in the future is taken from the ticket itself (no
+     * resync, as {@code now} is before it), and the wait reported is the time until that ticket,
+     * before this request's own cost. With {@code maxWaitNanos = 0} this is {@link #acquire}.
+     */
+    @Override
+    public int reserve(WarmUpCell cell, long now, long cost, long maxWaitNanos, MutableDecision out) {
+        long maxWait = Math.min(Math.max(0, maxWaitNanos), Checks.MAX_NANOS);
         while (true) {
             long word = cell.word();
             if (word == Cell.RETIRED) {
@@ -238,12 +258,13 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
                 deny(out, next, now, Decision.NEVER);
                 return DENIED;
             }
-            if (next > now) {
-                deny(out, next, now, next - now);
+            long due = Math.max(0, next - now);
+            if (due > maxWait) {
+                deny(out, next, now, due - maxWait);
                 return DENIED;
             }
             if ((word & PUBLISHING) != 0) {
-                deny(out, next, now, 1);
+                deny(out, next, now, Math.max(1, due));
                 return DENIED;
             }
             long credit = cell.stored();
@@ -251,31 +272,69 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
                 continue;
             }
             long idle = now - next;
-            long uEff = idle >= warmUp - credit ? warmUp : credit + idle;
+            long uEff = idle <= 0 ? credit : idle >= warmUp - credit ? warmUp : credit + idle;
+            long base = Math.max(next, now);
             long fresh = cost * interval;
-            long after = Math.max(0, uEff - spent(cost));
-            long wait = fresh + extra(uEff, after);
-            if (wait > TICKET - now) {
+            // Credit makes a key colder (slower): keep at least Guava's, charge at least Guava's.
+            long after = Math.max(0, uEff - spentAtMost(cost));
+            long wait = fresh + extra(uEff, Math.max(0, uEff - spentAtLeast(cost)));
+            if (wait > TICKET - base) {
                 deny(out, next, now, Decision.NEVER);
                 return DENIED;
             }
-            long ticket = now + wait;
+            long ticket = base + wait;
             if (!cell.casWord(word, ticket | PUBLISHING)) {
                 continue;
             }
             cell.stored(after);
             cell.casWord(ticket | PUBLISHING, ticket);
             if (out != null) {
-                out.allow(permits, remaining(ticket, now), wait);
+                if (due == 0) {
+                    out.allow(permits, remaining(ticket, now), ticket - now);
+                } else {
+                    out.shape(permits, remaining(ticket, now), ticket - now, due);
+                }
                 out.receipt(ticket);
             }
             return ADMITTED;
         }
     }
 
-    /** The credit {@code cost} stored permits are worth. */
-    private long spent(long cost) {
-        return WarmUpMath.mulShiftRound(cost, creditPerPermit, creditShift);
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The stored credit, with the idle time since the ticket added (capped at the warm-up
+     * period), divided by the credit one permit is worth (Guava's {@code coolDownInterval}).
+     */
+    @Override
+    public double storedPermits(WarmUpCell cell, long now) {
+        while (true) {
+            long word = cell.word();
+            if (word == Cell.RETIRED) {
+                return 0;
+            }
+            long credit = cell.stored();
+            if (cell.word() != word) {
+                continue;
+            }
+            long idle = now - (word & TICKET);
+            long uEff = idle <= 0 ? credit : Math.min(warmUp, credit + Math.min(idle, warmUp));
+            return Math.scalb((double) uEff, creditShift) / creditPerPermit;
+        }
+    }
+
+    /**
+     * The credit {@code cost} stored permits are worth, rounded down (the constant is rounded up,
+     * so one unit less is below the exact value): what an admission takes from the key's state,
+     * which thus stays at least as cold as Guava's.
+     */
+    private long spentAtMost(long cost) {
+        return WarmUpMath.mulShiftFloor(cost, creditPerPermit - 1, creditShift);
+    }
+
+    /** The credit {@code cost} stored permits are worth, rounded up: what the extra cost is charged on. */
+    private long spentAtLeast(long cost) {
+        return WarmUpMath.mulShiftCeil(cost, creditPerPermit, creditShift);
     }
 
     /** Guava's extra cost of spending the credit from {@code from} down to {@code to}. */
@@ -285,8 +344,8 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
         if (b == a) {
             return 0;
         }
-        long mean = WarmUpMath.mulShiftRound(b + a, slope, widthBits);
-        return WarmUpMath.mulShiftRound(b - a, mean, SLOPE_SHIFT);
+        long mean = WarmUpMath.mulShiftCeil(b + a, slope, widthBits);
+        return WarmUpMath.mulShiftCeil(b - a, mean, SLOPE_SHIFT);
     }
 
     private long remaining(long next, long now) {
@@ -334,8 +393,8 @@ public final class WarmUp extends Algorithm<WarmUpCell> {
             if (credit >= warmUp) {
                 return; // a cold key: no admission of ours left anything to give back
             }
-            long restored = Math.min(warmUp, credit + spent(cost));
-            long wait = cost * interval + (credit > 0 ? extra(restored, credit) : 0);
+            long restored = Math.min(warmUp, credit + spentAtMost(cost));
+            long wait = cost * interval + (credit > 0 ? extra(restored, Math.max(0, restored - spentAtLeast(cost))) : 0);
             long ticket = Math.max(0, receipt - wait);
             if (!cell.casWord(word, ticket | PUBLISHING)) {
                 continue;

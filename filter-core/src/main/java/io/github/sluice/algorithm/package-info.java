@@ -1,5 +1,5 @@
 /**
- * The nine limiting algorithms, each an {@link io.github.sluice.core.Algorithm} over its own
+ * The ten limiting algorithms, each an {@link io.github.sluice.core.Algorithm} over its own
  * {@link io.github.sluice.core.Cell}, with the reference semantics in {@code docs/algorithms.md}.
  * Above {@code core}: it may use only {@code core} and {@code internal}.
  *
@@ -15,11 +15,16 @@
  *       {@link io.github.sluice.algorithm.LeakyBucket}: a rate with a burst;
  *   <li>{@link io.github.sluice.algorithm.ShapingLeakyBucket}: requests spaced by delaying them;
  *   <li>{@link io.github.sluice.algorithm.WarmUp}: a rate that ramps up after idleness;
+ *   <li>{@link io.github.sluice.algorithm.SmoothBursty}: Guava's default rate limiter, where a
+ *       request pays for the previous one and idleness stores up to {@code maxBurst} of permits;
  *   <li>{@link io.github.sluice.algorithm.Concurrency}: requests in flight at once.
  * </ul>
  * {@link io.github.sluice.algorithm.SlidingLogCell} and
  * {@link io.github.sluice.algorithm.WarmUpCell} are public only because they are the state type
  * of their algorithm; they are created by the algorithm, never by users.
+ * {@link io.github.sluice.algorithm.Reservable} is implemented by the two Guava algorithms, whose
+ * callers may reserve a future ticket; the blocking facade
+ * {@link io.github.sluice.limiter.BlockingLimiter} uses it.
  *
  * <h2>SPI</h2>
  * None here: a new algorithm extends {@link io.github.sluice.core.Algorithm} (see

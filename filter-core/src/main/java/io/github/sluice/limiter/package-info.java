@@ -6,6 +6,8 @@
  * <h2>API (for users)</h2>
  * <ul>
  *   <li>{@link io.github.sluice.limiter.Limiter}: any algorithm over one key;
+ *   <li>{@link io.github.sluice.limiter.BlockingLimiter}: Guava's {@code RateLimiter} API
+ *       ({@code acquire} that waits, {@code tryAcquire} with a timeout) over any rate algorithm;
  *   <li>{@link io.github.sluice.limiter.TokenBucketLimiter} and its
  *       {@link io.github.sluice.limiter.Reservation}: the {@code golang.org/x/time/rate} API
  *       (allow, reserve and cancel, wait until a deadline, change rate and burst at runtime);

@@ -12,6 +12,7 @@ import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
+import io.github.sluice.algorithm.SmoothBursty;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Algorithm;
@@ -49,6 +50,7 @@ final class Algorithms {
         TABLE.put("shaping", Algorithms::shaping);
         TABLE.put("sliding-log", Algorithms::slidingLog);
         TABLE.put("warm-up", Algorithms::warmUp);
+        TABLE.put("smooth-bursty", Algorithms::smoothBursty);
         TABLE.put("adaptive", Algorithms::adaptive);
     }
 
@@ -204,6 +206,20 @@ final class Algorithms {
         if (cold != null) {
             double f = a.doubleValue("cold-factor", cold, WarmUp.MAX_COLD_FACTOR);
             ctx.call("cold-factor", cold, () -> b.coldFactor(f));
+        }
+        return ctx.call("rate", rate.text(), b::build);
+    }
+
+    /** {@code smooth-bursty 5/1s [max-burst=1s]}: Guava's SmoothBursty; max-burst defaults to one second. */
+    private static Algorithm<?> smoothBursty(Args a) {
+        Line ctx = a.ctx;
+        SmoothBursty.Builder b = SmoothBursty.builder();
+        Args.Rate rate = a.rate("rate", true);
+        ctx.call("rate", rate.text(), () -> b.rate(rate.value()));
+        String maxBurst = a.option("max-burst");
+        if (maxBurst != null) {
+            Duration d = a.duration("max-burst", maxBurst);
+            ctx.call("max-burst", maxBurst, () -> b.maxBurst(d));
         }
         return ctx.call("rate", rate.text(), b::build);
     }

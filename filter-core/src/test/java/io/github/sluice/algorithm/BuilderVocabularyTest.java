@@ -25,7 +25,7 @@ class BuilderVocabularyTest {
 
     private static final List<Class<?>> ALGORITHMS = List.of(TokenBucket.class, Gcra.class, FixedWindow.class,
             SlidingWindow.class, SlidingLog.class, LeakyBucket.class, ShapingLeakyBucket.class, WarmUp.class,
-            Concurrency.class);
+            SmoothBursty.class, Concurrency.class);
 
     /** Every setter name, with the argument types it may take. */
     private static final Map<String, Set<Class<?>>> VOCABULARY = Map.ofEntries(
@@ -40,6 +40,7 @@ class BuilderVocabularyTest {
             Map.entry("maxDelay", Set.of(Duration.class)),
             Map.entry("warmUp", Set.of(Duration.class)),
             Map.entry("coldFactor", Set.of(double.class)),
+            Map.entry("maxBurst", Set.of(Duration.class)),
             Map.entry("maxInFlight", Set.of(long.class)),
             Map.entry("maxWait", Set.of(Duration.class)));
 
@@ -65,7 +66,7 @@ class BuilderVocabularyTest {
     @Test
     void everyRateBasedAlgorithm_takesItsRateAsARate() {
         for (Class<?> algorithm : List.of(TokenBucket.class, Gcra.class, LeakyBucket.class,
-                ShapingLeakyBucket.class, WarmUp.class)) {
+                ShapingLeakyBucket.class, WarmUp.class, SmoothBursty.class)) {
             assertTrue(Arrays.stream(builderOf(algorithm).getMethods())
                     .anyMatch(m -> m.getName().equals("rate") && m.getParameterTypes()[0] == Rate.class),
                     algorithm.getSimpleName() + ".Builder.rate(Rate)");

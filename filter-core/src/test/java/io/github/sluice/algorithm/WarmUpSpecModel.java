@@ -41,23 +41,24 @@ final class WarmUpSpecModel {
         }
         BigInteger onePlusC = cn.add(cd);
         BigInteger cPlusFive = cn.add(cd.multiply(BigInteger.valueOf(5)));
-        this.threshold = roundHalfUp(BigInteger.valueOf(warmUp).multiply(onePlusC), cPlusFive);
+        this.threshold = BigInteger.valueOf(warmUp).multiply(onePlusC).divide(cPlusFive).longValueExact(); // floor
         // C = 2 (1 + c) period / ((c + 5) permits), kept as a fraction
         BigInteger creditNum = TWO.multiply(onePlusC).multiply(BigInteger.valueOf(periodNanos));
         BigInteger creditDen = cPlusFive.multiply(BigInteger.valueOf(permits));
         BigInteger ceil = creditNum.add(creditDen).subtract(BigInteger.ONE).divide(creditDen);
         this.creditShift = Math.max(1, Math.min(40, 61 - ceil.bitLength()));
-        this.creditPerPermit = roundHalfUp(creditNum.multiply(TWO.pow(creditShift)), creditDen);
+        this.creditPerPermit = ceilDiv(creditNum.multiply(TWO.pow(creditShift)), creditDen);
         long width = warmUp - threshold;
         this.widthBits = Math.max(1, BigInteger.valueOf(width).bitLength());
         if (width == 0) {
             this.slope = 0;
         } else {
-            // K = (c - 1)(c + 5) / (4 (1 + c)); slope = 2^(s + 50) K / width
-            BigInteger num = cn.subtract(cd).multiply(cPlusFive).multiply(TWO.pow(widthBits + 50));
-            BigInteger den = cd.multiply(onePlusC).multiply(BigInteger.valueOf(4))
-                    .multiply(BigInteger.valueOf(width));
-            this.slope = roundHalfUp(num, den);
+            // K = (c - 1)(c + 5) / (4 (1 + c)), Guava's exact width W = 4 P / (c + 5);
+            // slope = ceil(2^(s + 50) K / W) = ceil(2^(s + 50) (c - 1)(c + 5)^2 / (16 (1 + c) P))
+            BigInteger num = cn.subtract(cd).multiply(cPlusFive).multiply(cPlusFive).multiply(TWO.pow(widthBits + 50));
+            BigInteger den = cd.multiply(cd).multiply(onePlusC).multiply(BigInteger.valueOf(16))
+                    .multiply(BigInteger.valueOf(warmUp));
+            this.slope = ceilDiv(num, den);
         }
         this.next = Math.max(0, now);
         this.credit = warmUp;
@@ -67,20 +68,30 @@ final class WarmUpSpecModel {
         return num.multiply(TWO).add(den).divide(den.multiply(TWO)).longValueExact();
     }
 
-    private static long shiftRound(BigInteger value, int shift) {
-        return roundHalfUp(value, TWO.pow(shift));
+    private static long ceilDiv(BigInteger num, BigInteger den) {
+        return num.add(den).subtract(BigInteger.ONE).divide(den).longValueExact();
     }
 
-    private long spent(long cost) {
-        return shiftRound(BigInteger.valueOf(cost).multiply(BigInteger.valueOf(creditPerPermit)),
-                creditShift);
+    private static long shiftCeil(BigInteger value, int shift) {
+        return ceilDiv(value, TWO.pow(shift));
+    }
+
+    /** The credit taken from the state: rounded down with the constant less one (below exact). */
+    private long spentAtMost(long cost) {
+        return BigInteger.valueOf(cost).multiply(BigInteger.valueOf(creditPerPermit - 1))
+                .shiftRight(creditShift).longValueExact();
+    }
+
+    /** The credit the extra cost is charged on: rounded up. */
+    private long spentAtLeast(long cost) {
+        return shiftCeil(BigInteger.valueOf(cost).multiply(BigInteger.valueOf(creditPerPermit)), creditShift);
     }
 
     private long extra(long from, long to) {
         long b = Math.max(0, from - threshold);
         long a = Math.max(0, to - threshold);
-        long mean = shiftRound(BigInteger.valueOf(b + a).multiply(BigInteger.valueOf(slope)), widthBits);
-        return shiftRound(BigInteger.valueOf(b - a).multiply(BigInteger.valueOf(mean)), 50);
+        long mean = shiftCeil(BigInteger.valueOf(b + a).multiply(BigInteger.valueOf(slope)), widthBits);
+        return shiftCeil(BigInteger.valueOf(b - a).multiply(BigInteger.valueOf(mean)), 50);
     }
 
     private long remaining(long now) {
@@ -107,8 +118,8 @@ final class WarmUpSpecModel {
             return deny(now, next - now);
         }
         long uEff = Math.min(warmUp, credit + (now - next));
-        long after = Math.max(0, uEff - spent(cost));
-        long wait = cost * interval + extra(uEff, after);
+        long after = Math.max(0, uEff - spentAtMost(cost));
+        long wait = cost * interval + extra(uEff, Math.max(0, uEff - spentAtLeast(cost)));
         if (wait > TICKET - now) {
             return deny(now, Decision.NEVER);
         }
@@ -132,8 +143,8 @@ final class WarmUpSpecModel {
         if (cost <= 0 || cost > MAX_NANOS / interval || credit >= warmUp || next != ticket) {
             return;
         }
-        long restored = Math.min(warmUp, credit + spent(cost));
-        next = Math.max(0, next - cost * interval - (credit > 0 ? extra(restored, credit) : 0));
+        long restored = Math.min(warmUp, credit + spentAtMost(cost));
+        next = Math.max(0, next - cost * interval - (credit > 0 ? extra(restored, Math.max(0, restored - spentAtLeast(cost))) : 0));
         credit = restored;
     }
 }

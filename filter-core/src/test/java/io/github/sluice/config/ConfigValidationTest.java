@@ -72,8 +72,8 @@ class ConfigValidationTest {
     @ParameterizedTest
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
         // algorithms and keys
-        "tokenbucket 10/1s key=ip => algorithm='tokenbucket': unknown algorithm; did you mean 'token-bucket'? Known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up, adaptive]",
-        "Token-Bucket 10/1s key=ip => algorithm='Token-Bucket': unknown algorithm; did you mean 'token-bucket'? Known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up, adaptive]",
+        "tokenbucket 10/1s key=ip => algorithm='tokenbucket': unknown algorithm; did you mean 'token-bucket'? Known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up, smooth-bursty, adaptive]",
+        "Token-Bucket 10/1s key=ip => algorithm='Token-Bucket': unknown algorithm; did you mean 'token-bucket'? Known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up, smooth-bursty, adaptive]",
         "token-bucket 10/1s key=ipp => key='ipp': key must be ip, header:<name>, principal, attribute:<name>, global, constant:<value> or a chain of them joined by '|' but was 'ipp'; did you mean 'ip'?",
         "token-bucket 10/1s key=IP => key='IP': key must be ip, header:<name>, principal, attribute:<name>, global, constant:<value> or a chain of them joined by '|' but was 'IP'; did you mean 'ip'?",
         "token-bucket 10/1s key=principle|ip => key='principle|ip': key must be ip, header:<name>, principal, attribute:<name>, global, constant:<value> or a chain of them joined by '|' but was 'principle'; did you mean 'principal'?",

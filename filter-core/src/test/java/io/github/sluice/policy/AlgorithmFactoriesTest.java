@@ -10,6 +10,7 @@ import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
 import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.algorithm.SmoothBursty;
 import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Rate;
@@ -66,6 +67,12 @@ class AlgorithmFactoriesTest {
         assertEquals(parsed("warm-up 10/1s warm-up=30s"), WarmUp.of(Rate.perSecond(10), Duration.ofSeconds(30)));
         assertEquals(parsed("warm-up 10/1s warm-up=30s cold-factor=3"),
                 WarmUp.of(Rate.perSecond(10), Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void smoothBursty_of_storesOneSecondLikeGuavasCreate() {
+        assertEquals(parsed("smooth-bursty 5/1s"), SmoothBursty.of(Rate.perSecond(5)));
+        assertEquals(parsed("smooth-bursty 5/1s max-burst=1s"), SmoothBursty.of(Rate.perSecond(5)));
     }
 
     @Test

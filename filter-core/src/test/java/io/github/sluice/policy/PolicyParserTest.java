@@ -11,6 +11,7 @@ import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
+import io.github.sluice.algorithm.SmoothBursty;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Rate;
@@ -86,6 +87,12 @@ class PolicyParserTest {
         assertEquals(WarmUp.builder().rate(Rate.perSecond(10)).warmUp(Duration.ofSeconds(30)).coldFactor(2.5)
                         .build(),
                 Policy.parse("a = warm-up 10/1s warm-up=30s cold-factor=2.5 key=ip").algorithm());
+        assertEquals(SmoothBursty.builder().rate(Rate.perSecond(5)).build(),
+                Policy.parse("a = smooth-bursty 5/1s key=ip").algorithm());
+        assertEquals(SmoothBursty.builder().rate(Rate.perSecond(5)).maxBurst(Duration.ofSeconds(3)).build(),
+                Policy.parse("a = smooth-bursty 5/1s max-burst=3s key=ip").algorithm());
+        assertEquals(SmoothBursty.builder().rate(Rate.perSecond(5)).maxBurst(Duration.ZERO).build(),
+                Policy.parse("a = smooth-bursty 5/1s max-burst=0s key=ip").algorithm());
     }
 
     @Test
@@ -117,8 +124,8 @@ class PolicyParserTest {
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
         "per-ip token-bucket 1/1m key=ip => policy line 1: policy='per-ip token-bucket 1/1m key=ip': a policy line must have the form 'name = algorithm ...'",
         "Per-IP = token-bucket 1/1m key=ip => policy line 1: name='Per-IP': policy name must match [a-z0-9-]{1,64} but was 'Per-IP'; did you mean 'per-ip'?",
-        "a = => policy line 1 (policy 'a'): algorithm (missing): an algorithm must follow '=' (one of [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up, adaptive])",
-        "a = bucket 1/1m key=ip => policy line 1 (policy 'a'): algorithm='bucket': unknown algorithm; known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up, adaptive]",
+        "a = => policy line 1 (policy 'a'): algorithm (missing): an algorithm must follow '=' (one of [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up, smooth-bursty, adaptive])",
+        "a = bucket 1/1m key=ip => policy line 1 (policy 'a'): algorithm='bucket': unknown algorithm; known algorithms: [token-bucket, gcra, fixed-window, sliding-window, leaky-bucket, concurrency, shaping, sliding-log, warm-up, smooth-bursty, adaptive]",
         "a = token-bucket key=ip => policy line 1 (policy 'a'): rate (missing): token-bucket needs rate as permits/period (e.g. 100/1m) right after its name",
         "a = token-bucket 100 key=ip => policy line 1 (policy 'a'): rate='100': rate must be written permits/period, e.g. 100/1m",
         "a = token-bucket x/1m key=ip => policy line 1 (policy 'a'): rate='x/1m': rate must be written permits/period with whole permits, e.g. 100/1m",
@@ -167,6 +174,8 @@ class PolicyParserTest {
         "a = warm-up 10/1s key=ip => policy line 1 (policy 'a'): warm-up (missing): warm-up needs warm-up=DURATION, the time to reach the stable rate, e.g. warm-up=30s",
         "a = warm-up 10/1s warm-up=30s cold-factor=x key=ip => policy line 1 (policy 'a'): cold-factor='x': cold-factor must be a decimal number such as 3 or 2.5",
         "a = warm-up 10/1s warm-up=30s cold-factor=0.5 key=ip => policy line 1 (policy 'a'): cold-factor='0.5': cold-factor must be between 1.0 and 1000.0 but was 0.5",
+        "a = smooth-bursty 5/1s max-burst=-1s key=ip => policy line 1 (policy 'a'): max-burst='-1s': max-burst must not be negative",
+        "a = smooth-bursty 5/1s max-burst=30000d key=ip => policy line 1 (policy 'a'): max-burst='30000d': max-burst is too large: at most 26687d (about 73 years)",
     })
     void parseLine_invalid_namesLineParameterAndValue(String line, String message) {
         ConfigException e = assertThrows(ConfigException.class, () -> Policy.parse(line));

@@ -9,6 +9,7 @@ import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
+import io.github.sluice.algorithm.SmoothBursty;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Algorithm;
@@ -57,6 +58,7 @@ class HeapPerKeyTest {
                 LeakyBucket.builder().capacity(10).rate(Rate.of(10, minute)).build(),
                 ShapingLeakyBucket.of(Rate.of(10, minute)),
                 WarmUp.of(Rate.of(10, minute), minute),
+                SmoothBursty.of(Rate.of(10, minute)),
                 Concurrency.of(10));
     }
 

@@ -13,6 +13,7 @@ import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
+import io.github.sluice.algorithm.SmoothBursty;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Algorithm;
@@ -181,6 +182,21 @@ class KeyLayoutTest {
             assertTrue(e.getMessage().contains("warm-up"), e.getMessage());
             assertTrue(e.getMessage().contains("not supported by the Redis store"), e.getMessage());
             assertTrue(e.getMessage().contains("2^53"), e.getMessage());
+        }
+    }
+
+    @Test
+    void keySpace_smoothBursty_isRefusedAtBindingWithTheReason(RedisServer redis) {
+        try (RedisStore store = store(redis).build()) {
+            SmoothBursty bursty = SmoothBursty.of(Rate.perSecond(5));
+
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> store.keySpace("bursty", bursty));
+
+            assertTrue(e.getMessage().startsWith("algorithm smooth-bursty (smooth-bursty{rate=5/PT1S"),
+                    e.getMessage());
+            assertTrue(e.getMessage().contains("not supported by the Redis store"), e.getMessage());
+            assertTrue(e.getMessage().contains("keep smooth-bursty policies in memory"), e.getMessage());
         }
     }
 }

@@ -62,6 +62,12 @@ public final class Bindings {
                     + " algorithm does; keep warm-up policies in memory, or use token-bucket or"
                     + " gcra for a shared rate");
         }
+        if ("smooth-bursty".equals(algorithm.kind())) {
+            throw new IllegalArgumentException("algorithm smooth-bursty (" + algorithm + ") is not"
+                    + " supported by the Redis store yet: it has no script, so Redis cannot decide as"
+                    + " the in-memory algorithm does; keep smooth-bursty policies in memory, or use"
+                    + " token-bucket (burst = max-burst x rate) for a shared rate");
+        }
         throw new IllegalArgumentException("algorithm " + algorithm.kind() + " (" + algorithm
                 + ") is not supported by the Redis store");
     }
