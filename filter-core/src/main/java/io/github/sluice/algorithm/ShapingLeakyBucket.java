@@ -10,6 +10,7 @@ import io.github.sluice.core.Outcome;
 import io.github.sluice.internal.Checks;
 import io.github.sluice.internal.Units;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -26,10 +27,14 @@ import java.util.Objects;
  * {@code Take} the slot {@code max(last + interval, now - maxSlack)}: a quiet period lets slots
  * fall behind {@code now} by at most {@code maxSlack = slack * interval}, so up to {@code slack + 1}
  * requests after a pause proceed at once (a quiet period pays for a short burst), and after that
- * requests are spaced exactly one interval apart. This class keeps {@code next = last + interval}
- * instead (the earliest slot of the next request) and decides a request of cost {@code n} as:
+ * requests are spaced exactly one interval apart. A new uber-go limiter has issued nothing
+ * (its state is zero): its first {@code Take} is given {@code now}, with no slack banked, so
+ * back-to-back takes on a fresh limiter are spaced {@code 0, interval, 2 * interval, ...}, and slack
+ * is earned only by idling. This class keeps {@code next = last + interval} instead (the earliest
+ * slot of the next request) and decides a request of cost {@code n} as:
  * <pre>
- *   slot  = max(next, now - slack * interval)
+ *   slot  = now                                 if the key has taken nothing yet ({@link Start#EMPTY})
+ *         = max(next, now - slack * interval)   otherwise
  *   delay = max(0, slot - now)
  *   delay &gt; maxDelay  -&gt;  DENIED, retry-after = delay - maxDelay, nothing written
  *   otherwise         -&gt;  next = slot + n * interval; ALLOWED if delay == 0, else SHAPED(delay)
@@ -37,21 +42,32 @@ import java.util.Objects;
  * A request of cost {@code n} occupies {@code n} consecutive intervals starting at its slot: it
  * proceeds at its slot and pushes the following request {@code n} intervals later (the
  * pre-consumption of Guava's {@code RateLimiter}), so a downstream sees its work evenly spread.
- * For {@code n = 1} this is exactly one {@code Take}. Two deliberate differences from
- * uber-go/ratelimit: a key seen for the first time starts with its slack already earned, as if it had
- * been quiet for long (uber-go gives its very first {@code Take} no slack); this makes a new key
- * identical to an idle one, so idle keys can be evicted without loss. And uber-go never refuses;
- * {@code maxDelay} bounds how long a request may be held.
+ * For {@code n = 1} this is exactly one {@code Take}. The one deliberate difference from
+ * uber-go/ratelimit: uber-go never refuses, while {@code maxDelay} bounds how long a request may be
+ * held (set it longer than any queue you expect, e.g. a day, for uber-go's unbounded queueing).
+ *
+ * <h2>How a new key starts, and idle eviction</h2>
+ * {@link Start#EMPTY} (the default) is uber-go's {@code New}: a new key has no slack banked. A key
+ * that has idled has, so the two differ, and an idle key with {@code slack > 0} is never equal to
+ * a new one: the registry keeps it (idle eviction must not change answers) until the bound on keys
+ * per policy makes room, evicting the keys with the most unused quota first. With
+ * {@code slack = 0} the two starts are the same algorithm, and a key is fresh once its next slot
+ * is due. {@link Start#EARNED} starts a new key as if it had been quiet for long, with its slack
+ * already earned: a new key is then identical to an idle one, so idle keys are dropped without
+ * loss as soon as their slack is earned back. Prefer it for per-client keys (many keys that come
+ * and go); prefer the default for a few long-lived keys (one downstream, one tenant) and for code
+ * ported from uber-go.
  *
  * <h2>State</h2>
- * One {@code long} per key, {@code next}, updated by compare-and-set. A key is fresh once
- * {@code next <= now - slack * interval} (its slack is fully earned back). A refusal and a peek
- * (cost zero) only read.
+ * One {@code long} per key, {@code next}, updated by compare-and-set; a new {@link Start#EMPTY}
+ * key holds a sentinel that no clock reading equals. A refusal and a peek (cost zero) only read.
  *
  * <h2>Refunds</h2>
  * {@link #refund} moves {@code next} back to the refunded admission's slot, exactly undoing it,
  * when its slots are still the last ones issued (its receipt is the {@code next} it published), as
- * when another policy refuses the same request right away. If a later request took a slot after
+ * when another policy refuses the same request right away. (Refunding the first admission of an
+ * {@link Start#EMPTY} key leaves the key as if one request had been taken an interval before it:
+ * from then on it earns slack by idling.) If a later request took a slot after
  * it, the refund gives nothing back: that request was already told its delay, and moving
  * {@code next} back would schedule the one after it into an issued slot. Issued slots are
  * therefore never closer than one interval. Evaluate shaping policies after the policies that may
@@ -59,7 +75,8 @@ import java.util.Objects;
  *
  * <h2>Precision</h2>
  * The interval is {@code period / permits} rounded <em>up</em> to whole nanoseconds, so requests are
- * never spaced closer than the configured rate allows.
+ * never spaced closer than the configured rate allows. (uber-go truncates {@code per / rate}, so
+ * for a rate that does not divide its period its requests come up to a nanosecond earlier.)
  *
  * <h2>Headers</h2>
  * {@code limit} is the burst admitted without refusal from a quiet state,
@@ -78,17 +95,40 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
     /** The longest delay used when none is set. */
     public static final Duration DEFAULT_MAX_DELAY = Duration.ofSeconds(1);
 
+    /** The word of a {@link Start#EMPTY} key that has taken nothing; no clock reading equals it. */
+    private static final long UNTAKEN = Cell.RETIRED + 1;
+
+    /** How a new key starts: with no slack (uber-go's {@code New}) or with its slack earned. */
+    public enum Start {
+        /**
+         * No slack banked, as uber-go's {@code New}: a key's first request proceeds at once and
+         * the next ones are spaced one interval apart; slack is earned only by idling. The default.
+         */
+        EMPTY,
+        /**
+         * The slack already earned, as if the key had been quiet for long: a new key is identical
+         * to an idle one, so idle keys can be evicted without changing any answer.
+         */
+        EARNED
+    }
+
     private final long interval;
     private final long slack;
     private final long maxDelay;
     /** {@code slack * interval}: how far slots may fall behind {@code now}. */
     private final long slackNanos;
     private final long burst;
+    private final Start start;
+    /** Whether a key that has taken nothing must be told apart from an idle one. */
+    private final boolean untaken;
 
-    private ShapingLeakyBucket(long interval, long slack, long maxDelay) {
+    private ShapingLeakyBucket(long interval, long slack, long maxDelay, Start start) {
         this.interval = interval;
         this.slack = slack;
         this.maxDelay = maxDelay;
+        this.start = start;
+        // With no slack the two starts decide alike: an idle key has nothing banked either.
+        this.untaken = start == Start.EMPTY && slack > 0;
         this.slackNanos = Checks.product("slack * interval", slack, interval);
         this.burst = slack + 1 + maxDelay / interval;
         Checks.product("burst * interval", burst, interval);
@@ -100,10 +140,11 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
     }
 
     /**
-     * Requests spaced at the rate, with the default slack and max delay ({@code shaping 10/1s}):
-     * {@code ShapingLeakyBucket.of(Rate.perSecond(10))} spaces requests 100 ms apart, lets a quiet
-     * key spend {@value #DEFAULT_SLACK} intervals at once, and refuses a request that would wait
-     * more than a second. For another slack or max delay, use the {@link #builder()}.
+     * Requests spaced at the rate, with the default slack, start and max delay
+     * ({@code shaping 10/1s}): {@code ShapingLeakyBucket.of(Rate.perSecond(10))} spaces requests
+     * 100 ms apart from the first one on, lets a key that has idled spend up to
+     * {@value #DEFAULT_SLACK} intervals at once, and refuses a request that would wait more than a
+     * second. For another slack, start or max delay, use the {@link #builder()}.
      *
      * @param rate requests per period
      * @return the algorithm
@@ -129,6 +170,11 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
         return maxDelay;
     }
 
+    /** @return how a new key starts */
+    public Start start() {
+        return start;
+    }
+
     @Override
     public String kind() {
         return "shaping";
@@ -152,7 +198,7 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
 
     @Override
     public Cell newCell(long now) {
-        return new Cell(now - slackNanos);
+        return new Cell(untaken ? UNTAKEN : now - slackNanos);
     }
 
     @Override
@@ -163,16 +209,21 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
             if (next == Cell.RETIRED) {
                 return RETIRED;
             }
-            long slot = Math.max(next, floor);
+            // A key that has taken nothing is given now: uber-go's first Take, no slack banked.
+            long slot = next == UNTAKEN ? now : Math.max(next, floor);
             long delay = Math.max(0, slot - now);
             if (cost > Checks.MAX_NANOS / interval) {
-                deny(out, now, slot, Decision.NEVER);
+                // Refused forever; a key that has taken nothing stays as restored as it gets.
+                if (out != null) {
+                    out.deny(burst, remaining(now, slot), next == UNTAKEN ? 0 : slot - floor, Decision.NEVER);
+                }
                 return DENIED;
             }
             if (cost == 0) {
-                // A peek needs no slot, so it never waits and is never refused.
+                // A peek needs no slot, so it never waits and is never refused. A key that has
+                // taken nothing is as restored as it will ever be: its reset is zero.
                 if (out != null) {
-                    out.allow(burst, remaining(now, slot), slot - floor);
+                    out.allow(burst, remaining(now, slot), next == UNTAKEN ? 0 : slot - floor);
                 }
                 return ADMITTED;
             }
@@ -236,29 +287,36 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
 
     @Override
     public boolean isFresh(Cell cell, long now) {
-        return TimeWord.isFresh(cell, now - slackNanos);
+        return untaken ? cell.word() == UNTAKEN : TimeWord.isFresh(cell, now - slackNanos);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>An {@link Start#EMPTY} key with {@code slack > 0} is fresh only while it has taken
+     * nothing: once it has, idling banks slack that a new key would not have.
+     */
     @Override
     public boolean retireIfFresh(Cell cell, long now) {
-        return TimeWord.retireIfFresh(cell, now - slackNanos);
+        return untaken ? cell.retire(UNTAKEN) : TimeWord.retireIfFresh(cell, now - slackNanos);
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof ShapingLeakyBucket s && s.interval == interval && s.slack == slack
-                && s.maxDelay == maxDelay;
+                && s.maxDelay == maxDelay && s.start == start;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(interval, slack, maxDelay);
+        return Objects.hash(interval, slack, maxDelay, start);
     }
 
     @Override
     public String toString() {
         return "shaping{interval=" + Duration.ofNanos(interval) + ", slack=" + slack
-                + ", maxDelay=" + Duration.ofNanos(maxDelay) + '}';
+                + ", maxDelay=" + Duration.ofNanos(maxDelay) + ", start=" + start.name().toLowerCase(Locale.ROOT)
+                + '}';
     }
 
     /** Builds a {@link ShapingLeakyBucket}. Not thread-safe. */
@@ -266,8 +324,23 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
         private long interval;
         private long slack = DEFAULT_SLACK;
         private long maxDelay = DEFAULT_MAX_DELAY.toNanos();
+        private Start start = Start.EMPTY;
 
         private Builder() {
+        }
+
+        /**
+         * Sets how a new key starts. Default {@link Start#EMPTY}: no slack banked, as uber-go's
+         * {@code New}; {@link Start#EARNED} starts it as if it had idled, which lets the registry
+         * drop idle keys without changing any answer (see the class documentation).
+         *
+         * @param start how a new key starts
+         * @return this builder
+         * @throws NullPointerException if {@code start} is null
+         */
+        public Builder start(Start start) {
+            this.start = Objects.requireNonNull(start, "start");
+            return this;
         }
 
         /**
@@ -325,7 +398,7 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
             if (interval == 0) {
                 throw new IllegalStateException("rate must be set");
             }
-            return new ShapingLeakyBucket(interval, slack, maxDelay);
+            return new ShapingLeakyBucket(interval, slack, maxDelay, start);
         }
     }
 }

@@ -135,6 +135,69 @@ public final class BlockingLimiter<S extends Cell> {
     }
 
     /**
+     * Takes one permit, waiting as long as needed, and returns the instant it was allowed:
+     * uber-go/ratelimit's {@code Take()}. With a {@code shaping} algorithm of the default
+     * {@link io.github.sluice.algorithm.ShapingLeakyBucket.Start#EMPTY start}, back-to-back calls
+     * on a new limiter return {@code t, t + interval, t + 2 * interval, ...}, and calls after a
+     * pause return at once until the slack earned is spent, exactly as uber-go's; many threads
+     * calling together are each given their own slot. uber-go never refuses: give the shaper a
+     * {@code maxDelay} longer than the longest queue you expect (a request whose delay exceeds it
+     * sleeps its retry-after and asks again, and may then be overtaken).
+     *
+     * @return the instant the permit was allowed, in nanoseconds of this limiter's clock: the
+     *     clock's reading when it was decided plus the delay it was given (uber-go too returns its
+     *     slot, not the moment its sleep ended)
+     * @throws InterruptedException if interrupted on entry (nothing taken) or while waiting (the
+     *     reservation given back)
+     * @throws IllegalArgumentException if the algorithm can never admit one permit
+     */
+    public long take() throws InterruptedException {
+        return take(1);
+    }
+
+    /**
+     * Takes {@code permits} permits, waiting as long as needed, and returns the instant they were
+     * allowed (see {@link #take()}); with {@code shaping}, they occupy {@code permits} consecutive
+     * slots, the first at the instant returned. Like {@link #acquire(long)}, {@code permits} must
+     * be at least 1 (uber-go's {@code Take} always takes one).
+     *
+     * @param permits permits, {@code >= 1}
+     * @return the instant they were allowed, in nanoseconds of this limiter's clock
+     * @throws IllegalArgumentException if {@code permits < 1}, or the algorithm can never admit
+     *     that many at once
+     * @throws InterruptedException if interrupted on entry (nothing taken) or while waiting (the
+     *     reservation given back)
+     */
+    public long take(long permits) throws InterruptedException {
+        checkPermits(permits);
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before taking " + permits + " permits");
+        }
+        MutableDecision out = new MutableDecision();
+        while (true) {
+            long now = clock.nanos();
+            int r = reservable != null
+                    ? reservable.reserve(cell, now, permits, Checks.MAX_NANOS, out)
+                    : algorithm.acquire(cell, now, permits, out);
+            if (r == Algorithm.RETIRED) {
+                throw new IllegalStateException("the limiter's state was retired");
+            }
+            if (r == Algorithm.ADMITTED) {
+                long delay = out.outcome() == Outcome.SHAPED ? out.delayNanos() : 0;
+                if (delay > 0) {
+                    sleepOrRefund(delay, permits, out.receipt());
+                }
+                return now + delay;
+            }
+            long retry = out.retryAfterNanos();
+            if (retry == Decision.NEVER) {
+                refuse(permits, true, retry);
+            }
+            sleeper.sleep(retry);
+        }
+    }
+
+    /**
      * Takes one permit if it is available now, without waiting (Guava's {@code tryAcquire()}).
      * For {@code smooth-bursty} and {@code warm-up}: if the next free moment is not in the future.
      *

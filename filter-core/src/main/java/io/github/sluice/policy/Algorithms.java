@@ -152,7 +152,7 @@ final class Algorithms {
         return ctx.call("rate", rate.text(), b::build);
     }
 
-    /** {@code shaping 10/1s [slack=N] [max-delay=DURATION]}. */
+    /** {@code shaping 10/1s [slack=N] [start=empty|earned] [max-delay=DURATION]}. */
     private static Algorithm<?> shaping(Args a) {
         Line ctx = a.ctx;
         ShapingLeakyBucket.Builder b = ShapingLeakyBucket.builder();
@@ -175,6 +175,16 @@ final class Algorithms {
                             + " and a max-delay of " + (maxDelay == null ? Units.duration(delay) : maxDelay)
                             + " (together they must stay within about 73 years)");
             ctx.call("slack", slack, () -> b.slack(n));
+        }
+        String start = a.option("start");
+        if (start != null) {
+            b.start(switch (start) {
+                case "empty" -> ShapingLeakyBucket.Start.EMPTY;
+                case "earned" -> ShapingLeakyBucket.Start.EARNED;
+                default -> throw ctx.error("start", start, "start must be empty (no slack banked, as"
+                        + " uber-go/ratelimit's New) or earned (slack already earned, idle keys evicted"
+                        + " without loss)" + Suggest.didYouMean(start, java.util.List.of("empty", "earned")));
+            });
         }
         return ctx.call("rate", rate.text(), b::build);
     }

@@ -29,10 +29,61 @@ class ShapingLeakyBucketTest {
 
     private final FakeClock clock = new FakeClock();
 
-    /** 10 per second (100 ms apart), the given slack, at most 300 ms of delay. */
+    /**
+     * 10 per second (100 ms apart), the given slack, at most 300 ms of delay, a new key starting
+     * with its slack earned (as if quiet for long).
+     */
     private static ShapingLeakyBucket tenPerSecond(long slack) {
         return ShapingLeakyBucket.builder().rate(Rate.perSecond(10)).slack(slack)
+                .maxDelay(Duration.ofMillis(300)).start(ShapingLeakyBucket.Start.EARNED).build();
+    }
+
+    @Test
+    void acquire_newKeyByDefault_hasNoSlackBankedAndEarnsItOnlyByIdling() {
+        // Given the default start (uber-go's New): slack 2, 10/s, max delay 300 ms
+        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(Rate.perSecond(10)).slack(2)
                 .maxDelay(Duration.ofMillis(300)).build();
+        Limiter<?> limiter = Limiter.of(algorithm, clock);
+
+        // When requests arrive together on the new key: the first at once, then spaced
+        assertEquals(new Decision(Outcome.ALLOWED, 6, 4, 0, 0, 0), limiter.acquire(0));
+        assertEquals(new Decision(Outcome.ALLOWED, 6, 3, 300 * MS, 0, 0), limiter.acquire(1));
+        assertEquals(new Decision(Outcome.SHAPED, 6, 2, 400 * MS, 0, 100 * MS), limiter.acquire(1));
+        assertEquals(200 * MS, limiter.acquire(1).delayNanos());
+        assertEquals(300 * MS, limiter.acquire(1).delayNanos());
+        assertEquals(Outcome.DENIED, limiter.acquire(1).outcome());
+
+        // Then, after a long pause, the slack earned by idling pays for slack + 1 at once
+        clock.advance(Duration.ofSeconds(10));
+        for (int i = 0; i < 3; i++) {
+            assertEquals(Outcome.ALLOWED, limiter.acquire(1).outcome(), "request " + i);
+        }
+        assertEquals(100 * MS, limiter.acquire(1).delayNanos());
+    }
+
+    @Test
+    void isFresh_emptyStartWithSlack_onlyWhileNothingWasTaken() {
+        // An idle key has banked slack that a new key would not have: dropping it would change answers
+        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(Rate.perSecond(10)).slack(2).build();
+        Cell cell = algorithm.newCell(clock.nanos());
+        assertTrue(algorithm.isFresh(cell, clock.nanos()));
+        algorithm.acquire(cell, clock.nanos(), 1, null);
+
+        long later = clock.nanos() + Duration.ofDays(365).toNanos();
+        assertFalse(algorithm.isFresh(cell, later));
+        assertFalse(algorithm.retireIfFresh(cell, later));
+        assertTrue(algorithm.retireIfFresh(algorithm.newCell(later), later));
+    }
+
+    @Test
+    void isFresh_emptyStartWithoutSlack_onceTheNextSlotIsDue() {
+        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(Rate.perSecond(10)).slack(0).build();
+        Cell cell = algorithm.newCell(clock.nanos());
+        long t0 = clock.nanos();
+        algorithm.acquire(cell, t0, 1, null);
+
+        assertFalse(algorithm.isFresh(cell, t0 + 100 * MS - 1));
+        assertTrue(algorithm.retireIfFresh(cell, t0 + 100 * MS));
     }
 
     @Test
@@ -197,13 +248,23 @@ class ShapingLeakyBucketTest {
 
     @Test
     void acquire_randomRequestsAgainstTheUberModel_decideIdentically() {
+        randomRequestsAgainstTheUberModel(ShapingLeakyBucket.Start.EARNED, 4004);
+    }
+
+    @Test
+    void acquire_randomRequestsAgainstTheUberModel_emptyStart_decideIdentically() {
+        randomRequestsAgainstTheUberModel(ShapingLeakyBucket.Start.EMPTY, 4005);
+    }
+
+    private void randomRequestsAgainstTheUberModel(ShapingLeakyBucket.Start start, long seed) {
         // Given uber-go's algorithm, transcribed, and the shaper, on the same random requests
-        SplittableRandom random = new SplittableRandom(4004);
+        SplittableRandom random = new SplittableRandom(seed);
         long per = 1_000_003;
-        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder()
+        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().start(start)
                 .rate(Rate.of(1, Duration.ofNanos(per))).slack(3).maxDelay(Duration.ofNanos(5 * per + 17)).build();
         Limiter<?> limiter = Limiter.of(algorithm, clock);
-        UberShapingModel model = new UberShapingModel(per, 3, 5 * per + 17, clock.nanos());
+        UberShapingModel model = new UberShapingModel(per, 3, 5 * per + 17, clock.nanos(),
+                start == ShapingLeakyBucket.Start.EARNED);
         MutableDecision out = new MutableDecision();
         long lastDelayedAt = Long.MIN_VALUE;
         long lastDelayedCost = 0;
@@ -268,7 +329,8 @@ class ShapingLeakyBucketTest {
             return limiter.acquire(1, out) ? out.delayNanos() : null;
         });
 
-        assertSpacedOneIntervalApart(delays, 11, 100, 10 * MS);
+        // uber-go's New: only the first is immediate, the next hundred are spaced, the rest refused
+        assertSpacedOneIntervalApart(delays, 1, 100, 10 * MS);
     }
 
     @Test
@@ -281,6 +343,20 @@ class ShapingLeakyBucketTest {
         List<Long> delays = MoreAlgorithmsHarness.hammer(MoreAlgorithmsHarness.THREADS, 200, (t, i) -> {
             MutableDecision out = new MutableDecision();
             return space.acquire("downstream", 1, out) ? out.delayNanos() : null;
+        });
+
+        assertSpacedOneIntervalApart(delays, 1, 100, 10 * MS);
+    }
+
+    @Test
+    void acquire_eightThreadsOnAFrozenClock_earnedStart_spendTheSlackFirst() throws Exception {
+        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(Rate.perSecond(100))
+                .maxDelay(Duration.ofSeconds(1)).start(ShapingLeakyBucket.Start.EARNED).build();
+        Limiter<?> limiter = Limiter.of(algorithm, clock);
+
+        List<Long> delays = MoreAlgorithmsHarness.hammer(MoreAlgorithmsHarness.THREADS, 200, (t, i) -> {
+            MutableDecision out = new MutableDecision();
+            return limiter.acquire(1, out) ? out.delayNanos() : null;
         });
 
         assertSpacedOneIntervalApart(delays, 11, 100, 10 * MS);
@@ -302,8 +378,23 @@ class ShapingLeakyBucketTest {
     @Test
     void registry_idleEviction_isLossless() {
         ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(Rate.of(1, Duration.ofMillis(1)))
-                .slack(3).maxDelay(Duration.ofMillis(4)).build();
+                .slack(3).maxDelay(Duration.ofMillis(4)).start(ShapingLeakyBucket.Start.EARNED).build();
         MoreAlgorithmsHarness.assertIdleEvictionIsLossless(algorithm, 11, 20_000, 3, 1_000_000);
+    }
+
+    @Test
+    void registry_idleEviction_emptyStartWithoutSlack_isLossless() {
+        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(Rate.of(1, Duration.ofMillis(1)))
+                .slack(0).maxDelay(Duration.ofMillis(4)).build();
+        MoreAlgorithmsHarness.assertIdleEvictionIsLossless(algorithm, 12, 20_000, 3, 1_000_000);
+    }
+
+    @Test
+    void registry_idleEviction_emptyStartWithSlack_keepsIdleKeys() {
+        // An evicted idle key would come back without its earned slack: answers would change
+        ShapingLeakyBucket algorithm = ShapingLeakyBucket.builder().rate(Rate.of(1, Duration.ofMillis(1)))
+                .slack(3).maxDelay(Duration.ofMillis(4)).build();
+        MoreAlgorithmsHarness.assertIdleEvictionIsLossless(algorithm, 13, 20_000, 3, 1_000_000, false);
     }
 
     @Test
@@ -336,6 +427,9 @@ class ShapingLeakyBucketTest {
         assertEquals("shaping", a.kind());
         assertEquals(21, a.limit());
         assertEquals(2_100 * MS, a.windowNanos());
-        assertEquals("shaping{interval=PT0.1S, slack=10, maxDelay=PT1S}", a.toString());
+        assertEquals(ShapingLeakyBucket.Start.EMPTY, a.start());
+        assertNotEquals(a, ShapingLeakyBucket.builder().rate(Rate.perSecond(10))
+                .start(ShapingLeakyBucket.Start.EARNED).build());
+        assertEquals("shaping{interval=PT0.1S, slack=10, maxDelay=PT1S, start=empty}", a.toString());
     }
 }

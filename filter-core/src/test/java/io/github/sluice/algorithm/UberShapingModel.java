@@ -7,9 +7,10 @@ import io.github.sluice.core.Outcome;
  * Reference model of the shaping leaky bucket, written after uber-go/ratelimit's atomic limiter:
  * it remembers the time of the last permission issued and applies uber-go's three cases to find the
  * next one. A request of cost {@code n} is uber-go's {@code Take} for its first permission, the
- * other {@code n - 1} permissions following back to back. Sluice's two documented additions are
- * modelled plainly: a new key starts as if it had been quiet forever, and a delay above
- * {@code maxDelay} is refused without issuing anything. Header values are found by simulating
+ * other {@code n - 1} permissions following back to back. A new key has issued nothing (uber-go's
+ * zero state: its first permission is {@code now}), or, with {@code earned}, starts as if it had
+ * been quiet forever; a delay above {@code maxDelay} is refused without issuing anything (Sluice's
+ * one addition). Header values are found by simulating
  * further requests on a copy of the state rather than by formula.
  */
 final class UberShapingModel {
@@ -18,19 +19,28 @@ final class UberShapingModel {
     private final long maxSlack;
     private final long maxDelay;
     private final long burst;
+    /** {@link #last} of a key that has issued nothing (uber-go's zero state). */
+    private static final long NONE = Long.MIN_VALUE;
     /** The time of the last permission issued. */
     private long last;
 
     UberShapingModel(long perRequest, long slack, long maxDelay, long now) {
+        this(perRequest, slack, maxDelay, now, true);
+    }
+
+    UberShapingModel(long perRequest, long slack, long maxDelay, long now, boolean earned) {
         this.perRequest = perRequest;
         this.maxSlack = slack * perRequest;
         this.maxDelay = maxDelay;
         this.burst = slack + 1 + maxDelay / perRequest;
-        this.last = now - maxSlack - perRequest;
+        this.last = earned ? now - maxSlack - perRequest : NONE;
     }
 
     /** uber-go's choice of the time of the next permission, given the last one. */
     private long nextPermission(long lastIssued, long now) {
+        if (lastIssued == NONE) {
+            return now;
+        }
         if (maxSlack == 0 && now - lastIssued > perRequest) {
             return now;
         }
@@ -93,6 +103,9 @@ final class UberShapingModel {
 
     /** Time until uber-go's second case applies again: the slack is fully earned. */
     private long reset(long lastIssued, long now) {
+        if (lastIssued == NONE) {
+            return 0;
+        }
         return Math.max(0, lastIssued + perRequest + maxSlack - now);
     }
 }

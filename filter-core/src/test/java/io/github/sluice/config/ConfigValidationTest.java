@@ -84,7 +84,7 @@ class ConfigValidationTest {
         "fixed-window 5/1m align=Epoch key=ip => align='Epoch': align must be epoch or first-request; did you mean 'epoch'?",
         "fixed-window 5/1m align=first_request key=ip => align='first_request': align must be epoch or first-request; did you mean 'first-request'?",
         "warm-up 10/1s warmup=30s key=ip => warm-up (missing): warm-up needs warm-up=DURATION, the time to reach the stable rate, e.g. warm-up=30s; did you mean 'warm-up' instead of 'warmup'?",
-        "shaping 10/1s max-dealy=1s key=ip => max-dealy='1s': unknown option for shaping; did you mean 'max-delay'? Known options: [allow, cost, dry-run, key, match, max-delay, slack, status]",
+        "shaping 10/1s max-dealy=1s key=ip => max-dealy='1s': unknown option for shaping; did you mean 'max-delay'? Known options: [allow, cost, dry-run, key, match, max-delay, slack, start, status]",
         // numbers
         "token-bucket ١٠٠/1m key=ip => rate='١٠٠/1m': the permits of rate must be written with the ASCII digits 0-9, but '١' (U+0661) is not one",
         "token-bucket 99999999999999999999/1m key=ip => rate='99999999999999999999/1m': the permits of rate are too large: at most 60000000000 per 1m (one per nanosecond)",

@@ -76,6 +76,11 @@ class PolicyParserTest {
         assertEquals(ShapingLeakyBucket.builder().rate(Rate.perSecond(50)).slack(0)
                         .maxDelay(Duration.ofMillis(250)).build(),
                 Policy.parse("a = shaping 50/1s slack=0 max-delay=250ms key=ip").algorithm());
+        assertEquals(ShapingLeakyBucket.builder().rate(Rate.perSecond(50)).slack(3)
+                        .start(ShapingLeakyBucket.Start.EARNED).build(),
+                Policy.parse("a = shaping 50/1s slack=3 start=earned key=ip").algorithm());
+        assertEquals(ShapingLeakyBucket.builder().rate(Rate.perSecond(50)).start(ShapingLeakyBucket.Start.EMPTY).build(),
+                Policy.parse("a = shaping 50/1s start=empty key=ip").algorithm());
         assertEquals(Concurrency.builder().maxInFlight(50).build(),
                 Policy.parse("a = concurrency 50 key=global status=503").algorithm());
         assertEquals(Concurrency.builder().maxInFlight(50).maxWait(Duration.ofMillis(200)).build(),
@@ -165,6 +170,7 @@ class PolicyParserTest {
         "a = shaping 5/1s slack=-1 key=ip => policy line 1 (policy 'a'): slack='-1': slack must be >= 0 but was -1",
         "a = shaping 5/1s max-delay=1 key=ip => policy line 1 (policy 'a'): max-delay='1': max-delay must end with one of the units ms, s, m (minutes), h, d",
         "a = shaping 5/1s max-delay=-1s key=ip => policy line 1 (policy 'a'): max-delay='-1s': max-delay must not be negative",
+        "a = shaping 5/1s start=earnd key=ip => policy line 1 (policy 'a'): start='earnd': start must be empty (no slack banked, as uber-go/ratelimit's New) or earned (slack already earned, idle keys evicted without loss); did you mean 'earned'?",
         "a = concurrency key=global => policy line 1 (policy 'a'): max-in-flight (missing): concurrency needs max-in-flight as a whole number right after its name",
         "a = concurrency 0 key=global => policy line 1 (policy 'a'): max-in-flight='0': max-in-flight must be >= 1 but was 0",
         "a = concurrency 5/1s key=global => policy line 1 (policy 'a'): max-in-flight='5/1s': max-in-flight must be a whole number, e.g. 50",
