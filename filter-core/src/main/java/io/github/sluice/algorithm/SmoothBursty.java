@@ -240,14 +240,22 @@ public final class SmoothBursty extends Algorithm<Cell> implements Reservable<Ce
         TimeWord.refund(cell, maxBurst, cost * interval, receipt, clock);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Also a key that stores nothing and owes nothing at {@code now} ({@code z == now}), as a
+     * new cell is: a key starts at its first admission, so a peek on a new key (the one made for
+     * a request another policy refused) is not kept and does not start its stored-permit clock,
+     * exactly as in the Redis store, where a peek writes nothing.
+     */
     @Override
     public boolean isFresh(Cell cell, long now) {
-        return TimeWord.isFresh(cell, now - maxBurst);
+        return TimeWord.isFresh(cell, now - maxBurst) || cell.word() == now;
     }
 
     @Override
     public boolean retireIfFresh(Cell cell, long now) {
-        return TimeWord.retireIfFresh(cell, now - maxBurst);
+        return TimeWord.retireIfFresh(cell, now - maxBurst) || cell.retire(now);
     }
 
     @Override

@@ -36,6 +36,7 @@ final class Differential implements AutoCloseable {
     private int steps = 400;
     private long maxStepMicros;
     private int maxCost = 3;
+    private int keys = 3;
 
     Differential(RedisServer redis, long toleranceNanos) {
         this(redis.uri(), toleranceNanos);
@@ -65,6 +66,15 @@ final class Differential implements AutoCloseable {
         return this;
     }
 
+    /**
+     * @param keys how many keys the operations spread over (one: the in-memory registry never
+     *     creates a key after the first, so it never sweeps, whatever the clock does)
+     */
+    Differential keys(int keys) {
+        this.keys = keys;
+        return this;
+    }
+
     /** @param steps operations per run */
     Differential steps(int steps) {
         this.steps = steps;
@@ -86,7 +96,7 @@ final class Differential implements AutoCloseable {
             // Admissions not yet refunded, per key: cost, and each side's decision (its receipt)
             Map<String, List<Object[]>> held = new HashMap<>();
             for (int i = 0; i < steps; i++) {
-                String key = "k" + random.nextInt(3);
+                String key = "k" + random.nextInt(keys);
                 int op = random.nextInt(10);
                 String where = algorithm + " seed " + seed + " step " + i;
                 List<Object[]> mine = held.computeIfAbsent(key, k -> new ArrayList<>());

@@ -38,11 +38,20 @@ public abstract class Binding {
      * @param params integer parameters (microseconds or counts), at most {@link #PARAMS}
      */
     protected Binding(Algorithm<?> algorithm, long... params) {
+        this(algorithm, algorithm.kind(), params);
+    }
+
+    /**
+     * @param algorithm the in-memory algorithm this binding mirrors
+     * @param kind the script's dispatch key, when a variant of the algorithm has its own entry
+     * @param params integer parameters (microseconds or counts), at most {@link #PARAMS}
+     */
+    protected Binding(Algorithm<?> algorithm, String kind, long... params) {
         if (params.length > PARAMS) {
             throw new IllegalArgumentException("at most " + PARAMS + " parameters but was " + params.length);
         }
         this.algorithm = algorithm;
-        this.kind = algorithm.kind();
+        this.kind = kind;
         this.params = new String[PARAMS];
         Arrays.fill(this.params, "0");
         for (int i = 0; i < params.length; i++) {
@@ -60,7 +69,7 @@ public abstract class Binding {
         return algorithm;
     }
 
-    /** @return the script's dispatch key: the algorithm's kind */
+    /** @return the script's dispatch key: the algorithm's kind, or its variant's entry */
     public final String kind() {
         return kind;
     }

@@ -7,6 +7,7 @@ import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
+import io.github.sluice.algorithm.SmoothBursty;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Rate;
@@ -62,11 +63,8 @@ public final class Bindings {
                     + " algorithm does; keep warm-up policies in memory, or use token-bucket or"
                     + " gcra for a shared rate");
         }
-        if ("smooth-bursty".equals(algorithm.kind())) {
-            throw new IllegalArgumentException("algorithm smooth-bursty (" + algorithm + ") is not"
-                    + " supported by the Redis store yet: it has no script, so Redis cannot decide as"
-                    + " the in-memory algorithm does; keep smooth-bursty policies in memory, or use"
-                    + " token-bucket (burst = max-burst x rate) for a shared rate");
+        if (algorithm instanceof SmoothBursty b) {
+            return smoothBursty(b);
         }
         throw new IllegalArgumentException("algorithm " + algorithm.kind() + " (" + algorithm
                 + ") is not supported by the Redis store");
@@ -162,14 +160,39 @@ public final class Bindings {
         // duration; the same threshold keeps both sides alike.
         long maxCost = Binding.MAX_NANOS / s.intervalNanos();
         Micros.product("shaping largest cost * interval", maxCost, interval);
-        return new Binding(s, interval, slack, maxDelay, s.limit(), maxCost) {
+        // Each start has its own entry: a missing key is a new one (empty) or an idle one (earned).
+        String entry = s.start() == ShapingLeakyBucket.Start.EARNED ? "shaping-earned" : "shaping";
+        // An empty-start key is kept one slack window beyond its reset (see shaping.lua).
+        Micros.product("shaping (limit + slack) * interval", s.limit() + s.slack(), interval);
+        return new Binding(s, entry, interval, slack, maxDelay, s.limit(), maxCost) {
             @Override
             public Algorithm<?> scaled(int instances) {
                 // The slack is a burst: shared like a limit. The longest delay is per request.
                 return ShapingLeakyBucket.builder()
                         .rate(Rate.of(1, Duration.ofNanos(stretch(s.intervalNanos(), instances))))
-                        .slack(s.slack() / instances)
+                        .slack(s.slack() / instances).start(s.start())
                         .maxDelay(Duration.ofNanos(s.maxDelayNanos())).build();
+            }
+        };
+    }
+
+    private static Binding smoothBursty(SmoothBursty b) {
+        long interval = Micros.ceil("smooth-bursty interval", b.intervalNanos());
+        long burst = Micros.ceil("smooth-bursty max burst", b.maxBurstNanos());
+        // A full key is kept one max burst beyond its reset: twice the burst, plus the charge.
+        Micros.checked("smooth-bursty twice the max burst", 2 * burst);
+        Micros.checked("smooth-bursty limit", b.limit());
+        // The in-memory algorithm refuses forever a cost whose charge exceeds its longest duration.
+        long maxCost = Binding.MAX_NANOS / b.intervalNanos();
+        Micros.product("smooth-bursty largest cost * interval", maxCost, interval);
+        return new Binding(b, interval, burst, b.limit(), maxCost) {
+            @Override
+            public Algorithm<?> scaled(int instances) {
+                // Each instance gets its share of the rate; the burst is idle time, so the permits
+                // it stores shrink with the rate.
+                return SmoothBursty.builder()
+                        .rate(Rate.of(1, Duration.ofNanos(stretch(b.intervalNanos(), instances))))
+                        .maxBurst(Duration.ofNanos(b.maxBurstNanos())).build();
             }
         };
     }

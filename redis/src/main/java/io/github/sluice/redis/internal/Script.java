@@ -21,7 +21,7 @@ public final class Script {
 
     /** The resource files, in the order they are concatenated. */
     static final List<String> PARTS = List.of("prelude", "token-bucket", "gcra", "fixed-window",
-            "sliding-window", "leaky-bucket", "shaping", "sliding-log", "concurrency", "main");
+            "sliding-window", "leaky-bucket", "shaping", "smooth-bursty", "sliding-log", "concurrency", "main");
 
     private static final String DIR = "/io/github/sluice/redis/lua/";
 
