@@ -244,4 +244,21 @@ class SmoothBurstyTest {
                 SmoothBursty.builder().rate(Rate.perSecond(5)).maxBurst(Duration.ofSeconds(1)).build());
         assertEquals(5.0, SmoothBursty.of(Rate.perSecond(5)).maxPermits(), 0.0);
     }
+
+    @Test
+    void registry_peekOnANewKey_doesNotStartItsStoredPermits() {
+        // Given a key that was only peeked at (another policy refused its request), then idle
+        FakeClock clock = new FakeClock(1_000_000_000L);
+        io.github.sluice.store.KeySpace space = io.github.sluice.store.ShardedRegistry.builder().clock(clock)
+                .build().keySpace("bursty", SmoothBursty.of(Rate.perSecond(5)));
+        MutableDecision out = new MutableDecision();
+        assertTrue(space.acquire("k", 0, out));
+        clock.advance(Duration.ofSeconds(1));
+
+        // Then its first admission finds nothing stored, as in Redis, where a peek writes nothing:
+        // the first is free and the next waits for it
+        assertTrue(space.acquire("k", 1, out));
+        assertFalse(space.acquire("k", 1, out));
+        assertEquals(200_000_000L, out.retryAfterNanos());
+    }
 }

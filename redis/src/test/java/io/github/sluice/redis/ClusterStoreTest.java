@@ -60,7 +60,7 @@ class ClusterStoreTest {
                 SlidingWindow.builder().limit(LIMIT).window(Duration.ofMinutes(1)).slots(6).build(),
                 LeakyBucket.builder().capacity(LIMIT).rate(Rate.of(1, Duration.ofSeconds(1))).build(),
                 SlidingLog.builder().limit(LIMIT).window(Duration.ofMinutes(1)).build(),
-                ShapingLeakyBucket.builder().rate(Rate.of(1, Duration.ofSeconds(1))).slack(LIMIT - 1)
+                ShapingLeakyBucket.builder().rate(Rate.of(1, Duration.ofSeconds(1))).slack(LIMIT - 1).start(ShapingLeakyBucket.Start.EARNED)
                         .maxDelay(Duration.ofMillis(500)).build(),
                 Concurrency.of(LIMIT));
     }

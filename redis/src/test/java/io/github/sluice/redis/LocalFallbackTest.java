@@ -41,7 +41,7 @@ class LocalFallbackTest {
                 SlidingWindow.builder().limit(40).window(Duration.ofMinutes(1)).slots(6).build(),
                 LeakyBucket.builder().capacity(40).rate(Rate.perSecond(1)).build(),
                 SlidingLog.builder().limit(40).window(Duration.ofMinutes(1)).build(),
-                ShapingLeakyBucket.builder().rate(Rate.perSecond(1)).slack(20)
+                ShapingLeakyBucket.builder().rate(Rate.perSecond(1)).slack(20).start(ShapingLeakyBucket.Start.EARNED)
                         .maxDelay(Duration.ofSeconds(19)).build(),
                 Concurrency.of(40));
     }

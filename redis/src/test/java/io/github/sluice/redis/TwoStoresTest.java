@@ -49,7 +49,7 @@ class TwoStoresTest {
                 SlidingWindow.builder().limit(150).window(Duration.ofMinutes(1)).slots(6).build(),
                 LeakyBucket.builder().capacity(150).rate(Rate.perSecond(1)).build(),
                 SlidingLog.builder().limit(150).window(Duration.ofMinutes(1)).build(),
-                ShapingLeakyBucket.builder().rate(Rate.perSecond(1)).slack(100)
+                ShapingLeakyBucket.builder().rate(Rate.perSecond(1)).slack(100).start(ShapingLeakyBucket.Start.EARNED)
                         .maxDelay(Duration.ofSeconds(49)).build(),
                 Concurrency.of(150));
     }
