@@ -31,11 +31,12 @@ class SlidingWindowPastTotalRaceTest {
 
     private static final long S = 1_000_000_000L;
     private static final long T0 = 1_767_225_600_000_000_000L;
-    private static final int ROUNDS = 400;
-    private static final int REFUNDERS = 4;
-    private static final int DECIDERS = 4;
+    private static final int ROUNDS = 300;
+    private static final int REFUNDERS = 2;
+    private static final int DECIDERS = 2;
     private static final int PAST_SLOTS = 9;
     private static final int PER_SLOT = 40;
+    private static final int REFUNDS_PER_SLOT = 10;
     private static final long LIMIT = 1_000;
 
     @Test
@@ -76,8 +77,8 @@ class SlidingWindowPastTotalRaceTest {
             int me = t;
             done.add(pool.submit(() -> {
                 start.await(10, TimeUnit.SECONDS);
-                // When each refunder gives back 2 permits to each past slot, one at a time
-                for (int k = 0; k < 2; k++) {
+                // When each refunder gives back 10 permits to each past slot, one at a time
+                for (int k = 0; k < REFUNDS_PER_SLOT; k++) {
                     for (int slot = (me + round) % PAST_SLOTS, n = 0; n < PAST_SLOTS;
                             n++, slot = (slot + 1) % PAST_SLOTS) {
                         sw.refund(cell, 1, receipts[slot], () -> now);
@@ -98,7 +99,7 @@ class SlidingWindowPastTotalRaceTest {
                 // while the others decide in the head's slot: peeks, and a few admissions
                 int i = 0;
                 while (refunding.get() || i < 8) {
-                    long cost = i < 24 && (i + me) % 4 == 0 ? 1 : 0;
+                    long cost = i < 48 && (i + me) % 4 == 0 ? 1 : 0;
                     i++;
                     if (sw.acquire(cell, now, cost, mine) == Algorithm.ADMITTED && cost > 0) {
                         admitted.incrementAndGet();
