@@ -11,7 +11,11 @@
 #                at 1, 16 and 64 threads: most threads wait on the network, not on a core);
 #                JMH_OPTS="..." replaces the mode's fork/iteration options (smoke tests);
 #                HTTP=1 also runs the HTTP CPU-time comparison (benchmarks/http-cpu.sh, about
-#                5 minutes; HTTP_ARGS="rate requests rounds warm-up connections" sets it)
+#                5 minutes; HTTP_ARGS="rate requests rounds warm-up connections" sets it);
+#                CPU=1 also measures CPU time per operation in interleaved rounds (CpuPerOp:
+#                the single-key algorithms against the floor, denied against allowed, and the
+#                1M-key registry against Caffeine; steady on a loaded machine, where JMH's
+#                wall-clock scores are not; CPU_ROUNDS=15 rounds; a few minutes of CPU)
 # The Redis benchmarks start their own redis-server (and Redis Clusters of 1 and 3 masters) on
 # free loopback ports (skipped, with a note, if redis-server is not on the PATH). Not part of
 # mvn verify. The summary ends with every target and its verdict: met, missed, or not run (its
@@ -82,6 +86,12 @@ if [ "${HTTP:-0}" = 1 ]; then
   java -cp "$JAR" io.github.sluice.bench.http.CpuPerRequest ${HTTP_ARGS:-} | tee "$T/http-cpu.md"
   HTTPCPU="$T/http-cpu.txt"
 fi
+CPUOP=()
+if [ "${CPU:-0}" = 1 ]; then
+  java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp single "${CPU_ROUNDS:-15}" | tee "$T/cpu-single.md"
+  java -Xms3g -Xmx3g -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp keys "${CPU_ROUNDS:-15}" | tee "$T/cpu-keys.md"
+  CPUOP=("$T/cpu-single.md" "$T/cpu-keys.md")
+fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$T/machine-$MODE.txt"
 java -cp "$JAR" io.github.sluice.bench.report.Summary "${FILES[@]}" $HEAP $HTTPCPU | tee "$T/summary-$MODE.md"
 if [ -n "$ALLOC" ]; then
@@ -91,4 +101,10 @@ if [ -n "$ALLOC" ]; then
 else
   printf '\n### Redis allocation per decision\n\n| target | measured on | measured | verdict |\n|---|---|---:|---|\n| <= 1,000 B per decision, exact counters | - | not run | not run |\n' \
     | tee -a "$T/summary-$MODE.md"
+fi
+if [ "${#CPUOP[@]}" -gt 0 ]; then
+  { printf '\n### CPU time per operation, interleaved rounds (CpuPerOp)\n\n'
+    sed -n '/^| target/,$p' "${CPUOP[@]}"; } | tee -a "$T/summary-$MODE.md"
+else
+  printf '\n### CPU time per operation (CpuPerOp)\n\nnot run (CPU=1 runs it)\n' | tee -a "$T/summary-$MODE.md"
 fi

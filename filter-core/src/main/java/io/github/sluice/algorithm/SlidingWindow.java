@@ -30,8 +30,10 @@ import java.util.Objects;
  * count from the key's origin and last 146 years) and a ring of {@code slots} words holding the
  * final counts of past slots, each tagged with its slot number in the same layout.
  * <ul>
- *   <li>A decision reads the head, then sums the ring entries whose tags fall inside the window;
- *       the counts of slots before the head's slot are final, so this sum is exact.
+ *   <li>A decision reads the head, then the total of the window's past slots: a cached word
+ *       (see below) when it is tagged with the head's slot, otherwise the sum of the ring entries
+ *       whose tags fall inside the window; the counts of slots before the head's slot are final,
+ *       so this sum is exact.
  *   <li>An admission in the head's slot is one compare-and-set of the head.
  *   <li>An admission that moves the window to a later slot first writes the head slot's count
  *       into the ring (raising the entry to the larger tagged value, so a slower thread can never
@@ -44,17 +46,32 @@ import java.util.Objects;
  * {@code limit} in a window of slots, allocates nothing and takes no lock.
  *
  * <h2>Cost of a decision</h2>
- * An admission divides nothing: the reading's slot is found by comparing it with the head slot's
- * start (a division only for a reading more than one slot past the head, or before it), and the
- * window's sum reads the ring in storage order, keeping the entries whose tags fall inside the
+ * An admission in the head's slot reads two words (the head and the cached past total) and
+ * divides nothing: the reading's slot is found by comparing it with the head slot's start (a
+ * division only for a reading more than one slot past the head, or before it). The cached total,
+ * {@code (slot << b) | sum of the ring's counts of the slots - 1 slots before it}, is written by
+ * the decision that moves the head to a new slot (or by the first decision that finds it stale),
+ * from a sum of the ring read in storage order, keeping the entries whose tags fall inside the
  * window, so no slot number is reduced modulo {@code slots}. Moving the head to a new slot costs
- * one remainder (the ring entry to freeze), and a denial that reports its retry-after one more.
+ * one remainder (the ring entry to freeze) and one read of the ring; a denial that reports its
+ * retry-after and reset reads the ring and divides once more.
+ *
+ * <h2>The cached past total and refunds</h2>
+ * The ring's counts before the head's slot only ever fall (by refunds), so a total read from the
+ * ring can only be too high, never too low: a stale cache could refuse what a refund gave back,
+ * never admit more than the limit. To keep refunds exact, a refund to a past slot lowers the ring
+ * entry first and then invalidates the cache with a value never written before (a negative,
+ * numbered word), and a decision publishes a total it summed only by a compare-and-set from the
+ * cached word it read <em>before</em> summing. A sum that missed a refund was therefore started
+ * before that refund's invalidation, and its compare-and-set either fails (the word changed) or
+ * lands before the invalidation, which then overwrites it: once a refund has returned, no
+ * decision uses a total that still counts the refunded permits.
  *
  * <h2>Limits and memory</h2>
  * A decision reads {@code slots} words, so {@code slots} is at most {@value #MAX_SLOTS}. A slot
  * number needs {@code limit < 2^(floor(log2(slot ns)) + 1)} (about two permits per nanosecond of
- * slot). Memory per key: the cell (about 40 bytes with its header) plus the ring,
- * {@code 16 + 8 * slots} bytes: about 136 bytes for the default 10 slots.
+ * slot). Memory per key: the cell (48 bytes with its header) plus the ring,
+ * {@code 16 + 8 * slots} bytes: 144 bytes for the default 10 slots.
  *
  * <h2>Stale readings and refunds</h2>
  * The head never moves backwards, and a request whose clock reading falls in a slot before the
@@ -75,19 +92,40 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
     public static final int MAX_SLOTS = 1024;
 
     private static final VarHandle RING = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle PAST;
+    private static final VarHandle INVALIDATIONS;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            PAST = lookup.findVarHandle(SlotCell.class, "past", long.class);
+            INVALIDATIONS = lookup.findVarHandle(SlotCell.class, "invalidations", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
-     * A key's state: the head word, the fixed origin slot numbers count from, and the ring of past
-     * slots' counts. Thread-safe.
+     * A key's state: the head word, the fixed origin slot numbers count from, the ring of past
+     * slots' counts, and the cached total of the past slots of the head's window. Thread-safe.
      */
     public static final class SlotCell extends Cell {
         private final long origin;
         private final long[] ring;
+        /**
+         * {@code (slot << b) | total}: the sum of the ring's counts of the {@code slots - 1} slots
+         * before {@code slot}, valid for a decision whose head is in {@code slot}; negative when
+         * invalidated by a refund (each invalidation writes a value never written before).
+         */
+        private volatile long past;
+        /** Invalidations so far, making each invalidation's value unique. */
+        private volatile int invalidations;
 
         SlotCell(long origin, int slots) {
             super(0);
             this.origin = origin;
             this.ring = new long[slots];
+            // past = 0: slot 0, nothing before it, the exact total of a fresh key.
         }
 
         /** @return the origin, in slots since the epoch */
@@ -156,12 +194,13 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
     }
 
     /**
-     * @return {@code 56 + 8 * slots}: a {@link SlotCell} (header, the head word, the access stamp,
-     *     the origin, the ring's reference) and its ring of {@code slots} longs
+     * @return {@code 64 + 8 * slots}: a {@link SlotCell} (header, the head word, the access stamp,
+     *     the origin, the cached past total, the invalidation count, the ring's reference) and its
+     *     ring of {@code slots} longs
      */
     @Override
     public long bytesPerKey() {
-        return objectBytes(2, 1, 1) + longArrayBytes(slots);
+        return objectBytes(3, 2, 1) + longArrayBytes(slots);
     }
 
     @Override
@@ -211,7 +250,16 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
             // the window that ends with ours: it is refused (a peek reports the head's window).
             boolean stale = slot < headSlot;
             long current = Math.max(slot, headSlot);
-            long used = used(cell, headSlot, headCount, current);
+            long past = cell.past; // read after the head, before any sum of the ring
+            long used;
+            if (current == headSlot && past >= 0 && layout.index(past) == headSlot) {
+                used = layout.count(past) + headCount;
+            } else {
+                used = used(cell, headSlot, headCount, current);
+                if (current == headSlot) {
+                    publish(cell, past, headSlot, used - headCount);
+                }
+            }
             if (cost > limit || used + cost > limit || (stale && cost > 0)) {
                 if (out != null) {
                     long retry = cost > limit ? Decision.NEVER
@@ -236,6 +284,10 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
                 raise(cell.ring, (int) (headSlot % slots), head);
             }
             if (cell.casWord(head, layout.pack(current, currentCount + cost))) {
+                if (current != headSlot) {
+                    // The head's new slot: the window's past slots are exactly what was summed.
+                    publish(cell, past, current, used);
+                }
                 if (out != null) {
                     out.allow(limit, limit - used - cost, slotStart(cell, current + slots) - now);
                     out.receipt(cell.origin + current);
@@ -243,6 +295,26 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
                 return ADMITTED;
             }
         }
+    }
+
+    /**
+     * Caches {@code total} as the past total of {@code slot}, unless the cached word has changed
+     * since {@code seen} was read (before the ring was summed): a refund's invalidation in between
+     * makes the sum suspect, and the next decision sums again.
+     */
+    private void publish(SlotCell cell, long seen, long slot, long total) {
+        if (total >= 0 && total <= layout.countMask && slot <= layout.maxIndex) {
+            PAST.compareAndSet(cell, seen, layout.pack(slot, total));
+        }
+    }
+
+    /**
+     * Invalidates the cached past total after a refund lowered a ring entry, with a word never
+     * written before (so a decision that read the cache before the refund cannot publish over it).
+     */
+    private static void invalidate(SlotCell cell) {
+        int n = (int) INVALIDATIONS.getAndAdd(cell, 1);
+        PAST.setVolatile(cell, -1L - (n & 0xFFFF_FFFFL));
     }
 
     /** Raises a ring entry to {@code tagged} unless it already holds that slot's count or a later slot. */
@@ -380,6 +452,7 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
                     return;
                 }
                 if (RING.compareAndSet(cell.ring, i, entry, layout.pack(slot, Math.max(0, count - cost)))) {
+                    invalidate(cell);
                     return;
                 }
             }

@@ -1,0 +1,272 @@
+package io.github.sluice.bench.micro;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Cell;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.limiter.Limiter;
+import io.github.sluice.store.KeySpace;
+import io.github.sluice.store.ShardedRegistry;
+import java.io.File;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * CPU time per operation, for a machine too loaded for JMH's wall-clock scores: every candidate
+ * runs a fixed batch of operations in rounds (the order rotates from round to round), the
+ * batch's CPU time is read before and after, and each candidate's cost is divided by its
+ * reference's in the same round. Time a thread spends descheduled is not counted, so the ratios
+ * hold on a machine whose load moves from second to second (caches shared with other processes
+ * still disturb them, which the spread over rounds shows).
+ *
+ * <p>{@code single}: the floor ({@code nanoTime} + one CAS) and every rate algorithm of
+ * {@code SingleKeyAllowed} and {@code SingleKeyDenied}, on the benchmark thread's CPU time
+ * ({@code ThreadMXBean}). {@code keys}: {@code ManyKeys}' registry and the same limiter in a
+ * bounded Caffeine cache (with its default executor, which does its maintenance on another
+ * thread, and with {@code executor(Runnable::run)}), on the whole process's CPU time (every
+ * thread's, from {@code /proc/self/task}), so that work handed to other threads is counted; a
+ * thread that ends during a batch takes its time with it, which only a thread pool retiring a
+ * worker does here.
+ *
+ * <p>Usage: {@code java [-Xms3g -Xmx3g] -cp benchmarks.jar io.github.sluice.bench.micro.CpuPerOp
+ * single|keys [rounds]}. Prints one Markdown table: per candidate, CPU ns per operation (median
+ * over rounds) and its ratio to the reference, median (min-max).
+ */
+public final class CpuPerOp {
+
+    /** One candidate: runs {@code n} operations and returns how many were admitted. */
+    private interface Batch {
+        long run(int n);
+    }
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private static volatile long sink;
+
+    private CpuPerOp() {
+    }
+
+    /**
+     * @param args {@code single} or {@code keys}, then optionally the number of rounds
+     */
+    public static void main(String[] args) {
+        String what = args.length > 0 ? args[0] : "single";
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 15;
+        if (what.equals("keys")) {
+            keys(rounds);
+        } else {
+            single(rounds);
+        }
+    }
+
+    private static void single(int rounds) {
+        Map<String, Batch> c = new LinkedHashMap<>();
+        Floor floor = new Floor();
+        c.put("floor", n -> {
+            long a = 0;
+            for (int i = 0; i < n; i++) {
+                a += floor.tick() ? 1 : 0;
+            }
+            return a;
+        });
+        SingleKeyLimiters open = new SingleKeyLimiters(Configs.OPEN);
+        c.put("allowed sluiceTokenBucket", loop(open.tokenBucket));
+        c.put("allowed sluiceGcra", loop(open.gcra));
+        c.put("allowed sluiceFixedWindow", loop(open.fixedWindow));
+        c.put("allowed sluiceSlidingWindow", loop(open.slidingWindow));
+        SingleKeyLimiters shut = new SingleKeyLimiters(Configs.SHUT);
+        for (String s : List.of("sluiceTokenBucket", "sluiceGcra", "sluiceFixedWindow", "sluiceSlidingWindow")) {
+            shut.drain(s);
+        }
+        c.put("denied sluiceTokenBucket", loop(shut.tokenBucket));
+        c.put("denied sluiceGcra", loop(shut.gcra));
+        c.put("denied sluiceFixedWindow", loop(shut.fixedWindow));
+        c.put("denied sluiceSlidingWindow", loop(shut.slidingWindow));
+        run(c, rounds, 2_000_000, "floor", false);
+        Map<String, double[]> perOp = last;
+        List<String> targets = new ArrayList<>();
+        for (String s : List.of("sluiceTokenBucket", "sluiceGcra", "sluiceFixedWindow", "sluiceSlidingWindow")) {
+            double[] r = ratios(perOp.get("allowed " + s), perOp.get("floor"));
+            targets.add(target("allowed, 1 thread: cost <= 1.3x floor (CPU time), " + s, r,
+                    median(r) <= 1.3));
+        }
+        for (String s : List.of("sluiceTokenBucket", "sluiceGcra", "sluiceFixedWindow", "sluiceSlidingWindow")) {
+            double[] r = ratios(perOp.get("denied " + s), perOp.get("allowed " + s));
+            targets.add(target("denied no slower than allowed (CPU time, denied / allowed <= 1), "
+                    + s, r, median(r) <= 1));
+        }
+        printTargets(targets);
+    }
+
+    private static double[] ratios(double[] a, double[] b) {
+        double[] r = new double[a.length];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = a[i] / b[i];
+        }
+        return r;
+    }
+
+    private static String target(String what, double[] v, boolean met) {
+        return "| " + what + " | " + spread(v) + " | " + (met ? "met" : "missed") + " |";
+    }
+
+    private static void printTargets(List<String> targets) {
+        System.out.println();
+        System.out.println("| target (median of the rounds) | measured, median (min-max) | verdict |");
+        System.out.println("|---|---:|---|");
+        targets.forEach(System.out::println);
+    }
+
+    private static <S extends Cell> Batch loop(Limiter<S> limiter) {
+        return n -> {
+            long a = 0;
+            for (int i = 0; i < n; i++) {
+                a += limiter.tryAcquire() ? 1 : 0;
+            }
+            return a;
+        };
+    }
+
+    private static void keys(int rounds) {
+        String[] keys = KeyPool.addresses(ManyKeys.KEYS);
+        int[] sequence = KeyPool.zipf(ManyKeys.KEYS, 1.0, 1 << 22, 42);
+        int mask = (1 << 22) - 1;
+        Map<String, Batch> c = new LinkedHashMap<>();
+        Algorithm<Cell> algorithm = Configs.KEYED.tokenBucket();
+        KeySpace space = ShardedRegistry.builder().maxKeys(ManyKeys.BOUND).memoryBudget(1L << 30)
+                .build().keySpace("per-ip", algorithm);
+        MutableDecision out = new MutableDecision();
+        for (int i = 0; i < ManyKeys.KEYS; i++) {
+            space.acquire(KeyPool.address(i), 1, out);
+        }
+        int[] at = {0};
+        c.put("sluiceRegistry", n -> {
+            long a = 0;
+            int p = at[0];
+            for (int i = 0; i < n; i++) {
+                a += space.acquire(keys[sequence[p++ & mask]], 1, out) ? 1 : 0;
+            }
+            at[0] = p;
+            return a;
+        });
+        Function<String, Limiter<Cell>> create = k -> Limiter.of(algorithm);
+        for (boolean callerRuns : new boolean[] {false, true}) {
+            Caffeine<Object, Object> b = Caffeine.newBuilder().maximumSize(ManyKeys.BOUND);
+            if (callerRuns) {
+                b = b.executor(Runnable::run);
+            }
+            Cache<String, Limiter<Cell>> cache = b.build();
+            for (int i = 0; i < ManyKeys.KEYS; i++) {
+                cache.get(KeyPool.address(i), create).tryAcquire();
+            }
+            cache.cleanUp();
+            int[] cat = {12345};
+            c.put(callerRuns ? "caffeineLimitersCallerRuns" : "caffeineLimiters", n -> {
+                long a = 0;
+                int p = cat[0];
+                for (int i = 0; i < n; i++) {
+                    a += cache.get(keys[sequence[p++ & mask]], create).acquire(1, out) ? 1 : 0;
+                }
+                cat[0] = p;
+                return a;
+            });
+        }
+        System.gc();
+        run(c, rounds, 400_000, "caffeineLimiters", true);
+        double[] speedup = ratios(last.get("caffeineLimiters"), last.get("sluiceRegistry"));
+        printTargets(List.of(target("1M keys, 1 thread: >= 2x the same limiter in Caffeine"
+                + " (process CPU time per decision, Caffeine / registry)", speedup, median(speedup) >= 2)));
+    }
+
+    private static Map<String, double[]> last;
+
+    private static void run(Map<String, Batch> candidates, int rounds, int n, String reference,
+            boolean process) {
+        List<String> names = new ArrayList<>(candidates.keySet());
+        // Warm-up: until every candidate's loop is compiled (a few batches each).
+        for (int w = 0; w < 8; w++) {
+            for (String name : names) {
+                sink += candidates.get(name).run(n);
+            }
+        }
+        Map<String, double[]> perOp = new LinkedHashMap<>();
+        for (String name : names) {
+            perOp.put(name, new double[rounds]);
+        }
+        for (int r = 0; r < rounds; r++) {
+            for (int k = 0; k < names.size(); k++) {
+                String name = names.get((k + r) % names.size());
+                Batch b = candidates.get(name);
+                long before = process ? processCpuNanos() : THREADS.getCurrentThreadCpuTime();
+                sink += b.run(n);
+                long after = process ? processCpuNanos() : THREADS.getCurrentThreadCpuTime();
+                perOp.get(name)[r] = (after - before) / (double) n;
+            }
+        }
+        last = perOp;
+        double[] ref = perOp.get(reference);
+        System.out.printf(Locale.ROOT, "%d rounds of %,d operations per candidate, %s CPU time; load %s%n%n",
+                rounds, n, process ? "process" : "thread", loadAverage());
+        System.out.println("| candidate | CPU ns/op, median (min-max) | cost vs " + reference
+                + ", median (min-max) |");
+        System.out.println("|---|---:|---:|");
+        for (String name : names) {
+            double[] v = perOp.get(name);
+            double[] ratio = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                ratio[r] = v[r] / ref[r];
+            }
+            System.out.println("| " + name + " | " + spread(v) + " | " + spread(ratio) + " |");
+        }
+    }
+
+    /**
+     * The CPU time of every thread of this process, in nanoseconds: the sum of the first field of
+     * {@code /proc/self/task/<tid>/schedstat} (the collector's and the compiler's threads
+     * included); {@code OperatingSystemMXBean.getProcessCpuTime} counts in scheduler ticks, too
+     * coarse for a batch. Falls back to it where there is no {@code /proc}.
+     */
+    private static long processCpuNanos() {
+        File[] tasks = new File("/proc/self/task").listFiles();
+        if (tasks == null) {
+            return OS.getProcessCpuTime();
+        }
+        long sum = 0;
+        for (File t : tasks) {
+            try {
+                String line = Files.readString(new File(t, "schedstat").toPath());
+                sum += Long.parseLong(line.substring(0, line.indexOf(' ')));
+            } catch (IOException | RuntimeException e) {
+                // the thread ended between the listing and the read: its time is gone with it
+            }
+        }
+        return sum;
+    }
+
+    private static String loadAverage() {
+        return String.format(Locale.ROOT, "%.1f", OS.getSystemLoadAverage());
+    }
+
+    private static double median(double[] v) {
+        double[] a = v.clone();
+        Arrays.sort(a);
+        return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+    }
+
+    private static String spread(double[] v) {
+        double[] a = v.clone();
+        Arrays.sort(a);
+        return String.format(Locale.ROOT, "%.2f (%.2f-%.2f)", median(v), a[0], a[a.length - 1]);
+    }
+}
