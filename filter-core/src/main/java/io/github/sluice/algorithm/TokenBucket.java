@@ -46,8 +46,10 @@ public final class TokenBucket extends Algorithm<Cell> {
     private final long interval;
     private final long burst;
     private final long capacity;
+    private final Rate rate;
 
-    private TokenBucket(long interval, long burst) {
+    private TokenBucket(Rate rate, long interval, long burst) {
+        this.rate = rate;
         this.interval = interval;
         this.burst = burst;
         this.capacity = Checks.product("burst * interval", burst, interval);
@@ -77,6 +79,15 @@ public final class TokenBucket extends Algorithm<Cell> {
     /** @return nanoseconds between two tokens */
     public long intervalNanos() {
         return interval;
+    }
+
+    /**
+     * @return the refill rate exactly as configured (a rate given per second as the fraction it
+     *     stands for, see {@link Rate#perSecond(double)}); {@link io.github.sluice.limiter.TokenBucketLimiter} schedules
+     *     with it exactly, this algorithm with {@link #intervalNanos()}
+     */
+    public Rate rate() {
+        return rate;
     }
 
     /** @return the bucket's capacity in tokens */
@@ -190,6 +201,7 @@ public final class TokenBucket extends Algorithm<Cell> {
     /** Builds a {@link TokenBucket}. Not thread-safe. */
     public static final class Builder {
         private long interval;
+        private Rate rate;
         /** The permits of the rate, the default burst; 0 for a rate given per second. */
         private long permits;
         private long burst;
@@ -209,18 +221,23 @@ public final class TokenBucket extends Algorithm<Cell> {
             Objects.requireNonNull(rate, "rate");
             this.interval = Checks.intervalNanos(rate.permits(), rate.periodNanos());
             this.permits = rate.permits();
+            this.rate = rate;
             return this;
         }
 
         /**
-         * Sets the refill rate in tokens per second; the {@link #burst} must then be set too.
+         * Sets the refill rate in tokens per second; the {@link #burst} must then be set too. The
+         * double is read as the exact fraction it stands for ({@link Rate#perSecond(double)}).
          *
          * @param perSecond a finite rate {@code > 0}
          * @return this builder
-         * @throws IllegalArgumentException if the rate is NaN, infinite, not positive or out of range
+         * @throws IllegalArgumentException if the rate is NaN, infinite, not positive, above one per
+         *     nanosecond or below one per about 73 years
          */
         public Builder rate(double perSecond) {
-            this.interval = Checks.intervalNanos("rate", perSecond);
+            long[] fraction = Checks.perSecondFraction("rate", perSecond);
+            this.rate = Rate.of(fraction[0], Duration.ofNanos(fraction[1]));
+            this.interval = Checks.intervalNanos(fraction[0], fraction[1]);
             this.permits = 0;
             return this;
         }
@@ -251,7 +268,7 @@ public final class TokenBucket extends Algorithm<Cell> {
             if (b == 0) {
                 throw new IllegalStateException("burst must be set for a rate given per second");
             }
-            return new TokenBucket(interval, b);
+            return new TokenBucket(rate, interval, b);
         }
     }
 }
