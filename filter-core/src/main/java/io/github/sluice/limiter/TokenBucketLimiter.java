@@ -575,7 +575,7 @@ public final class TokenBucketLimiter {
         } else if (perSecond == 0) {
             change(ZERO, null, burst);
         } else {
-            change(FINITE, Rate.perSecond(checkLimit("rate", perSecond)), burst);
+            change(FINITE, perSecond("rate", checkLimit("rate", perSecond)), burst);
         }
     }
 
@@ -615,16 +615,17 @@ public final class TokenBucketLimiter {
             if (newMode >= 0) {
                 mode = newMode;
             }
-            if (rate != null) {
-                setInterval(rate);
-            } else {
-                try {
+            try {
+                if (rate != null) {
+                    setInterval(rate);
+                } else {
                     setCapacity();
-                } catch (IllegalArgumentException e) {
-                    burst = oldBurst;
-                    mode = oldMode;
-                    throw e;
                 }
+            } catch (IllegalArgumentException e) {
+                // A refused change changes nothing (setInterval restored the interval itself).
+                burst = oldBurst;
+                mode = oldMode;
+                throw e;
             }
             long at = mode == ZERO ? (oldMode == ZERO ? bt : now) : now;
             frozen = at;
@@ -699,6 +700,11 @@ public final class TokenBucketLimiter {
             qr[1] = qr[1].add(b);
         }
         return qr;
+    }
+
+    private static Rate perSecond(String name, double perSecond) {
+        long[] fraction = Checks.perSecondFraction(name, perSecond);
+        return Rate.of(fraction[0], Duration.ofNanos(fraction[1]));
     }
 
     private static double checkLimit(String name, double perSecond) {
@@ -824,7 +830,7 @@ public final class TokenBucketLimiter {
          */
         public Builder rate(double perSecond) {
             checkLimit("rate", perSecond);
-            this.rate = perSecond == INF || perSecond == 0 ? null : Rate.perSecond(perSecond);
+            this.rate = perSecond == INF || perSecond == 0 ? null : perSecond("rate", perSecond);
             this.limit = perSecond == INF || perSecond == 0 ? perSecond : 1;
             return this;
         }

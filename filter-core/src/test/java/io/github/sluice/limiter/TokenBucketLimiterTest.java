@@ -256,7 +256,7 @@ class TokenBucketLimiterTest {
         Expect.illegalArgument("burst must be >= 1 but was 0", () -> lim.setBurst(0));
         Expect.illegalArgument("rate must be >= 0 (or INF) but was NaN", () -> lim.setRate(Double.NaN));
         Expect.illegalArgument("rate must be >= 0 (or INF) but was -1.0", () -> lim.setRate(-1.0));
-        Expect.illegalArgument("permitsPerSecond must be at least one per 26687d (about 73 years) (longer"
+        Expect.illegalArgument("rate must be at least one per 26687d (about 73 years) (longer"
                         + " intervals do not fit in signed 64-bit nanoseconds with room for a burst) but was"
                         + " 1.0E-10 per second, one every about 317 years; use a rate of 0 (never refills)"
                         + " on TokenBucketLimiter instead",
