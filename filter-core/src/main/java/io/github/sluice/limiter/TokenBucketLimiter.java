@@ -35,15 +35,19 @@ import java.util.concurrent.locks.StampedLock;
  * </ul>
  *
  * <h2>Arithmetic</h2>
- * Integer nanoseconds, shared with the registry algorithm {@link TokenBucket}: the bucket is the
- * instant at which it would hold zero tokens, and the interval is the configured period divided by
- * the permits, rounded up. x/time/rate's floating-point token count becomes exact nanoseconds of
- * credit. A change of rate converts the fraction of a token held to the new interval rounded down
- * to the nanosecond. Waits longer than about 73 years ({@link Checks#MAX_NANOS}) are refused. The
- * clock is monotonic, so x/time/rate's handling of time going backwards does not arise.
+ * Exact: the interval {@code period / permits} is kept as a fraction {@code P / N} in lowest terms
+ * ({@code N <= 2^31 - 1}; a larger denominator rounds the interval up to the nanosecond), and the
+ * bucket is the instant at which it would hold zero tokens, as whole nanoseconds plus a remainder
+ * in {@code 1/N} ns. So {@code 7/1m} refills exactly 7 tokens per 60 s forever; x/time/rate's
+ * float64 token count becomes exact fractions. Waits are rounded up to the nanosecond (never
+ * early). A change of rate, and a cancellation, carry the tokens over rounded down to a
+ * {@code 1/P} of a token. Rates below one per about 73 years ({@link Checks#MAX_NANOS}) are
+ * refused; x/time/rate's {@link #INF} and a limit of 0 are accepted (see
+ * {@link #setRate(double)}). The clock is monotonic, so x/time/rate's handling of time going
+ * backwards does not arise.
  *
  * <h2>Concurrency</h2>
- * The state (base, last event, interval, burst) sits behind a {@link StampedLock} used as a
+ * The state (base, last event, interval, burst, mode) sits behind a {@link StampedLock} used as a
  * sequence lock. {@link #allow(long)} reads it optimistically; a refusal validates the read and
  * returns without writing; an admission converts the optimistic stamp into the write stamp, which
  * succeeds only if nothing was written since the read (one compare-and-set, like a CAS loop), then

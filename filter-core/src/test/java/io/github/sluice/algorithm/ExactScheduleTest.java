@@ -242,4 +242,59 @@ class ExactScheduleTest {
             }
         }
     }
+
+    /**
+     * Ticks wrap modulo 2^64 (at N = 1021, every 2^54 ns, about 208 days, of idleness): whatever a key's idle time,
+     * the next instant never admits more than a full burst, and almost always (outside the argued
+     * misread window of probability (window + slack) / 2^64) exactly a full burst.
+     */
+    @ParameterizedTest
+    @MethodSource("wrapping")
+    void idleBeyondTheWrapHorizon_neverMoreThanAFullBurst(Algorithm<Cell> algorithm, long burst) {
+        Random random = new Random(7);
+        MutableDecision out = new MutableDecision();
+        long now = START;
+        Cell cell = algorithm.newCell(now);
+        int full = 0;
+        for (int i = 0; i < 100; i++) {
+            while (algorithm.acquire(cell, now, 1, out) == Algorithm.ADMITTED) {
+                // drain the bucket, so that the key is busy when it goes idle
+            }
+            now += (long) (random.nextDouble() * (1L << 56)); // up to 4 times the wrap horizon
+            int admitted = 0;
+            while (algorithm.acquire(cell, now, 1, out) == Algorithm.ADMITTED) {
+                admitted++;
+                assertTrue(admitted <= burst, algorithm + ": more than a full burst after idle time " + i);
+            }
+            if (admitted == burst) {
+                full++;
+            }
+        }
+        assertTrue(full >= 98, algorithm + ": full after idling " + full + " times out of 100");
+    }
+
+    static Stream<Arguments> wrapping() {
+        Rate rate = Rate.perSecond(1021);
+        return Stream.of(
+                Arguments.of(TokenBucket.builder().rate(rate).burst(4).build(), 4L),
+                Arguments.of(Gcra.builder().rate(rate).burst(3).build(), 4L),
+                Arguments.of(LeakyBucket.builder().rate(rate).capacity(4).build(), 4L));
+    }
+
+    /**
+     * A thread that read the clock, then lost the processor while another admitted at a later
+     * reading, decides with its older reading against the newer state: the word's instant is
+     * after its "now" (a negative wrapping difference), which must read as "not yet", not as a
+     * wrapped-around idle key.
+     */
+    @ParameterizedTest
+    @MethodSource("wrapping")
+    void staleReading_afterANewerAdmission_isRefused(Algorithm<Cell> algorithm, long burst) {
+        MutableDecision out = new MutableDecision();
+        Cell cell = algorithm.newCell(START);
+        long later = START + 5_000_000L;
+        assertEquals(Algorithm.ADMITTED, algorithm.acquire(cell, later, burst, out));
+        assertEquals(Algorithm.DENIED, algorithm.acquire(cell, START, 1, out), algorithm + ": stale reading");
+        assertEquals(Algorithm.DENIED, algorithm.acquire(cell, later, 1, out), algorithm + ": at the later reading");
+    }
 }
