@@ -35,11 +35,15 @@ import java.util.Objects;
  *   <li>{@code quantity = 0} peeks without writing.
  * </ul>
  *
- * <h2>Differences from redis-cell, all in the last digit</h2>
- * redis-cell truncates the emission interval to whole nanoseconds and computes {@code remaining}
- * in microseconds; Sluice rounds the interval <em>up</em> (the configured rate is never exceeded)
- * and computes everything in nanoseconds. Both agree whenever {@code period} is a multiple of
- * {@code count} nanoseconds and of the interval in microseconds. redis-cell's reply is in whole
+ * <h2>Precision, and the differences from redis-cell</h2>
+ * The schedule is exact: the emission interval {@code period / count} is kept as a fraction (the
+ * TAT in ticks of {@code 1/N} ns for the reduced denominator {@code N <= 1024}, see
+ * {@code ExactInterval} in the source), so {@code 7/1m} admits exactly 7 per 60 s forever.
+ * Durations in a {@link Decision} are rounded up to the nanosecond. redis-cell truncates the
+ * emission interval to whole nanoseconds (a rate it cannot represent runs a little fast) and
+ * computes {@code remaining} in microseconds; both agree whenever {@code period} is a multiple of
+ * {@code count} nanoseconds and of the interval in microseconds. A denominator above 1024 uses the
+ * interval rounded <em>up</em> (never faster than configured). redis-cell's reply is in whole
  * seconds; a {@link Decision} carries nanoseconds.
  *
  * <h2>State</h2>
@@ -55,12 +59,20 @@ public final class Gcra extends Algorithm<Cell> {
     private final long burst;
     private final long limit;
     private final long tolerance;
+    private final ExactInterval exact;
+    /** The emission interval in ticks. */
+    private final long step;
+    /** The tolerance in ticks. */
+    private final long tolTicks;
 
-    private Gcra(long emission, long burst) {
-        this.emission = emission;
+    private Gcra(Rate rate, long burst) {
         this.burst = burst;
         this.limit = burst + 1;
-        this.tolerance = Checks.product("emission interval * (burst + 1)", emission, limit);
+        this.exact = ExactInterval.of(rate, limit, "emission interval * (burst + 1)");
+        this.emission = exact.nanos;
+        this.step = exact.step;
+        this.tolTicks = exact.window;
+        this.tolerance = exact.nanosCeil(tolTicks);
     }
 
     /**
@@ -86,7 +98,10 @@ public final class Gcra extends Algorithm<Cell> {
         return builder().rate(rate).build();
     }
 
-    /** @return the emission interval in nanoseconds: the time between two evenly spaced requests */
+    /**
+     * @return the emission interval in nanoseconds, rounded up: the time between two evenly spaced
+     *     requests (the schedule itself is exact, see "Precision")
+     */
     public long emissionIntervalNanos() {
         return emission;
     }
@@ -126,35 +141,40 @@ public final class Gcra extends Algorithm<Cell> {
 
     @Override
     public Cell newCell(long now) {
-        return new Cell(now);
+        return new Cell(ExactInterval.word(exact.ticks(now)));
     }
 
     @Override
     public int acquire(Cell cell, long now, long cost, MutableDecision out) {
+        long nowT = exact.ticks(now);
         while (true) {
             long stored = cell.word();
             if (stored == Cell.RETIRED) {
                 return RETIRED;
             }
-            long tat = Math.max(stored, now);
+            // Wrapping difference (see ExactInterval): a TAT in the past, or so far ahead that the
+            // word of an idle key wrapped around, is now.
+            long ahead = stored - nowT;
+            long tat = ahead > 0 && ahead <= tolTicks + ExactInterval.SLACK ? stored : nowT;
+            long ttl = tat - nowT;
             if (cost > limit) {
                 if (out != null) {
-                    out.deny(limit, remaining(tat - now), tat - now, Decision.NEVER);
+                    out.deny(limit, remaining(ttl), exact.nanosCeil(ttl), Decision.NEVER);
                 }
                 return DENIED;
             }
             // cost <= burst + 1, so the increment is at most the tolerance: no overflow.
-            long newTat = tat + cost * emission;
-            long allowAt = newTat - tolerance;
-            if (now < allowAt) {
+            long newTat = tat + cost * step;
+            long early = newTat - tolTicks - nowT;
+            if (early > 0) {
                 if (out != null) {
-                    out.deny(limit, remaining(tat - now), tat - now, allowAt - now);
+                    out.deny(limit, remaining(ttl), exact.nanosCeil(ttl), exact.nanosCeil(early));
                 }
                 return DENIED;
             }
-            if (cost == 0 || cell.casWord(stored, newTat)) {
+            if (cost == 0 || cell.casWord(stored, ExactInterval.word(newTat))) {
                 if (out != null) {
-                    out.allow(limit, remaining(newTat - now), newTat - now);
+                    out.allow(limit, remaining(newTat - nowT), exact.nanosCeil(newTat - nowT));
                     if (cost > 0) {
                         out.receipt(now);
                     }
@@ -164,10 +184,10 @@ public final class Gcra extends Algorithm<Cell> {
         }
     }
 
-    /** redis-cell: {@code next = dvt - ttl; remaining = next / T if next > -T}, truncated. */
+    /** redis-cell: {@code next = dvt - ttl; remaining = next / T if next > -T}, truncated (ticks). */
     private long remaining(long ttl) {
-        long next = tolerance - ttl;
-        return next > 0 ? next / emission : 0;
+        long next = tolTicks - ttl;
+        return next > 0 ? next / step : 0;
     }
 
     /**
@@ -183,27 +203,27 @@ public final class Gcra extends Algorithm<Cell> {
         if (cost <= 0) {
             return;
         }
-        TimeWord.refund(cell, 0, Math.min(cost, limit) * emission, receipt, clock);
+        TimeWord.refundTicks(cell, 0, Math.min(cost, limit) * step, receipt, clock, exact.den);
     }
 
     @Override
     public boolean isFresh(Cell cell, long now) {
-        return TimeWord.isFresh(cell, now);
+        return TimeWord.isFreshTicks(cell, exact.ticks(now));
     }
 
     @Override
     public boolean retireIfFresh(Cell cell, long now) {
-        return TimeWord.retireIfFresh(cell, now);
+        return TimeWord.retireIfFreshTicks(cell, exact.ticks(now));
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Gcra g && g.emission == emission && g.burst == burst;
+        return o instanceof Gcra g && g.exact.equals(exact) && g.burst == burst;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(emission, burst);
+        return Objects.hash(exact, burst);
     }
 
     @Override
@@ -213,7 +233,7 @@ public final class Gcra extends Algorithm<Cell> {
 
     /** Builds a {@link Gcra}. Not thread-safe. */
     public static final class Builder {
-        private long emission;
+        private Rate rate;
         /** The permits of the rate: the default burst is one less. */
         private long permits;
         private long burst = -1;
@@ -231,7 +251,8 @@ public final class Gcra extends Algorithm<Cell> {
          */
         public Builder rate(Rate rate) {
             Objects.requireNonNull(rate, "rate");
-            this.emission = Checks.intervalNanos(rate.permits(), rate.periodNanos());
+            Checks.intervalNanos(rate.permits(), rate.periodNanos());
+            this.rate = rate;
             this.permits = rate.permits();
             return this;
         }
@@ -256,10 +277,10 @@ public final class Gcra extends Algorithm<Cell> {
          * @throws IllegalArgumentException if {@code emission * (burst + 1)} overflows
          */
         public Gcra build() {
-            if (emission == 0) {
+            if (rate == null) {
                 throw new IllegalStateException("rate must be set");
             }
-            return new Gcra(emission, burst >= 0 ? burst : permits - 1);
+            return new Gcra(rate, burst >= 0 ? burst : permits - 1);
         }
     }
 }

@@ -36,9 +36,11 @@ import java.util.Objects;
  * it is offered under its own name because its reports speak of free space and drain time.
  *
  * <h2>Precision</h2>
- * The interval between two units of leak is {@code period / permits} rounded <em>up</em> to whole
- * nanoseconds, so the configured leak rate is never exceeded; the relative error is below
- * {@code 1 / interval}.
+ * The leak is exact: the interval {@code period / permits} is kept as a fraction (the instant the
+ * bucket is empty, in ticks of {@code 1/N} ns for the reduced denominator {@code N <= 1024}; see
+ * {@code ExactInterval} in the source), so {@code 7/1m} leaks exactly 7 units per 60 s forever.
+ * Denominators above 1024 use the interval rounded <em>up</em> to whole nanoseconds, so the
+ * configured leak rate is never exceeded; the relative error is then below {@code 1 / interval}.
  *
  * <h2>Headers</h2>
  * {@code limit} is the capacity; the window announced is the time a full bucket takes to drain
@@ -51,13 +53,21 @@ public final class LeakyBucket extends Algorithm<Cell> {
 
     private final long interval;
     private final long capacity;
-    /** {@code capacity * interval}: the most water the bucket holds, in nanoseconds of leaking. */
+    /** {@code capacity * interval}: the most water the bucket holds, in nanoseconds of leaking (rounded up). */
     private final long depth;
+    private final ExactInterval exact;
+    /** The leak interval in ticks. */
+    private final long step;
+    /** The depth in ticks. */
+    private final long depthTicks;
 
-    private LeakyBucket(long interval, long capacity) {
-        this.interval = interval;
+    private LeakyBucket(Rate rate, long capacity) {
         this.capacity = capacity;
-        this.depth = Checks.product("capacity * interval", capacity, interval);
+        this.exact = ExactInterval.of(rate, capacity, "capacity * interval");
+        this.interval = exact.nanos;
+        this.step = exact.step;
+        this.depthTicks = exact.window;
+        this.depth = exact.nanosCeil(depthTicks);
     }
 
     /**
@@ -114,33 +124,37 @@ public final class LeakyBucket extends Algorithm<Cell> {
 
     @Override
     public Cell newCell(long now) {
-        return new Cell(now);
+        return new Cell(ExactInterval.word(exact.ticks(now)));
     }
 
     @Override
     public int acquire(Cell cell, long now, long cost, MutableDecision out) {
+        long nowT = exact.ticks(now);
         while (true) {
             long emptyAt = cell.word();
             if (emptyAt == Cell.RETIRED) {
                 return RETIRED;
             }
-            long level = Math.max(emptyAt, now) - now;
+            // Wrapping difference (see ExactInterval): empty in the past, or so far ahead that the
+            // word of an idle key wrapped around, is an empty bucket.
+            long ahead = emptyAt - nowT;
+            long level = ahead > 0 && ahead <= depthTicks + ExactInterval.SLACK ? ahead : 0;
             if (cost > capacity) {
                 if (out != null) {
-                    out.deny(capacity, (depth - level) / interval, level, Decision.NEVER);
+                    out.deny(capacity, free(level), exact.nanosCeil(level), Decision.NEVER);
                 }
                 return DENIED;
             }
-            long after = level + cost * interval;
-            if (after > depth) {
+            long after = level + cost * step;
+            if (after > depthTicks) {
                 if (out != null) {
-                    out.deny(capacity, (depth - level) / interval, level, after - depth);
+                    out.deny(capacity, free(level), exact.nanosCeil(level), exact.nanosCeil(after - depthTicks));
                 }
                 return DENIED;
             }
-            if (cost == 0 || cell.casWord(emptyAt, now + after)) {
+            if (cost == 0 || cell.casWord(emptyAt, ExactInterval.word(nowT + after))) {
                 if (out != null) {
-                    out.allow(capacity, (depth - after) / interval, after);
+                    out.allow(capacity, free(after), exact.nanosCeil(after));
                     if (cost > 0) {
                         out.receipt(now);
                     }
@@ -150,40 +164,38 @@ public final class LeakyBucket extends Algorithm<Cell> {
         }
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>The receipt is the admission's clock reading. The water it poured is taken out again,
-     * less what leaked since that reading: water that already leaked, and was replaced by later
-     * requests' water, is theirs.
-     */
+    /** Whole units of room left above a level in ticks. */
+    private long free(long level) {
+        long room = depthTicks - level;
+        return room > 0 ? room / step : 0;
+    }
+
     @Override
     public void refund(Cell cell, long cost, long receipt, Clock clock) {
         if (cost <= 0) {
             return;
         }
-        TimeWord.refund(cell, 0, Math.min(cost, capacity) * interval, receipt, clock);
+        TimeWord.refundTicks(cell, 0, Math.min(cost, capacity) * step, receipt, clock, exact.den);
     }
 
-    /** A bucket is fresh once it has drained: its {@code emptyAt} is not in the future. */
     @Override
     public boolean isFresh(Cell cell, long now) {
-        return TimeWord.isFresh(cell, now);
+        return TimeWord.isFreshTicks(cell, exact.ticks(now));
     }
 
     @Override
     public boolean retireIfFresh(Cell cell, long now) {
-        return TimeWord.retireIfFresh(cell, now);
+        return TimeWord.retireIfFreshTicks(cell, exact.ticks(now));
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LeakyBucket b && b.interval == interval && b.capacity == capacity;
+        return o instanceof LeakyBucket b && b.exact.equals(exact) && b.capacity == capacity;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(interval, capacity);
+        return Objects.hash(exact, capacity);
     }
 
     @Override
@@ -193,7 +205,7 @@ public final class LeakyBucket extends Algorithm<Cell> {
 
     /** Builds a {@link LeakyBucket}. Not thread-safe. */
     public static final class Builder {
-        private long interval;
+        private Rate rate;
         /** The permits of the rate, the default capacity. */
         private long permits;
         private long capacity;
@@ -211,7 +223,8 @@ public final class LeakyBucket extends Algorithm<Cell> {
          */
         public Builder rate(Rate rate) {
             Objects.requireNonNull(rate, "rate");
-            this.interval = Checks.intervalNanos(rate.permits(), rate.periodNanos());
+            Checks.intervalNanos(rate.permits(), rate.periodNanos());
+            this.rate = rate;
             this.permits = rate.permits();
             return this;
         }
@@ -234,10 +247,10 @@ public final class LeakyBucket extends Algorithm<Cell> {
          * @throws IllegalArgumentException if {@code capacity * interval} exceeds about 73 years
          */
         public LeakyBucket build() {
-            if (interval == 0) {
+            if (rate == null) {
                 throw new IllegalStateException("rate must be set");
             }
-            return new LeakyBucket(interval, capacity != 0 ? capacity : permits);
+            return new LeakyBucket(rate, capacity != 0 ? capacity : permits);
         }
     }
 }

@@ -86,4 +86,53 @@ final class TimeWord {
         long t = cell.word();
         return t != Cell.RETIRED && t <= floor && cell.retire(t);
     }
+
+    /**
+     * {@link #refund} for a word in ticks of {@code 1/den} ns, compared by wrapping differences
+     * (see {@link ExactInterval}); with {@code den = 1} the same as {@link #refund}.
+     */
+    static void refundTicks(Cell cell, long keep, long amount, long receipt, Clock clock, long den) {
+        if (amount <= 0 || receipt == MutableDecision.NO_RECEIPT) {
+            return;
+        }
+        while (true) {
+            long t = cell.word();
+            if (t == Cell.RETIRED) {
+                return;
+            }
+            // After the word: every admission reflected in t read its clock before this reading.
+            long now = clock.nanos();
+            long elapsed = now - receipt;
+            if (elapsed < 0 || elapsed >= amount / den + 1) {
+                return;
+            }
+            long elapsedTicks = elapsed * den;
+            if (elapsedTicks >= amount) {
+                return;
+            }
+            long floor = now * den - keep;
+            if (t - floor <= 0) {
+                return;
+            }
+            long target = t - (amount - elapsedTicks);
+            if (target - floor < 0) {
+                target = floor;
+            }
+            if (cell.casWord(t, ExactInterval.word(target))) {
+                return;
+            }
+        }
+    }
+
+    /** {@link #isFresh} for a word in ticks: not after {@code floor}, by wrapping difference. */
+    static boolean isFreshTicks(Cell cell, long floor) {
+        long t = cell.word();
+        return t != Cell.RETIRED && t - floor <= 0;
+    }
+
+    /** {@link #retireIfFresh} for a word in ticks. */
+    static boolean retireIfFreshTicks(Cell cell, long floor) {
+        long t = cell.word();
+        return t != Cell.RETIRED && t - floor <= 0 && cell.retire(t);
+    }
 }

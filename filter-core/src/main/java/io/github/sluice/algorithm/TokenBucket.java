@@ -7,7 +7,6 @@ import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Rate;
 import io.github.sluice.internal.Checks;
-import io.github.sluice.internal.TokenMath;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -24,9 +23,14 @@ import java.util.Objects;
  * folded into one word, so a decision is one compare-and-set.
  *
  * <h2>Precision</h2>
- * The interval between tokens is {@code period / permits} rounded <em>up</em> to whole
- * nanoseconds, so the configured rate is never exceeded; the relative error is below
- * {@code 1 / interval} (one part in a billion for one token per second).
+ * The schedule is exact: the interval {@code period / permits} is kept as a fraction, so
+ * {@code 7/1m} refills exactly 7 tokens per 60 s forever, never losing a fraction of a
+ * nanosecond per token to rounding. The base is held in ticks of {@code 1/N} ns, where
+ * {@code N} is the reduced denominator ({@code N = 1}, plain nanoseconds, whenever the period is
+ * a multiple of the permits, e.g. {@code 100/1m}); see {@code ExactInterval} in the source for
+ * how that fits in one word. Denominators above 1024 (a count of permits with a large prime
+ * factor, such as {@code 1031/1h}) use the interval rounded <em>up</em> to the nanosecond, so
+ * the rate is never exceeded; the relative error is then below {@code 1 / interval}.
  *
  * <h2>Headers</h2>
  * {@code limit} is the burst; the window announced is the time to refill a full bucket
@@ -45,12 +49,22 @@ public final class TokenBucket extends Algorithm<Cell> {
 
     private final long interval;
     private final long burst;
+    /** The window in nanoseconds, rounded up, for headers. */
     private final long capacity;
+    private final Rate rate;
+    private final ExactInterval exact;
+    /** {@code burst * step}: the capacity in ticks. */
+    private final long capTicks;
+    private final long step;
 
-    private TokenBucket(long interval, long burst) {
-        this.interval = interval;
+    private TokenBucket(Rate rate, long burst) {
+        this.rate = rate;
+        this.exact = ExactInterval.of(rate, burst, "burst * interval");
+        this.interval = exact.nanos;
         this.burst = burst;
-        this.capacity = Checks.product("burst * interval", burst, interval);
+        this.step = exact.step;
+        this.capTicks = exact.window;
+        this.capacity = exact.nanosCeil(capTicks);
     }
 
     /**
@@ -74,9 +88,21 @@ public final class TokenBucket extends Algorithm<Cell> {
         return builder().rate(rate).build();
     }
 
-    /** @return nanoseconds between two tokens */
+    /**
+     * @return nanoseconds between two tokens, rounded up; the schedule itself is exact (see
+     *     "Precision")
+     */
     public long intervalNanos() {
         return interval;
+    }
+
+    /**
+     * @return the refill rate exactly as configured (a rate given per second as the fraction it
+     *     stands for, see {@link Rate#perSecond(double)}); {@link io.github.sluice.limiter.TokenBucketLimiter} schedules
+     *     with it exactly, this algorithm with {@link #intervalNanos()}
+     */
+    public Rate rate() {
+        return rate;
     }
 
     /** @return the bucket's capacity in tokens */
@@ -107,36 +133,39 @@ public final class TokenBucket extends Algorithm<Cell> {
 
     @Override
     public Cell newCell(long now) {
-        return new Cell(now - capacity);
+        return new Cell(ExactInterval.word(exact.ticks(now) - capTicks));
     }
 
     @Override
     public int acquire(Cell cell, long now, long cost, MutableDecision out) {
+        long nowT = exact.ticks(now);
+        long floor = nowT - capTicks;
         while (true) {
             long base = cell.word();
             if (base == Cell.RETIRED) {
                 return RETIRED;
             }
-            long effective = TokenMath.effectiveBase(base, now, capacity);
+            // Wrapping differences (see ExactInterval): a full bucket, or a key idle so long that
+            // its word wrapped around, starts from the floor; a base after a stale reading stays.
+            long credit = nowT - base;
+            long effective = credit > capTicks || credit < -ExactInterval.SLACK ? floor : base;
             if (cost > burst) {
                 if (out != null) {
-                    out.deny(burst, TokenMath.wholeTokens(effective, now, interval),
-                            TokenMath.resetNanos(effective, now, capacity), Decision.NEVER);
+                    out.deny(burst, whole(nowT - effective), exact.nanosCeil(effective - floor), Decision.NEVER);
                 }
                 return DENIED;
             }
-            long next = effective + cost * interval;
-            if (next > now) {
+            long next = effective + cost * step;
+            if (next - nowT > 0) {
                 if (out != null) {
-                    out.deny(burst, TokenMath.wholeTokens(effective, now, interval),
-                            TokenMath.resetNanos(effective, now, capacity), next - now);
+                    out.deny(burst, whole(nowT - effective), exact.nanosCeil(effective - floor),
+                            exact.nanosCeil(next - nowT));
                 }
                 return DENIED;
             }
-            if (cost == 0 || cell.casWord(base, next)) {
+            if (cost == 0 || cell.casWord(base, ExactInterval.word(next))) {
                 if (out != null) {
-                    out.allow(burst, TokenMath.wholeTokens(next, now, interval),
-                            TokenMath.resetNanos(next, now, capacity));
+                    out.allow(burst, whole(nowT - next), exact.nanosCeil(next - floor));
                     if (cost > 0) {
                         out.receipt(now);
                     }
@@ -144,6 +173,11 @@ public final class TokenBucket extends Algorithm<Cell> {
                 return ADMITTED;
             }
         }
+    }
+
+    /** Whole tokens in a credit of ticks; none for a debt. */
+    private long whole(long creditTicks) {
+        return creditTicks <= 0 ? 0 : creditTicks / step;
     }
 
     /**
@@ -159,27 +193,27 @@ public final class TokenBucket extends Algorithm<Cell> {
         if (cost <= 0) {
             return;
         }
-        TimeWord.refund(cell, capacity, Math.min(cost, burst) * interval, receipt, clock);
+        TimeWord.refundTicks(cell, capTicks, Math.min(cost, burst) * step, receipt, clock, exact.den);
     }
 
     @Override
     public boolean isFresh(Cell cell, long now) {
-        return TimeWord.isFresh(cell, now - capacity);
+        return TimeWord.isFreshTicks(cell, exact.ticks(now) - capTicks);
     }
 
     @Override
     public boolean retireIfFresh(Cell cell, long now) {
-        return TimeWord.retireIfFresh(cell, now - capacity);
+        return TimeWord.retireIfFreshTicks(cell, exact.ticks(now) - capTicks);
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TokenBucket t && t.interval == interval && t.burst == burst;
+        return o instanceof TokenBucket t && t.exact.equals(exact) && t.burst == burst;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(interval, burst);
+        return Objects.hash(exact, burst);
     }
 
     @Override
@@ -189,7 +223,7 @@ public final class TokenBucket extends Algorithm<Cell> {
 
     /** Builds a {@link TokenBucket}. Not thread-safe. */
     public static final class Builder {
-        private long interval;
+        private Rate rate;
         /** The permits of the rate, the default burst; 0 for a rate given per second. */
         private long permits;
         private long burst;
@@ -207,20 +241,24 @@ public final class TokenBucket extends Algorithm<Cell> {
          */
         public Builder rate(Rate rate) {
             Objects.requireNonNull(rate, "rate");
-            this.interval = Checks.intervalNanos(rate.permits(), rate.periodNanos());
+            Checks.intervalNanos(rate.permits(), rate.periodNanos());
             this.permits = rate.permits();
+            this.rate = rate;
             return this;
         }
 
         /**
-         * Sets the refill rate in tokens per second; the {@link #burst} must then be set too.
+         * Sets the refill rate in tokens per second; the {@link #burst} must then be set too. The
+         * double is read as the exact fraction it stands for ({@link Rate#perSecond(double)}).
          *
          * @param perSecond a finite rate {@code > 0}
          * @return this builder
-         * @throws IllegalArgumentException if the rate is NaN, infinite, not positive or out of range
+         * @throws IllegalArgumentException if the rate is NaN, infinite, not positive, above one per
+         *     nanosecond or below one per about 73 years
          */
         public Builder rate(double perSecond) {
-            this.interval = Checks.intervalNanos("rate", perSecond);
+            long[] fraction = Checks.perSecondFraction("rate", perSecond);
+            this.rate = Rate.of(fraction[0], Duration.ofNanos(fraction[1]));
             this.permits = 0;
             return this;
         }
@@ -244,14 +282,14 @@ public final class TokenBucket extends Algorithm<Cell> {
          * @throws IllegalArgumentException if {@code burst * interval} overflows
          */
         public TokenBucket build() {
-            if (interval == 0) {
+            if (rate == null) {
                 throw new IllegalStateException("rate must be set");
             }
             long b = burst != 0 ? burst : permits;
             if (b == 0) {
                 throw new IllegalStateException("burst must be set for a rate given per second");
             }
-            return new TokenBucket(interval, b);
+            return new TokenBucket(rate, b);
         }
     }
 }

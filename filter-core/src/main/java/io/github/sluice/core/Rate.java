@@ -80,6 +80,44 @@ public final class Rate {
     }
 
     /**
+     * Returns a rate given in permits per second as a {@code double}, as Guava's
+     * {@code permitsPerSecond} and x/time/rate's {@code Limit} take it, read as the exact fraction
+     * it stands for: the simplest fraction {@code permits / seconds} that rounds to the same double
+     * (its first such continued-fraction convergent), so {@code perSecond(7 / 60.0)} equals
+     * {@code perMinute(7)} as a speed ({@code 7/60s}), {@code perSecond(0.5)} is {@code 1/2s} and
+     * {@code perSecond(1 / 3.0)} is {@code 1/3s}. A double with no such fraction whose period
+     * fits in about 73 years is read as the closest convergent below it (never faster).
+     *
+     * <p>Rates so small that one permit takes longer than about 73 years (such as {@code 1e-10},
+     * one per 317 years) are refused: intervals and bursts are signed 64-bit nanoseconds. x/time/rate's
+     * {@code Inf} and a limit of 0 are not rates; {@code TokenBucketLimiter} takes them.
+     *
+     * @param permitsPerSecond a finite rate, {@code > 0} and at most {@code 1e9}
+     * @return the rate
+     * @throws IllegalArgumentException if the rate is NaN, infinite, not positive, above one per
+     *     nanosecond, or below one per about 73 years
+     */
+    public static Rate perSecond(double permitsPerSecond) {
+        long[] fraction = Checks.perSecondFraction("permitsPerSecond", permitsPerSecond);
+        return new Rate(fraction[0], fraction[1]);
+    }
+
+    /**
+     * Returns one permit per {@code interval}: x/time/rate's {@code Every}.
+     * {@code Rate.every(Duration.ofMillis(100))} is {@code 1/100ms}, ten per second. x/time/rate
+     * maps an interval of zero to {@code Inf}, which is not a rate: use
+     * {@code TokenBucketLimiter.Builder.every(Duration)}, which accepts it.
+     *
+     * @param interval the time between two permits, {@code > 0} and at most about 73 years
+     * @return the rate
+     * @throws NullPointerException if {@code interval} is null
+     * @throws IllegalArgumentException if {@code interval} is zero, negative or too long
+     */
+    public static Rate every(Duration interval) {
+        return new Rate(1, Checks.positiveNanos("interval", interval));
+    }
+
+    /**
      * @param permits permits per minute, {@code >= 1}
      * @return {@code permits} per minute
      * @throws IllegalArgumentException if {@code permits < 1}

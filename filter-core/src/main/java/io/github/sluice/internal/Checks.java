@@ -1,5 +1,7 @@
 package io.github.sluice.internal;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -133,6 +135,77 @@ public final class Checks {
                     + " and 1e9 per second but was " + perSecond);
         }
         return (long) interval;
+    }
+
+    /**
+     * The exact fraction a rate given as a {@code double} per second stands for: the simplest
+     * fraction {@code permits / seconds} (the first convergent of the double's continued fraction)
+     * that rounds to the same double, so {@code 7 / 60.0} is 7 permits per minute and
+     * {@code 1 / 3.0} one permit per 3 seconds. If no such fraction has a period within
+     * {@link #MAX_NANOS}, the closest convergent below the double whose period fits (never a
+     * faster rate than the double). Configuration time only: allocates.
+     *
+     * @param name the parameter, for the message
+     * @param perSecond the rate, finite, {@code > 0} and at most {@code 1e9}
+     * @return {@code {permits, periodNanos}}, {@code permits >= 1},
+     *     {@code 1 <= periodNanos <= MAX_NANOS}
+     * @throws IllegalArgumentException if the rate is NaN, infinite, not positive, above one per
+     *     nanosecond, or so small that one permit takes longer than {@link #MAX_NANOS}
+     */
+    public static long[] perSecondFraction(String name, double perSecond) {
+        if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
+            throw new IllegalArgumentException(name + " must be a finite number > 0 but was " + perSecond);
+        }
+        if (perSecond > 1e9) {
+            throw new IllegalArgumentException(name + " must be at most 1e9 per second (one per nanosecond) but was "
+                    + perSecond);
+        }
+        BigDecimal exact = new BigDecimal(perSecond);
+        BigInteger u = exact.unscaledValue();
+        BigInteger v = BigInteger.ONE;
+        if (exact.scale() > 0) {
+            v = BigInteger.TEN.pow(exact.scale());
+        } else {
+            u = u.multiply(BigInteger.TEN.pow(-exact.scale()));
+        }
+        BigInteger maxSeconds = BigInteger.valueOf(MAX_NANOS / 1_000_000_000L);
+        BigInteger h2 = BigInteger.ZERO;
+        BigInteger h1 = BigInteger.ONE;
+        BigInteger k2 = BigInteger.ONE;
+        BigInteger k1 = BigInteger.ZERO;
+        long[] below = null;
+        boolean even = true;
+        while (v.signum() != 0) {
+            BigInteger[] qr = u.divideAndRemainder(v);
+            BigInteger h = qr[0].multiply(h1).add(h2);
+            BigInteger k = qr[0].multiply(k1).add(k2);
+            if (k.compareTo(maxSeconds) > 0) {
+                break;
+            }
+            if (h.signum() > 0) {
+                if (h.bitLength() < 53 && h.doubleValue() / k.doubleValue() == perSecond) {
+                    return new long[] {h.longValueExact(), k.longValueExact() * 1_000_000_000L};
+                }
+                if (even && h.bitLength() < 63) {
+                    below = new long[] {h.longValueExact(), k.longValueExact() * 1_000_000_000L};
+                }
+            }
+            h2 = h1;
+            h1 = h;
+            k2 = k1;
+            k1 = k;
+            u = v;
+            v = qr[1];
+            even = !even;
+        }
+        if (below == null) {
+            throw new IllegalArgumentException(name + " must be at least one per " + Units.MAX_DURATION
+                    + " (longer intervals do not fit in signed 64-bit nanoseconds with room for a burst)"
+                    + " but was " + perSecond + " per second, one every about "
+                    + Math.round(1 / perSecond / 86_400 / 365.25) + " years; use a rate of 0 (never refills)"
+                    + " on TokenBucketLimiter instead");
+        }
+        return below;
     }
 
     /**

@@ -36,15 +36,17 @@ public final class Reservation {
     private final boolean ok;
     private final long tokens;
     private final long timeToAct;
-    private final long interval;
+    private final long period;
+    private final long permits;
     private volatile int cancelled;
 
-    Reservation(TokenBucketLimiter limiter, boolean ok, long tokens, long timeToAct, long interval) {
+    Reservation(TokenBucketLimiter limiter, boolean ok, long tokens, long timeToAct, long period, long permits) {
         this.limiter = limiter;
         this.ok = ok;
         this.tokens = tokens;
         this.timeToAct = timeToAct;
-        this.interval = interval;
+        this.period = period;
+        this.permits = permits;
     }
 
     /** @return {@code true} if the tokens were reserved; {@code false} if the reservation was refused */
@@ -111,9 +113,13 @@ public final class Reservation {
         return timeToAct;
     }
 
-    /** The interval in force when the reservation was made (x/time/rate's {@code r.limit}). */
-    long interval() {
-        return interval;
+    /** The reservation's rate: {@code permits} tokens per {@code period} ns; 0 permits for none. */
+    long period() {
+        return period;
+    }
+
+    long permits() {
+        return permits;
     }
 
     @Override

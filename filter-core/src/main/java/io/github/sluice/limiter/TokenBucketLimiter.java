@@ -4,7 +4,9 @@ import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.Rate;
 import io.github.sluice.internal.Checks;
-import io.github.sluice.internal.TokenMath;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.MathContext;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -33,15 +35,19 @@ import java.util.concurrent.locks.StampedLock;
  * </ul>
  *
  * <h2>Arithmetic</h2>
- * Integer nanoseconds, shared with the registry algorithm {@link TokenBucket}: the bucket is the
- * instant at which it would hold zero tokens, and the interval is the configured period divided by
- * the permits, rounded up. x/time/rate's floating-point token count becomes exact nanoseconds of
- * credit. A change of rate converts the fraction of a token held to the new interval rounded down
- * to the nanosecond. Waits longer than about 73 years ({@link Checks#MAX_NANOS}) are refused. The
- * clock is monotonic, so x/time/rate's handling of time going backwards does not arise.
+ * Exact: the interval {@code period / permits} is kept as a fraction {@code P / N} in lowest terms
+ * ({@code N <= 2^31 - 1}; a larger denominator rounds the interval up to the nanosecond), and the
+ * bucket is the instant at which it would hold zero tokens, as whole nanoseconds plus a remainder
+ * in {@code 1/N} ns. So {@code 7/1m} refills exactly 7 tokens per 60 s forever; x/time/rate's
+ * float64 token count becomes exact fractions. Waits are rounded up to the nanosecond (never
+ * early). A change of rate, and a cancellation, carry the tokens over rounded down to a
+ * {@code 1/P} of a token. Rates below one per about 73 years ({@link Checks#MAX_NANOS}) are
+ * refused; x/time/rate's {@link #INF} and a limit of 0 are accepted (see
+ * {@link #setRate(double)}). The clock is monotonic, so x/time/rate's handling of time going
+ * backwards does not arise.
  *
  * <h2>Concurrency</h2>
- * The state (base, last event, interval, burst) sits behind a {@link StampedLock} used as a
+ * The state (base, last event, interval, burst, mode) sits behind a {@link StampedLock} used as a
  * sequence lock. {@link #allow(long)} reads it optimistically; a refusal validates the read and
  * returns without writing; an admission converts the optimistic stamp into the write stamp, which
  * succeeds only if nothing was written since the read (one compare-and-set, like a CAS loop), then
@@ -90,32 +96,65 @@ public final class TokenBucketLimiter {
         }
     }
 
+    /**
+     * x/time/rate's {@code Inf}, for {@link #setRate(double)} and {@link Builder#rate(double)}:
+     * every request is allowed at once, whatever its size (the burst is ignored).
+     */
+    public static final double INF = Double.POSITIVE_INFINITY;
+
     private static final int SPINS_BEFORE_YIELD = 64;
+    private static final int FINITE = 0;
+    private static final int INFINITE = 1;
+    private static final int ZERO = 2;
+    /** The largest reduced denominator kept exact: products of two stay below 2^62. */
+    private static final long MAX_DENOMINATOR = (1L << 31) - 1;
 
     private final Clock clock;
     private final Sleeper sleeper;
     private final StampedLock lock = new StampedLock();
 
     // Written only under the write stamp; read under a validated optimistic stamp or the write one.
-    private long interval;
+    /** FINITE, INFINITE (x/time/rate's Inf) or ZERO (a limit of 0: the bucket's time stands still). */
+    private int mode;
+    /** The interval is exactly {@code period / permits} ns (reduced): {@code iq + ir / permits}. */
+    private long period;
+    private long permits;
+    private long iq;
+    private long ir;
     private long burst;
-    private long capacity;
-    private long base;
+    /** The capacity {@code burst * interval}, exactly: {@code capQ + capR / permits} ns. */
+    private long capQ;
+    private long capR;
+    /** The instant the bucket would hold zero tokens, exactly: {@code baseNs + baseRem / permits}. */
+    private long baseNs;
+    private long baseRem;
+    /** ZERO: the reading at which refills stopped; the bucket is evaluated there. */
+    private long frozen;
     /** x/time/rate's lastEvent: the time to act of the latest reservation (allow included). */
     private long lastEvent;
     /** The latest clock reading the state reflects; an older one is taken as this one. */
     private long latest;
 
-    private TokenBucketLimiter(long interval, long burst, Clock clock, Sleeper sleeper) {
+    private TokenBucketLimiter(double limit, Rate rate, long burst, Clock clock, Sleeper sleeper) {
         this.clock = clock;
         this.sleeper = sleeper;
-        this.interval = interval;
         this.burst = burst;
-        this.capacity = Checks.product("burst * interval", burst, interval);
         long now = clock.nanos();
-        this.base = now - capacity;
-        this.lastEvent = now - capacity;
         this.latest = now;
+        this.frozen = now;
+        this.period = 1;
+        this.permits = 1;
+        this.iq = 1;
+        this.ir = 0;
+        this.mode = limit == INF ? INFINITE : limit == 0 ? ZERO : FINITE;
+        if (rate != null) {
+            setInterval(rate);
+        } else {
+            setCapacity();
+        }
+        this.baseNs = floorNs(now);
+        this.baseRem = floorRem();
+        this.lastEvent = baseNs;
     }
 
     /**
@@ -157,8 +196,16 @@ public final class TokenBucketLimiter {
      */
     public static TokenBucketLimiter of(TokenBucket bucket, Clock clock, Sleeper sleeper) {
         Objects.requireNonNull(bucket, "bucket");
-        return new TokenBucketLimiter(bucket.intervalNanos(), bucket.burst(),
+        return new TokenBucketLimiter(1, bucket.rate(), bucket.burst(),
                 Objects.requireNonNull(clock, "clock"), Objects.requireNonNull(sleeper, "sleeper"));
+    }
+
+    /**
+     * @return a builder for x/time/rate's {@code NewLimiter(r, b)}: a rate (also {@link #INF} or
+     *     0) and a burst; the system clock unless another is set
+     */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /** @return the clock */
@@ -166,11 +213,28 @@ public final class TokenBucketLimiter {
         return clock;
     }
 
-    /** @return the current interval between tokens, in nanoseconds */
+    /**
+     * @return the current interval between tokens in nanoseconds, rounded up (the schedule itself
+     *     is exact, see "Arithmetic"); {@link Long#MAX_VALUE} for a limit of 0, 0 for {@link #INF}
+     */
     public long intervalNanos() {
         long stamp = lock.readLock();
         try {
-            return interval;
+            return mode == ZERO ? Long.MAX_VALUE : mode == INFINITE ? 0 : iq + (ir > 0 ? 1 : 0);
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    /**
+     * x/time/rate's {@code Limit()}: the current rate in tokens per second.
+     *
+     * @return the rate, {@link #INF} or 0
+     */
+    public double limit() {
+        long stamp = lock.readLock();
+        try {
+            return mode == ZERO ? 0 : mode == INFINITE ? INF : permits * 1e9 / period;
         } finally {
             lock.unlockRead(stamp);
         }
@@ -186,15 +250,84 @@ public final class TokenBucketLimiter {
         }
     }
 
-    /** @return the whole tokens in the bucket now; 0 while reservations hold it in debt */
+    /**
+     * @return the whole tokens in the bucket now; 0 while reservations hold it in debt; the burst
+     *     for {@link #INF}
+     */
     public long tokens() {
         long now = clock.nanos();
         long stamp = lock.readLock();
         try {
-            return TokenMath.wholeTokens(TokenMath.effectiveBase(base, now, capacity), now, interval);
+            if (mode == INFINITE) {
+                return burst;
+            }
+            BigInteger credit = creditTicks(Math.max(now, latest));
+            return credit.signum() <= 0 ? 0 : credit.divide(BigInteger.valueOf(period)).longValueExact();
         } finally {
             lock.unlockRead(stamp);
         }
+    }
+
+    /**
+     * x/time/rate's {@code Tokens()}: the tokens available now, with their fraction; negative while
+     * reservations hold the bucket in debt.
+     *
+     * @return tokens, {@code <= burst}
+     */
+    public double tokensNow() {
+        return tokensAt(clock.nanos());
+    }
+
+    /**
+     * x/time/rate's {@code TokensAt(t)}: the tokens available at the reading {@code t}, with their
+     * fraction; negative while reservations hold the bucket in debt (the debt is paid off at the
+     * rate). A reading older than one the limiter has already applied is taken as that one (the
+     * state never moves back). Under a limit of 0 the tokens do not change with time; under
+     * {@link #INF} this is the burst (x/time/rate reports a meaningless value there).
+     *
+     * @param t a reading of the limiter's clock, nanoseconds
+     * @return tokens, {@code <= burst}; exact to the precision of a {@code double}
+     */
+    public double tokensAt(long t) {
+        long stamp = lock.readLock();
+        try {
+            if (mode == INFINITE) {
+                return burst;
+            }
+            BigInteger credit = creditTicks(Math.max(t, latest));
+            return new BigDecimal(credit).divide(new BigDecimal(period),
+                    MathContext.DECIMAL64).doubleValue();
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    /**
+     * Credit at the bucket time of {@code t}, in ticks of {@code 1 / permits} ns: tokens times
+     * {@code period}. Holding a lock.
+     */
+    private BigInteger creditTicks(long t) {
+        long bt = mode == ZERO ? frozen : t;
+        long fq = floorNs(bt);
+        long fr = floorRem();
+        long q = baseNs;
+        long r = baseRem;
+        if (fq > q || fq == q && fr > r) {
+            q = fq;
+            r = fr;
+        }
+        return BigInteger.valueOf(bt).subtract(BigInteger.valueOf(q)).multiply(BigInteger.valueOf(permits))
+                .subtract(BigInteger.valueOf(r));
+    }
+
+    /** Whole ns of {@code t - capacity}, rounded down. Holding a lock. */
+    private long floorNs(long t) {
+        return t - capQ - (capR > 0 ? 1 : 0);
+    }
+
+    /** The fraction (in 1/permits ns) of {@code t - capacity}. Holding a lock. */
+    private long floorRem() {
+        return capR > 0 ? permits - capR : 0;
     }
 
     /**
@@ -208,8 +341,9 @@ public final class TokenBucketLimiter {
 
     /**
      * Takes {@code n} tokens if they are all there now ({@code AllowN}). A refusal changes
-     * nothing; {@code n = 0} succeeds unless reservations hold the bucket in debt. Allocates
-     * nothing.
+     * nothing; {@code n = 0} succeeds unless reservations hold the bucket in debt. Under
+     * {@link #INF} every {@code n} succeeds; under a limit of 0, what is left of the initial burst
+     * can be taken. Allocates nothing.
      *
      * @param n tokens, {@code >= 0}
      * @return {@code true} if taken
@@ -224,20 +358,40 @@ public final class TokenBucketLimiter {
                 backOff(attempt);
                 continue;
             }
-            long b = base;
-            long iv = interval;
+            int m = mode;
+            long den = permits;
+            long q = iq;
+            long r = ir;
             long bu = burst;
-            long cap = capacity;
+            long cq = capQ;
+            long cr = capR;
+            long bq = baseNs;
+            long br = baseRem;
+            long fz = frozen;
             long l = latest;
             if (!lock.validate(stamp)) {
                 continue;
             }
-            long now = Math.max(reading, l);
+            if (m == INFINITE) {
+                return true;
+            }
             if (n > bu) {
                 return false;
             }
-            long next = TokenMath.effectiveBase(b, now, cap) + n * iv;
-            if (next > now) {
+            long now = Math.max(reading, l);
+            long bt = m == ZERO ? fz : now;
+            // The effective base: max(base, bt - capacity), exactly.
+            long fq = bt - cq - (cr > 0 ? 1 : 0);
+            long fr = cr > 0 ? den - cr : 0;
+            if (fq > bq || fq == bq && fr > br) {
+                bq = fq;
+                br = fr;
+            }
+            // base + n * interval, exactly: n * (q + r / den) split so that no product overflows.
+            long t = (n % den) * r + br;
+            long nextNs = bq + n * q + (n / den) * r + t / den;
+            long nextRem = t % den;
+            if (nextNs > bt || nextNs == bt && nextRem > 0) {
                 return false;
             }
             long write = lock.tryConvertToWriteLock(stamp);
@@ -245,7 +399,8 @@ public final class TokenBucketLimiter {
                 backOff(attempt);
                 continue;
             }
-            base = next;
+            baseNs = nextNs;
+            baseRem = nextRem;
             lastEvent = now;
             latest = now;
             lock.unlockWrite(write);
@@ -303,19 +458,40 @@ public final class TokenBucketLimiter {
         long write = lock.writeLock();
         try {
             long now = advanceTo(reading);
+            if (mode == INFINITE) {
+                // x/time/rate: ok at once, the state untouched, the reservation carries no limit.
+                return new Reservation(this, true, n, now, 1, 0);
+            }
             if (n > burst) {
-                return new Reservation(this, false, n, 0, interval);
+                return new Reservation(this, false, n, 0, 1, 0);
             }
-            long next = TokenMath.effectiveBase(base, now, capacity) + n * interval;
-            long wait = Math.max(0, next - now);
-            if (wait > maxWait) {
-                return new Reservation(this, false, n, 0, interval);
+            long bt = mode == ZERO ? frozen : now;
+            effectiveAt(bt);
+            long t = (n % permits) * ir + baseRem;
+            long nextNs = baseNs + n * iq + (n / permits) * ir + t / permits;
+            long nextRem = t % permits;
+            // Rounded up to the nanosecond: a reservation never acts before its tokens are there.
+            long wait = nextNs > bt || nextNs == bt && nextRem > 0 ? nextNs - bt + (nextRem > 0 ? 1 : 0) : 0;
+            if (wait > maxWait || mode == ZERO && wait > 0) {
+                return new Reservation(this, false, n, 0, 1, 0);
             }
-            base = next;
+            baseNs = nextNs;
+            baseRem = nextRem;
             lastEvent = now + wait;
-            return new Reservation(this, true, n, lastEvent, interval);
+            return mode == ZERO ? new Reservation(this, true, n, lastEvent, 1, 0)
+                    : new Reservation(this, true, n, lastEvent, period, permits);
         } finally {
             lock.unlockWrite(write);
+        }
+    }
+
+    /** Moves the base up to {@code bt - capacity} if it is older (refills up to a full bucket). */
+    private void effectiveAt(long bt) {
+        long fq = floorNs(bt);
+        long fr = floorRem();
+        if (fq > baseNs || fq == baseNs && fr > baseRem) {
+            baseNs = fq;
+            baseRem = fr;
         }
     }
 
@@ -371,9 +547,9 @@ public final class TokenBucketLimiter {
 
     /**
      * Changes the rate ({@code SetLimitAt(now)}): tokens earned so far at the old rate are kept
-     * (the fraction of a token converted to the new interval, rounded down to the nanosecond),
-     * then the new rate applies. Reservations already made keep their time to act. The burst is
-     * unchanged.
+     * (the fraction of a token converted to the new rate, rounded down to a tick of the new
+     * schedule), then the new rate applies. Reservations already made keep their time to act. The
+     * burst is unchanged.
      *
      * @param rate tokens per period
      * @throws IllegalArgumentException if the rate is above one token per nanosecond, or
@@ -382,31 +558,28 @@ public final class TokenBucketLimiter {
      */
     public void setRate(Rate rate) {
         Objects.requireNonNull(rate, "rate");
-        setInterval(Checks.intervalNanos(rate.permits(), rate.periodNanos()));
+        Checks.intervalNanos(rate.permits(), rate.periodNanos());
+        change(FINITE, rate, burst);
     }
 
     /**
-     * Changes the rate, in tokens per second (see {@link #setRate(Rate)}).
+     * Changes the rate, in tokens per second (see {@link #setRate(Rate)}), as x/time/rate's
+     * {@code SetLimit} does: {@link #INF} allows everything from now on (switching back starts
+     * from a full bucket, as x/time/rate's does), 0 stops refilling (the tokens held, fraction
+     * included, stay until spent; switching back resumes from them). A finite double is read as the
+     * fraction it stands for ({@link Rate#perSecond(double)}).
      *
-     * @param perSecond a finite rate {@code > 0}
-     * @throws IllegalArgumentException if the rate is NaN, infinite, not positive or out of range
+     * @param perSecond a rate {@code >= 0}, or {@link #INF}
+     * @throws IllegalArgumentException if the rate is NaN, negative, above one per nanosecond,
+     *     below one per about 73 years (other than 0), or {@code burst * interval} would overflow
      */
     public void setRate(double perSecond) {
-        setInterval(Checks.intervalNanos("rate", perSecond));
-    }
-
-    private void setInterval(long newInterval) {
-        long reading = clock.nanos();
-        long write = lock.writeLock();
-        try {
-            long now = advanceTo(reading);
-            long newCapacity = Checks.product("burst * interval", burst, newInterval);
-            long credit = now - TokenMath.effectiveBase(base, now, capacity);
-            base = now - TokenMath.rescale(credit, interval, newInterval);
-            interval = newInterval;
-            capacity = newCapacity;
-        } finally {
-            lock.unlockWrite(write);
+        if (perSecond == INF) {
+            change(INFINITE, null, burst);
+        } else if (perSecond == 0) {
+            change(ZERO, null, burst);
+        } else {
+            change(FINITE, perSecond("rate", checkLimit("rate", perSecond)), burst);
         }
     }
 
@@ -420,17 +593,129 @@ public final class TokenBucketLimiter {
      */
     public void setBurst(long newBurst) {
         Checks.atLeast("burst", newBurst, 1);
+        change(-1, null, newBurst);
+    }
+
+    /**
+     * Advances the bucket to now under the old settings, then applies the new ones
+     * ({@code newMode < 0}: keep the rate). Exact: the credit is carried over in rationals.
+     */
+    private void change(int newMode, Rate rate, long newBurst) {
         long reading = clock.nanos();
         long write = lock.writeLock();
         try {
             long now = advanceTo(reading);
-            long newCapacity = Checks.product("burst * interval", newBurst, interval);
-            base = TokenMath.effectiveBase(base, now, capacity);
+            int oldMode = mode;
+            long bt = oldMode == ZERO ? frozen : now;
+            // Tokens held, as the fraction credit / period (credit in ticks of 1/permits ns).
+            BigInteger credit = creditTicks(now);
+            BigInteger oldPeriod = BigInteger.valueOf(period);
+            if (oldMode == INFINITE) {
+                // x/time/rate advances an Inf limiter to a full bucket.
+                credit = BigInteger.valueOf(burst).multiply(oldPeriod);
+            }
+            long oldBurst = burst;
             burst = newBurst;
-            capacity = newCapacity;
+            if (newMode >= 0) {
+                mode = newMode;
+            }
+            try {
+                if (rate != null) {
+                    setInterval(rate);
+                } else {
+                    setCapacity();
+                }
+            } catch (IllegalArgumentException e) {
+                // A refused change changes nothing (setInterval restored the interval itself).
+                burst = oldBurst;
+                mode = oldMode;
+                throw e;
+            }
+            long at = mode == ZERO ? (oldMode == ZERO ? bt : now) : now;
+            frozen = at;
+            // Tokens held, at most the (new) burst, as ticks of the new schedule, rounded down.
+            BigInteger held = credit.multiply(BigInteger.valueOf(period));
+            BigInteger cap = BigInteger.valueOf(burst).multiply(BigInteger.valueOf(period)).multiply(oldPeriod);
+            if (held.compareTo(cap) > 0) {
+                held = cap;
+            }
+            BigInteger ticks = floorDiv(held, oldPeriod);
+            BigInteger base = BigInteger.valueOf(at).multiply(BigInteger.valueOf(permits)).subtract(ticks);
+            BigInteger[] qr = floorDivMod(base, BigInteger.valueOf(permits));
+            baseNs = qr[0].longValueExact();
+            baseRem = qr[1].longValueExact();
         } finally {
             lock.unlockWrite(write);
         }
+    }
+
+    /** Sets the exact interval of {@code rate} and the capacity. Holding the write lock. */
+    private void setInterval(Rate rate) {
+        long p = rate.periodNanos();
+        long n = rate.permits();
+        long g = BigInteger.valueOf(p).gcd(BigInteger.valueOf(n)).longValueExact();
+        p /= g;
+        n /= g;
+        long oldPeriod = period;
+        long oldPermits = permits;
+        long oldIq = iq;
+        long oldIr = ir;
+        if (n > MAX_DENOMINATOR) {
+            // A reduced denominator this large (a huge prime count of permits) keeps the schedule
+            // exact only with products past 64 bits: the interval is rounded up to the nanosecond.
+            p = Checks.intervalNanos(rate.permits(), rate.periodNanos());
+            n = 1;
+        }
+        period = p;
+        permits = n;
+        iq = p / n;
+        ir = p % n;
+        try {
+            setCapacity();
+        } catch (IllegalArgumentException e) {
+            period = oldPeriod;
+            permits = oldPermits;
+            iq = oldIq;
+            ir = oldIr;
+            throw e;
+        }
+    }
+
+    /** Recomputes {@code burst * interval} exactly, failing past {@link Checks#MAX_NANOS}. */
+    private void setCapacity() {
+        BigInteger[] qr = BigInteger.valueOf(burst).multiply(BigInteger.valueOf(period))
+                .divideAndRemainder(BigInteger.valueOf(permits));
+        if (qr[0].compareTo(BigInteger.valueOf(Checks.MAX_NANOS)) > 0) {
+            // Throws, naming the product as every other bucket does.
+            Checks.product("burst * interval", burst, period / permits + (period % permits > 0 ? 1 : 0));
+        }
+        capQ = qr[0].longValueExact();
+        capR = qr[1].longValueExact();
+    }
+
+    private static BigInteger floorDiv(BigInteger a, BigInteger b) {
+        return floorDivMod(a, b)[0];
+    }
+
+    private static BigInteger[] floorDivMod(BigInteger a, BigInteger b) {
+        BigInteger[] qr = a.divideAndRemainder(b);
+        if (qr[1].signum() < 0) {
+            qr[0] = qr[0].subtract(BigInteger.ONE);
+            qr[1] = qr[1].add(b);
+        }
+        return qr;
+    }
+
+    private static Rate perSecond(String name, double perSecond) {
+        long[] fraction = Checks.perSecondFraction(name, perSecond);
+        return Rate.of(fraction[0], Duration.ofNanos(fraction[1]));
+    }
+
+    private static double checkLimit(String name, double perSecond) {
+        if (!(perSecond >= 0)) {
+            throw new IllegalArgumentException(name + " must be >= 0 (or INF) but was " + perSecond);
+        }
+        return perSecond;
     }
 
     /**
@@ -456,19 +741,34 @@ public final class TokenBucketLimiter {
         try {
             long now = advanceTo(clock.nanos());
             long act = r.rawTimeToAct();
-            if (r.rawTokens() == 0 || act < now) {
+            if (mode == INFINITE || r.rawTokens() == 0 || act < now) {
                 return;
             }
-            // Tokens reserved after r were scheduled behind it and are not given back.
-            long reserved = r.rawTokens() * r.interval();
-            long restore = reserved - (lastEvent - act);
-            if (restore <= 0) {
+            // Tokens reserved after r were scheduled behind it and are not given back:
+            // restore = n - (lastEvent - act) / interval_r, as a fraction over period_r.
+            BigInteger n = BigInteger.valueOf(r.rawTokens());
+            BigInteger pr = BigInteger.valueOf(r.period());
+            BigInteger restore = n.multiply(pr).subtract(
+                    BigInteger.valueOf(lastEvent - act).multiply(BigInteger.valueOf(r.permits())));
+            if (restore.signum() <= 0) {
                 return;
             }
-            long effective = TokenMath.effectiveBase(base, now, capacity);
-            base = Math.max(effective - TokenMath.rescale(restore, r.interval(), interval),
-                    now - capacity);
-            if (act == lastEvent) {
+            long bt = mode == ZERO ? frozen : now;
+            effectiveAt(bt);
+            // In ticks of the current schedule, rounded down (never give back more than reserved).
+            BigInteger ticks = floorDiv(restore.multiply(BigInteger.valueOf(period)), pr);
+            BigInteger base = BigInteger.valueOf(baseNs).multiply(BigInteger.valueOf(permits))
+                    .add(BigInteger.valueOf(baseRem)).subtract(ticks);
+            BigInteger floor = BigInteger.valueOf(floorNs(bt)).multiply(BigInteger.valueOf(permits))
+                    .add(BigInteger.valueOf(floorRem()));
+            BigInteger[] qr = floorDivMod(base.max(floor), BigInteger.valueOf(permits));
+            baseNs = qr[0].longValueExact();
+            baseRem = qr[1].longValueExact();
+            if (act == lastEvent && r.permits() > 0) {
+                // x/time/rate truncates the duration of the reserved tokens: rounded up here.
+                long reserved = BigInteger.valueOf(r.rawTokens()).multiply(pr)
+                        .divide(BigInteger.valueOf(r.permits())).min(BigInteger.valueOf(Checks.MAX_NANOS))
+                        .longValueExact();
                 long previous = act - reserved;
                 if (previous >= now) {
                     lastEvent = previous;
@@ -487,7 +787,128 @@ public final class TokenBucketLimiter {
 
     @Override
     public String toString() {
-        return "TokenBucketLimiter{interval=" + Duration.ofNanos(intervalNanos())
-                + ", burst=" + burst() + ", tokens=" + tokens() + '}';
+        return "TokenBucketLimiter{limit=" + limit() + "/s, burst=" + burst() + ", tokens=" + tokensNow() + '}';
+    }
+
+    /**
+     * Builds a {@link TokenBucketLimiter}: x/time/rate's {@code NewLimiter(r, b)}. Not thread-safe.
+     * <pre>{@code
+     * TokenBucketLimiter limiter = TokenBucketLimiter.builder().rate(Rate.every(Duration.ofMillis(100))).burst(3).build();
+     * }</pre>
+     */
+    public static final class Builder {
+        private double limit = -1;
+        private Rate rate;
+        private long burst;
+        private Clock clock = Clock.system();
+        private Sleeper sleeper = Sleeper.system();
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the rate (this or another {@code rate}/{@code every} is required).
+         *
+         * @param rate tokens per period
+         * @return this builder
+         * @throws NullPointerException if {@code rate} is null
+         * @throws IllegalArgumentException if the rate is above one token per nanosecond
+         */
+        public Builder rate(Rate rate) {
+            Objects.requireNonNull(rate, "rate");
+            Checks.intervalNanos(rate.permits(), rate.periodNanos());
+            this.rate = rate;
+            this.limit = 1;
+            return this;
+        }
+
+        /**
+         * Sets the rate in tokens per second, x/time/rate's {@code Limit}: {@link #INF} allows
+         * everything, 0 lets the initial burst be spent and never refills it; a finite double is
+         * read as the fraction it stands for ({@link Rate#perSecond(double)}).
+         *
+         * @param perSecond a rate {@code >= 0}, or {@link #INF}
+         * @return this builder
+         * @throws IllegalArgumentException if the rate is NaN, negative, above one per nanosecond
+         *     or below one per about 73 years (other than 0)
+         */
+        public Builder rate(double perSecond) {
+            checkLimit("rate", perSecond);
+            this.rate = perSecond == INF || perSecond == 0 ? null : perSecond("rate", perSecond);
+            this.limit = perSecond == INF || perSecond == 0 ? perSecond : 1;
+            return this;
+        }
+
+        /**
+         * Sets one token per {@code interval}, x/time/rate's {@code Every}: an interval of zero is
+         * {@link #INF}, as there.
+         *
+         * @param interval the time between two tokens, {@code >= 0}
+         * @return this builder
+         * @throws NullPointerException if {@code interval} is null
+         * @throws IllegalArgumentException if {@code interval} is negative or too long
+         */
+        public Builder every(Duration interval) {
+            long nanos = Checks.nonNegativeNanos("interval", interval);
+            if (nanos == 0) {
+                this.rate = null;
+                this.limit = INF;
+            } else {
+                this.rate = Rate.every(interval);
+                this.limit = 1;
+            }
+            return this;
+        }
+
+        /**
+         * Sets the burst (required): the capacity, and the tokens held at the start.
+         *
+         * @param burst tokens, {@code >= 1}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code burst < 1}
+         */
+        public Builder burst(long burst) {
+            this.burst = Checks.atLeast("burst", burst, 1);
+            return this;
+        }
+
+        /**
+         * Sets the clock. Default: {@link Clock#system()}.
+         *
+         * @param clock the source of time
+         * @return this builder
+         * @throws NullPointerException if {@code clock} is null
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Sets how {@link #waitUntil} sleeps. Default: {@link Sleeper#system()}.
+         *
+         * @param sleeper sleeps in nanoseconds of the clock
+         * @return this builder
+         * @throws NullPointerException if {@code sleeper} is null
+         */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            return this;
+        }
+
+        /**
+         * @return the limiter, full
+         * @throws IllegalStateException if the rate or the burst is missing
+         * @throws IllegalArgumentException if {@code burst * interval} overflows
+         */
+        public TokenBucketLimiter build() {
+            if (limit < 0) {
+                throw new IllegalStateException("rate must be set");
+            }
+            if (burst == 0) {
+                throw new IllegalStateException("burst must be set");
+            }
+            return new TokenBucketLimiter(limit, rate, burst, clock, sleeper);
+        }
     }
 }

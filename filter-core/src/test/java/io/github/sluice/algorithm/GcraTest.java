@@ -177,7 +177,7 @@ class GcraTest {
         Gcra gcra = Gcra.builder().rate(Rate.of(permits, period)).burst(burst).build();
 
         // When 100,000 random requests and refunds are made, Then every decision is the model's
-        ModelCheck.run(gcra, new GcraModel(gcra.emissionIntervalNanos(), burst), seed, 100_000,
+        ModelCheck.run(gcra, GcraModel.exact(Rate.of(permits, period), burst), seed, 100_000,
                 gcra.emissionIntervalNanos(), 0.1);
     }
 
@@ -189,10 +189,10 @@ class GcraTest {
 
         // Refunds included: the admissions that stay never exceed the burst plus the rate
         List<ModelCheck.Event> admitted = ModelCheck.run(gcra,
-                new GcraModel(gcra.emissionIntervalNanos(), burst), seed + 100, 100_000,
+                GcraModel.exact(Rate.of(permits, period), burst), seed + 100, 100_000,
                 gcra.emissionIntervalNanos(), 0.2);
 
-        Invariants.bucket(admitted, burst + 1, gcra.emissionIntervalNanos());
+        Invariants.bucket(admitted, burst + 1, period.toNanos(), permits);
     }
 
     @Test

@@ -122,7 +122,7 @@ class TokenBucketTest {
     @ParameterizedTest
     @MethodSource("configurations")
     void acquire_randomWorkload_matchesTokenBucketModel(TokenBucket bucket, long seed) {
-        ModelCheck.run(bucket, new TokenBucketModel(bucket.intervalNanos(), bucket.burst()), seed,
+        ModelCheck.run(bucket, TokenBucketModel.exact(bucket.rate(), bucket.burst()), seed,
                 100_000, bucket.intervalNanos(), 0.1);
     }
 
@@ -131,10 +131,10 @@ class TokenBucketTest {
     void acquire_randomWorkload_neverAdmitsMoreThanBurstPlusRefill(TokenBucket bucket, long seed) {
         // Refunds included: the admissions that stay never exceed the burst plus the refill
         List<ModelCheck.Event> admitted = ModelCheck.run(bucket,
-                new TokenBucketModel(bucket.intervalNanos(), bucket.burst()), seed + 100, 100_000,
+                TokenBucketModel.exact(bucket.rate(), bucket.burst()), seed + 100, 100_000,
                 bucket.intervalNanos(), 0.2);
 
-        Invariants.bucket(admitted, bucket.burst(), bucket.intervalNanos());
+        Invariants.bucket(admitted, bucket.burst(), bucket.rate().periodNanos(), bucket.rate().permits());
     }
 
     @Test

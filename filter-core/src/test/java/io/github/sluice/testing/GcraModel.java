@@ -15,6 +15,8 @@ public final class GcraModel implements Model {
     private final BigInteger emission;
     private final BigInteger tolerance;
     private final long limit;
+    /** Ticks per nanosecond (1 for a whole number of nanoseconds per emission). */
+    private final long den;
     /** The stored TAT, or {@code null} when the key is missing (never written, or expired). */
     private BigInteger stored;
     /** The time of every acquisition, by number. */
@@ -25,15 +27,44 @@ public final class GcraModel implements Model {
      * @param maxBurst redis-cell's {@code max_burst}
      */
     public GcraModel(long emissionNanos, long maxBurst) {
-        this.emission = BigInteger.valueOf(emissionNanos);
+        this(emissionNanos, 1, maxBurst);
+    }
+
+    private GcraModel(long emissionTicks, long den, long maxBurst) {
+        this.emission = BigInteger.valueOf(emissionTicks);
+        this.den = den;
         this.limit = maxBurst + 1;
         this.tolerance = emission.multiply(BigInteger.valueOf(limit));
+    }
+
+    /**
+     * redis-cell's algorithm with Sluice's exact emission interval {@code period / permits} ns
+     * (in lowest terms, in ticks of {@code 1/permits'} ns; rounded up beyond a denominator of
+     * 1024), durations reported rounded up to the nanosecond.
+     *
+     * @param rate the rate
+     * @param maxBurst redis-cell's max_burst
+     * @return the model
+     */
+    public static GcraModel exact(io.github.sluice.core.Rate rate, long maxBurst) {
+        long g = BigInteger.valueOf(rate.periodNanos()).gcd(BigInteger.valueOf(rate.permits())).longValueExact();
+        long p = rate.periodNanos() / g;
+        long n = rate.permits() / g;
+        if (n > 1024) {
+            return new GcraModel((rate.periodNanos() + rate.permits() - 1) / rate.permits(), 1, maxBurst);
+        }
+        return new GcraModel(p, n, maxBurst);
+    }
+
+    private long nanos(BigInteger ticks) {
+        BigInteger[] qr = ticks.divideAndRemainder(BigInteger.valueOf(den));
+        return qr[0].longValueExact() + (qr[1].signum() > 0 ? 1 : 0);
     }
 
     @Override
     public Decision acquire(long nowNanos, long quantity) {
         calls.add(nowNanos);
-        BigInteger now = BigInteger.valueOf(nowNanos);
+        BigInteger now = BigInteger.valueOf(nowNanos).multiply(BigInteger.valueOf(den));
         expire(now);
         BigInteger increment = emission.multiply(BigInteger.valueOf(quantity));
         BigInteger tat = stored == null ? now : stored;
@@ -44,7 +75,7 @@ public final class GcraModel implements Model {
         boolean limited = diff.signum() < 0;
         long retryAfter = 0;
         if (limited) {
-            retryAfter = increment.compareTo(tolerance) <= 0 ? diff.negate().longValueExact()
+            retryAfter = increment.compareTo(tolerance) <= 0 ? nanos(diff.negate())
                     : Decision.NEVER;
             ttl = tat.subtract(now);
         } else {
@@ -57,7 +88,7 @@ public final class GcraModel implements Model {
             remaining = next.divide(emission).longValueExact(); // truncates towards zero, like Rust's cast
         }
         return new Decision(limited ? Outcome.DENIED : Outcome.ALLOWED, limit, Math.max(0, remaining),
-                ttl.longValueExact(), retryAfter, 0);
+                nanos(ttl), retryAfter, 0);
     }
 
     /**
@@ -67,10 +98,10 @@ public final class GcraModel implements Model {
      */
     @Override
     public void refund(long nowNanos, long cost, int call) {
-        BigInteger now = BigInteger.valueOf(nowNanos);
+        BigInteger now = BigInteger.valueOf(nowNanos).multiply(BigInteger.valueOf(den));
         expire(now);
         BigInteger back = emission.multiply(BigInteger.valueOf(Math.min(cost, limit)))
-                .subtract(BigInteger.valueOf(nowNanos - calls.get(call)));
+                .subtract(BigInteger.valueOf(nowNanos - calls.get(call)).multiply(BigInteger.valueOf(den)));
         if (stored == null || back.signum() <= 0) {
             return;
         }

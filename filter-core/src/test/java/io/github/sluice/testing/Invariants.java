@@ -38,6 +38,27 @@ public final class Invariants {
         }
     }
 
+    /**
+     * A bucket of {@code capacity} tokens refilled at exactly {@code permits} per {@code period}
+     * ns (no rounding of the interval): between any two admissions, at most the capacity plus the
+     * whole tokens refilled in between was admitted.
+     */
+    public static void bucket(List<ModelCheck.Event> events, long capacity, long period, long permits) {
+        for (int j = 0; j < events.size(); j++) {
+            long sum = 0;
+            for (int i = j; i >= 0 && i > j - LOOK_BACK; i--) {
+                sum += events.get(i).cost();
+                long dt = events.get(j).time() - events.get(i).time();
+                long allowed = capacity + java.math.BigInteger.valueOf(dt).multiply(java.math.BigInteger.valueOf(permits))
+                        .divide(java.math.BigInteger.valueOf(period)).longValueExact();
+                if (sum > allowed) {
+                    fail("admitted " + sum + " between events " + i + " and " + j + ", at most "
+                            + allowed + " allowed");
+                }
+            }
+        }
+    }
+
     /** Epoch-aligned windows: at most {@code limit} admitted per window. */
     public static void epochWindows(List<ModelCheck.Event> events, long limit, long window) {
         Map<Long, Long> perWindow = new HashMap<>();
