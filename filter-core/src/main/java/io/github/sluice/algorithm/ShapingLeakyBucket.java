@@ -257,8 +257,8 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
 
     @Override
     public String toString() {
-        return "shaping{interval=" + Duration.ofNanos(interval) + ", slack=" + slack
-                + ", maxDelay=" + Duration.ofNanos(maxDelay) + '}';
+        return "shaping{interval=" + Units.duration(interval) + ", slack=" + slack
+                + ", maxDelay=" + Units.duration(maxDelay) + '}';
     }
 
     /** Builds a {@link ShapingLeakyBucket}. Not thread-safe. */

@@ -1,5 +1,6 @@
 package io.github.sluice.limiter;
 
+import io.github.sluice.internal.Units;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.Rate;
@@ -487,7 +488,7 @@ public final class TokenBucketLimiter {
 
     @Override
     public String toString() {
-        return "TokenBucketLimiter{interval=" + Duration.ofNanos(intervalNanos())
+        return "TokenBucketLimiter{interval=" + Units.duration(intervalNanos())
                 + ", burst=" + burst() + ", tokens=" + tokens() + '}';
     }
 }
