@@ -60,7 +60,7 @@ public final class LoggingListener implements EnforcementListener {
      */
     public void started(Enforcer enforcer) {
         if (log.isLoggable(Level.INFO)) {
-            log.log(Level.INFO, enforcer.description());
+            log.log(Level.INFO, "{0}", enforcer.description());
         }
     }
 
