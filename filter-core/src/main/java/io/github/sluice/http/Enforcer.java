@@ -303,6 +303,92 @@ public final class Enforcer implements AutoCloseable {
         return addresses;
     }
 
+    // ---- inspecting and resetting keys (for operators: an admin endpoint, an actuator) ----------
+
+    /**
+     * Reads a client key's state under every policy, consuming nothing.
+     *
+     * @param key the key as the policies resolve it (e.g. {@code 192.0.2.1}, an API key, or for a
+     *     chain {@code ip:192.0.2.1}); one longer than {@link #maxKeyLength()} is hashed as
+     *     requests' keys are
+     * @return one state per policy, in configuration order; a key never seen reads as fresh
+     * @throws NullPointerException if {@code key} is null
+     */
+    public List<KeyState> inspect(String key) {
+        String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
+        List<KeyState> out = new ArrayList<>(policies.length);
+        for (int i = 0; i < policies.length; i++) {
+            out.add(state(i, k));
+        }
+        return out;
+    }
+
+    /**
+     * Reads a client key's state under one policy, consuming nothing.
+     *
+     * @param key the key, as for {@link #inspect(String)}
+     * @param policy the policy's name
+     * @return the state
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if no policy has that name
+     */
+    public KeyState inspect(String key, String policy) {
+        String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
+        return state(indexOf(policy), k);
+    }
+
+    private KeyState state(int i, String key) {
+        io.github.sluice.core.MutableDecision d = new io.github.sluice.core.MutableDecision();
+        spaces[i].inspect(key, d);
+        Policy p = policies[i];
+        return KeyState.of(p.name(), p.algorithm().kind(), p.concurrency(), d);
+    }
+
+    /**
+     * Forgets a client key's state under every policy, so that its next request finds a fresh
+     * quota. Concurrency limits are left as they are: their state is the requests still running,
+     * whose permits come back when they end (see {@link KeySpace#reset}).
+     *
+     * @param key the key, as for {@link #inspect(String)}
+     * @return the names of the policies whose state for the key was forgotten, in configuration
+     *     order (empty if it had none)
+     * @throws NullPointerException if {@code key} is null
+     * @throws UnsupportedOperationException if the store cannot reset keys
+     */
+    public List<String> reset(String key) {
+        String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < policies.length; i++) {
+            if (spaces[i].reset(k)) {
+                out.add(policies[i].name());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Forgets a client key's state under one policy, as {@link #reset(String)} does.
+     *
+     * @param key the key, as for {@link #inspect(String)}
+     * @param policy the policy's name
+     * @return {@code true} if the key had state under it, now forgotten
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if no policy has that name
+     * @throws UnsupportedOperationException if the store cannot reset keys
+     */
+    public boolean reset(String key, String policy) {
+        String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
+        return spaces[indexOf(policy)].reset(k);
+    }
+
+    private int indexOf(String policy) {
+        Integer i = byName.get(Objects.requireNonNull(policy, "policy"));
+        if (i == null) {
+            throw new IllegalArgumentException("unknown policy '" + policy + "'; known policies: " + byName.keySet());
+        }
+        return i;
+    }
+
     /**
      * @return the methods exempt from every policy whose match does not name them, upper case, in
      *     the order given ({@code [OPTIONS]} by default)

@@ -336,6 +336,6 @@ class ShapingLeakyBucketTest {
         assertEquals("shaping", a.kind());
         assertEquals(21, a.limit());
         assertEquals(2_100 * MS, a.windowNanos());
-        assertEquals("shaping{interval=PT0.1S, slack=10, maxDelay=PT1S}", a.toString());
+        assertEquals("shaping{interval=100ms, slack=10, maxDelay=1s}", a.toString());
     }
 }

@@ -16,7 +16,6 @@ import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.StoreListener;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -193,6 +192,29 @@ final class Engine implements Reporter.Sink {
     }
 
     /**
+     * A duration for a log line or a message, never ISO-8601: exact in the largest unit that
+     * holds it ({@code 10s}, {@code 2m}, {@code 1h}), in milliseconds below a second
+     * ({@code 150ms}), else in seconds with one decimal ({@code 23.9s}).
+     */
+    static String human(long nanos) {
+        if (nanos <= 0) {
+            return "0s";
+        }
+        long[] units = {3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L};
+        String[] names = {"h", "m", "s"};
+        for (int i = 0; i < units.length; i++) {
+            if (nanos % units[i] == 0) {
+                return nanos / units[i] + names[i];
+            }
+        }
+        if (nanos < 1_000_000_000L) {
+            return nanos % 1_000_000 == 0 ? nanos / 1_000_000 + "ms" : "about " + Math.max(1, nanos / 1_000_000) + "ms";
+        }
+        long tenths = nanos / 100_000_000L;
+        return tenths / 10 + "." + tenths % 10 + "s";
+    }
+
+    /**
      * Waits for a reply until the deadline of the real clock.
      *
      * @throws TimeoutException when the deadline passes
@@ -244,7 +266,7 @@ final class Engine implements Reporter.Sink {
     @Override
     public void recovered(long downNanos) {
         BACKEND.log(Level.INFO, "sluice-redis: store ''{0}'' ({1}) recovered after {2}",
-                name, connector.describe(), Duration.ofNanos(downNanos));
+                name, connector.describe(), human(downNanos));
         try {
             listener.storeRecovered(name);
         } catch (RuntimeException e) {

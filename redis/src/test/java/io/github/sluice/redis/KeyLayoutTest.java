@@ -193,7 +193,7 @@ class KeyLayoutTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> store.keySpace("bursty", bursty));
 
-            assertTrue(e.getMessage().startsWith("algorithm smooth-bursty (smooth-bursty{rate=5/PT1S"),
+            assertTrue(e.getMessage().startsWith("algorithm smooth-bursty (smooth-bursty{rate=5/1s"),
                     e.getMessage());
             assertTrue(e.getMessage().contains("not supported by the Redis store"), e.getMessage());
             assertTrue(e.getMessage().contains("keep smooth-bursty policies in memory"), e.getMessage());
