@@ -191,27 +191,9 @@ final class Engine implements Reporter.Sink {
         return call;
     }
 
-    /**
-     * A duration for a log line or a message, never ISO-8601: exact in the largest unit that
-     * holds it ({@code 10s}, {@code 2m}, {@code 1h}), in milliseconds below a second
-     * ({@code 150ms}), else in seconds with one decimal ({@code 23.9s}).
-     */
+    /** A duration for a log line or a message: see {@link io.github.sluice.redis.internal.Human}. */
     static String human(long nanos) {
-        if (nanos <= 0) {
-            return "0s";
-        }
-        long[] units = {3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L};
-        String[] names = {"h", "m", "s"};
-        for (int i = 0; i < units.length; i++) {
-            if (nanos % units[i] == 0) {
-                return nanos / units[i] + names[i];
-            }
-        }
-        if (nanos < 1_000_000_000L) {
-            return nanos % 1_000_000 == 0 ? nanos / 1_000_000 + "ms" : "about " + Math.max(1, nanos / 1_000_000) + "ms";
-        }
-        long tenths = nanos / 100_000_000L;
-        return tenths / 10 + "." + tenths % 10 + "s";
+        return io.github.sluice.redis.internal.Human.duration(nanos);
     }
 
     /**

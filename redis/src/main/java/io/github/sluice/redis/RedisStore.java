@@ -325,7 +325,7 @@ public final class RedisStore implements Store {
         } else if (now - failingSince >= connectTimeoutNanos) {
             engine.log.log(Level.INFO, "sluice-redis ''{0}'': the connection to {1} has failed every"
                     + " probe for {2}; replacing it", engine.name, engine.connector.describe(),
-                    Duration.ofNanos(now - failingSince));
+                    Engine.human(now - failingSince));
             engine.connector.replace();
             failingSince = 0;
         }
