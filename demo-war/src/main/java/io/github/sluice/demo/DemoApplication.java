@@ -5,8 +5,10 @@ import io.github.sluice.servlet.SluiceFilter;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.core.Application;
 import jakarta.ws.rs.core.Context;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 /**
  * The JAX-RS application under {@code /api/*}, served by Jersey's servlet bundled in the WAR.
@@ -15,7 +17,9 @@ import java.util.Set;
  * {@code web.xml} ({@code sluice.policies}, {@code sluice.trusted-proxies}); the resources pick
  * their policy by name with {@code @RateLimited}. When {@link DemoStoreListener} has put a Redis
  * store in the servlet context, it is handed to the feature as the {@value SluiceFeature#STORE}
- * property, so the JAX-RS policies live there too.
+ * property, so the JAX-RS policies live there too. The feature publishes its enforcer in the
+ * servlet context ({@value SluiceFeature#PUBLISH}) as {@code io.github.sluice.Enforcer.jaxrs}, where
+ * the {@link MetricsServlet} finds it next to the filter's.
  */
 public class DemoApplication extends Application {
 
@@ -26,7 +30,14 @@ public class DemoApplication extends Application {
      */
     public DemoApplication(@Context ServletContext servletContext) {
         Object store = servletContext.getAttribute(SluiceFilter.STORE_ATTRIBUTE);
-        this.properties = store == null ? Map.of() : Map.of(SluiceFeature.STORE, store);
+        Map<String, Object> p = new HashMap<>();
+        if (store != null) {
+            p.put(SluiceFeature.STORE, store);
+        }
+        // Published next to the filter's enforcer, so that /metrics shows the JAX-RS policies too.
+        BiConsumer<String, Object> publish = servletContext::setAttribute;
+        p.put(SluiceFeature.PUBLISH, publish);
+        this.properties = Map.copyOf(p);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.github.sluice.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
@@ -8,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -61,6 +63,37 @@ class RunnerIT {
             assertTrue(err.contains("SLUICE_REDIS_URL must be a Redis URL such as redis://127.0.0.1:6379, or a cluster's seed"
                     + " nodes such as redis-cluster://10.0.0.1:6379,10.0.0.2:6379, but was 'not a url'"),
                     err);
+        }
+    }
+
+    @Test
+    void runner_redisMode_printsNoSlf4jWarning_andMetricsShowTheJaxRsPolicies() throws Exception {
+        String executable = LocalRedis.find();
+        if (executable == null) {
+            if ("true".equals(System.getenv("CI"))) {
+                throw new AssertionError("redis-server is not installed, and CI=true: install it (.ci/run does)");
+            }
+            Assumptions.abort("redis-server is not installed; the demo's Redis tests need it");
+        }
+        // Given the runner on a real Redis (Lettuce and its dependencies log through SLF4J)
+        try (LocalRedis redis = LocalRedis.start(executable);
+                RunnerProcess runner = RunnerProcess.start(Map.of("PORT", "0", "SLUICE_REDIS_URL", redis.url()))) {
+            Http http = new Http(runner.awaitRunning());
+
+            // When both adapters have served a request and the runner is stopped
+            assertEquals(200, http.get("servlet/hello").statusCode());
+            assertEquals(200, http.get("api/hello").statusCode());
+            HttpResponse<String> metrics = http.get("metrics");
+            runner.interrupt();
+            runner.await(Pattern.compile("Sluice demo stopped\\."));
+            assertTrue(runner.process().waitFor(30, TimeUnit.SECONDS), "the runner must exit after Ctrl-C");
+
+            // Then SLF4J said nothing on stderr (no "No SLF4J providers were found"), and the JAX-RS
+            // feature's enforcer is published next to the filter's, so /metrics shows its policies
+            String err = runner.stderr();
+            assertFalse(err.contains("SLF4J"), err);
+            assertTrue(metrics.body().contains("filter=\"jaxrs\""), metrics.body());
+            assertTrue(metrics.body().contains("filter=\"sluice\""), metrics.body());
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.github.sluice.algorithm;
 
+import io.github.sluice.internal.Units;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
@@ -287,7 +288,7 @@ public final class Concurrency extends Algorithm<Concurrency.PermitCell> {
     @Override
     public String toString() {
         return "concurrency{maxInFlight=" + maxInFlight
-                + (maxWait > 0 ? ", maxWait=" + Duration.ofNanos(maxWait) : "") + '}';
+                + (maxWait > 0 ? ", maxWait=" + Units.duration(maxWait) : "") + '}';
     }
 
     /** Builds a {@link Concurrency}. Not thread-safe. */

@@ -1,5 +1,6 @@
 package io.github.sluice.algorithm;
 
+import io.github.sluice.internal.Units;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
@@ -308,7 +309,7 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
 
     @Override
     public String toString() {
-        return "fixed-window{limit=" + limit + ", window=" + Duration.ofNanos(window)
+        return "fixed-window{limit=" + limit + ", window=" + Units.duration(window)
                 + ", alignment=" + alignment + '}';
     }
 

@@ -1,5 +1,6 @@
 package io.github.sluice.algorithm;
 
+import io.github.sluice.internal.Units;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
@@ -228,7 +229,7 @@ public final class Gcra extends Algorithm<Cell> {
 
     @Override
     public String toString() {
-        return "gcra{emission=" + Duration.ofNanos(emission) + ", burst=" + burst + '}';
+        return "gcra{emission=" + Units.duration(emission) + ", burst=" + burst + '}';
     }
 
     /** Builds a {@link Gcra}. Not thread-safe. */

@@ -1,5 +1,6 @@
 package io.github.sluice.algorithm;
 
+import io.github.sluice.internal.Units;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
@@ -200,7 +201,7 @@ public final class LeakyBucket extends Algorithm<Cell> {
 
     @Override
     public String toString() {
-        return "leaky-bucket{capacity=" + capacity + ", interval=" + Duration.ofNanos(interval) + '}';
+        return "leaky-bucket{capacity=" + capacity + ", interval=" + Units.duration(interval) + '}';
     }
 
     /** Builds a {@link LeakyBucket}. Not thread-safe. */

@@ -314,8 +314,8 @@ public final class ShapingLeakyBucket extends Algorithm<Cell> {
 
     @Override
     public String toString() {
-        return "shaping{interval=" + Duration.ofNanos(interval) + ", slack=" + slack
-                + ", maxDelay=" + Duration.ofNanos(maxDelay) + ", start=" + start.name().toLowerCase(Locale.ROOT)
+        return "shaping{interval=" + Units.duration(interval) + ", slack=" + slack
+                + ", maxDelay=" + Units.duration(maxDelay) + ", start=" + start.name().toLowerCase(Locale.ROOT)
                 + '}';
     }
 

@@ -1,5 +1,6 @@
 package io.github.sluice.algorithm;
 
+import io.github.sluice.internal.Units;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
@@ -441,7 +442,7 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
 
     @Override
     public String toString() {
-        return "sliding-log{limit=" + limit + ", window=" + Duration.ofNanos(window) + '}';
+        return "sliding-log{limit=" + limit + ", window=" + Units.duration(window) + '}';
     }
 
     /** Builds a {@link SlidingLog}. Not thread-safe. */

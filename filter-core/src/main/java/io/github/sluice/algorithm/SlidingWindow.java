@@ -492,7 +492,7 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
 
     @Override
     public String toString() {
-        return "sliding-window{limit=" + limit + ", window=" + Duration.ofNanos(window)
+        return "sliding-window{limit=" + limit + ", window=" + Units.duration(window)
                 + ", slots=" + slots + '}';
     }
 

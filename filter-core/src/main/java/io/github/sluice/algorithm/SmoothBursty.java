@@ -1,5 +1,6 @@
 package io.github.sluice.algorithm;
 
+import io.github.sluice.internal.Units;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
@@ -111,6 +112,16 @@ public final class SmoothBursty extends Algorithm<Cell> implements Reservable<Ce
      */
     public static SmoothBursty of(Rate rate) {
         return builder().rate(rate).build();
+    }
+
+    /** @return the permits of the rate this algorithm was built with, e.g. 10 for {@code 10/1s} */
+    public long permits() {
+        return permits;
+    }
+
+    /** @return the period of the rate this algorithm was built with, in nanoseconds */
+    public long periodNanos() {
+        return period;
     }
 
     /** @return nanoseconds between two permits ({@code ceil(period / permits)}) */
@@ -271,8 +282,8 @@ public final class SmoothBursty extends Algorithm<Cell> implements Reservable<Ce
 
     @Override
     public String toString() {
-        return "smooth-bursty{rate=" + permits + "/" + Duration.ofNanos(period) + ", maxBurst="
-                + Duration.ofNanos(maxBurst) + '}';
+        return "smooth-bursty{rate=" + permits + "/" + Units.duration(period) + ", maxBurst="
+                + Units.duration(maxBurst) + '}';
     }
 
     /** Builds a {@link SmoothBursty}. Not thread-safe. */

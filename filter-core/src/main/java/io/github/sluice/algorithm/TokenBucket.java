@@ -1,5 +1,6 @@
 package io.github.sluice.algorithm;
 
+import io.github.sluice.internal.Units;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
@@ -218,7 +219,7 @@ public final class TokenBucket extends Algorithm<Cell> {
 
     @Override
     public String toString() {
-        return "token-bucket{interval=" + Duration.ofNanos(interval) + ", burst=" + burst + '}';
+        return "token-bucket{interval=" + Units.duration(interval) + ", burst=" + burst + '}';
     }
 
     /** Builds a {@link TokenBucket}. Not thread-safe. */

@@ -160,6 +160,16 @@ public final class WarmUp extends Algorithm<WarmUpCell> implements Reservable<Wa
         return builder().rate(rate).warmUp(warmUp).build();
     }
 
+    /** @return the permits of the rate this algorithm was built with, e.g. 10 for {@code 10/1s} */
+    public long permits() {
+        return permits;
+    }
+
+    /** @return the period of the rate this algorithm was built with, in nanoseconds */
+    public long periodNanos() {
+        return period;
+    }
+
     /** @return nanoseconds between two permits once warm */
     public long intervalNanos() {
         return interval;
@@ -441,8 +451,8 @@ public final class WarmUp extends Algorithm<WarmUpCell> implements Reservable<Wa
 
     @Override
     public String toString() {
-        return "warm-up{rate=" + permits + "/" + Duration.ofNanos(period) + ", warmUp="
-                + Duration.ofNanos(warmUp) + ", coldFactor=" + coldFactor + '}';
+        return "warm-up{rate=" + permits + "/" + Units.duration(period) + ", warmUp="
+                + Units.duration(warmUp) + ", coldFactor=" + coldFactor + '}';
     }
 
     /** Builds a {@link WarmUp}. Not thread-safe. */

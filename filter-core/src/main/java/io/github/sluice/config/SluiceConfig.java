@@ -74,6 +74,8 @@ import java.util.function.Function;
  *       optional {@code k}, {@code m} or {@code g} (binary multiples)</td><td>{@code 256m}</td></tr>
  *   <tr><td>{@code shards}</td><td>a power of two</td><td>4 per CPU, at least 16</td></tr>
  *   <tr><td>{@code listener}</td><td>{@code log}, {@code none}</td><td>{@code log}</td></tr>
+ *   <tr><td>{@code exempt-methods}</td><td>methods no policy applies to unless its match names
+ *       them, comma- or space-separated; empty for none</td><td>{@code OPTIONS}</td></tr>
  * </table>
  * Init-params override the file's settings; the file's policies come first, then the
  * init-params'. Every error is a {@link ConfigException} naming the source, line, parameter and
@@ -87,7 +89,7 @@ public final class SluiceConfig {
     public static final Set<String> SETTINGS = Set.of("policies", "config", "headers", "headers-on",
             "expose-headers", "degraded-header", "trusted-proxies", "forwarded-header", "ipv6-prefix", "dry-run",
             "problem-type", "denial-body", "denial-content-type", "max-key-length", "max-keys", "memory-budget",
-            "shards", "listener");
+            "shards", "listener", "exempt-methods");
 
     /** The prefix of a single-policy setting, {@code policy.per-ip = ...}. */
     public static final String POLICY_PREFIX = "policy.";
@@ -309,6 +311,10 @@ public final class SluiceConfig {
             if ((v = values.get("shards")) != null) {
                 int n = intValue(v, "shards", 65536);
                 call(v, "shards", v.value, () -> b.shards(n));
+            }
+            if ((v = values.get("exempt-methods")) != null) {
+                String[] methods = v.value.isBlank() ? new String[0] : v.value.strip().split("[,\\s]+");
+                call(v, "exempt-methods", v.value, () -> b.exemptMethods(methods));
             }
             if ((v = values.get("listener")) != null) {
                 b.listener(switch (v.value) {

@@ -1,5 +1,6 @@
 package io.github.sluice.core;
 
+import io.github.sluice.internal.Units;
 import java.util.Objects;
 
 /**
@@ -132,8 +133,8 @@ public final class Decision {
     @Override
     public String toString() {
         return "Decision{" + outcome + ", limit=" + limit + ", remaining=" + remaining
-                + ", resetNanos=" + resetNanos
-                + (outcome == Outcome.DENIED ? ", retryAfterNanos=" + retryAfterNanos : "")
-                + (outcome == Outcome.SHAPED ? ", delayNanos=" + delayNanos : "") + '}';
+                + ", reset=" + Units.duration(resetNanos)
+                + (outcome == Outcome.DENIED ? ", retryAfter=" + (retryAfterNanos == NEVER ? "never" : Units.duration(retryAfterNanos)) : "")
+                + (outcome == Outcome.SHAPED ? ", delay=" + Units.duration(delayNanos) : "") + '}';
     }
 }

@@ -2,6 +2,7 @@ package io.github.sluice.http;
 
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.policy.Policy;
+import io.github.sluice.request.RequestView;
 import io.github.sluice.store.EvictionListener;
 import io.github.sluice.store.StoreListener;
 
@@ -59,6 +60,21 @@ public interface EnforcementListener extends EvictionListener, StoreListener {
      * @param decision the decision
      */
     default void denied(Policy policy, String key, MutableDecision decision) {
+    }
+
+    /**
+     * A policy refused a request (or would have, for a dry-run policy), with the request: what the
+     * enforcer calls. The default calls {@link #denied(Policy, String, MutableDecision)}, so a
+     * listener that needs no request overrides that one; override this one to read the method
+     * and path (the {@link LoggingListener} does).
+     *
+     * @param policy the policy
+     * @param key the request's key
+     * @param decision the decision
+     * @param request the request refused; read it during the call only
+     */
+    default void denied(Policy policy, String key, MutableDecision decision, RequestView request) {
+        denied(policy, key, decision);
     }
 
     /**

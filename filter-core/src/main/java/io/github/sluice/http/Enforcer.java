@@ -69,6 +69,8 @@ public final class Enforcer implements AutoCloseable {
     private final EnforcementListener configured;
     private final ClientAddress addresses;
     private final int maxKeyLength;
+    /** Methods no policy applies to unless its match names them (upper case); usually {@code OPTIONS}. */
+    private final String[] exempt;
     private final EnforcerMetrics metrics;
     /** Run once by {@link #close()}: e.g. the JMX registration's removal ({@link EnforcerJmx}). */
     private final List<Runnable> onClose = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -93,6 +95,10 @@ public final class Enforcer implements AutoCloseable {
         this.denialBody = b.denialBody;
         this.addresses = addresses;
         this.maxKeyLength = b.maxKeyLength;
+        this.exempt = b.exempt.toArray(new String[0]);
+        if (configured instanceof LoggingListener l) {
+            l.started(this);
+        }
     }
 
     /**
@@ -115,13 +121,14 @@ public final class Enforcer implements AutoCloseable {
     public Verdict enforce(RequestView request) {
         String method = request.method();
         String path = request.path();
+        boolean exempt = exempt(method);
         Verdict v = null;
         for (Enforcement e : all.members) {
-            if (e.policy.match().matches(method, path)) {
+            if (e.policy.match().matches(method, path) && (!exempt || e.policy.match().names(method))) {
                 v = add(v, request, e);
             }
         }
-        return decide(v);
+        return decide(v, request);
     }
 
     /**
@@ -138,11 +145,14 @@ public final class Enforcer implements AutoCloseable {
         if (selection.group.enforcer != this) {
             throw new IllegalArgumentException(selection + " was not selected from this enforcer");
         }
+        boolean exempt = exempt(request.method());
         Verdict v = null;
         for (Enforcement e : selection.group.members) {
-            v = add(v, request, e);
+            if (!exempt || e.policy.match().names(request.method())) {
+                v = add(v, request, e);
+            }
         }
-        return decide(v);
+        return decide(v, request);
     }
 
     /**
@@ -199,11 +209,22 @@ public final class Enforcer implements AutoCloseable {
         return new PolicySet(new PolicyGroup(this, chosen, chosenSpaces, cost, all.plan), idx, cost, ordered);
     }
 
+    /** Whether no policy applies to this method unless it names it; compares lengths first, allocates nothing. */
+    private boolean exempt(String method) {
+        for (String m : exempt) {
+            if (m.length() == method.length() && m.equalsIgnoreCase(method)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private Verdict add(Verdict v, RequestView request, Enforcement e) {
         Policy p = e.policy;
         String key = Keys.bound(p.key().resolve(request), maxKeyLength);
-        if (key == null || (!p.allow().isEmpty() && p.allow().allows(key, request, addresses))) {
-            return v;
+        if ((key == null && !p.unresolved().denies())
+                || (!p.allow().isEmpty() && p.allow().allows(key, request, addresses))) {
+            return v; // no key (unresolved=skip), or allowed
         }
         if (v == null) {
             v = new Verdict();
@@ -212,8 +233,8 @@ public final class Enforcer implements AutoCloseable {
         return v;
     }
 
-    private Verdict decide(Verdict v) {
-        return v == null ? Verdict.NONE : v.decide(store, listener);
+    private Verdict decide(Verdict v, RequestView request) {
+        return v == null ? Verdict.NONE : v.decide(store, listener, request);
     }
 
     /**
@@ -282,6 +303,111 @@ public final class Enforcer implements AutoCloseable {
         return addresses;
     }
 
+    // ---- inspecting and resetting keys (for operators: an admin endpoint, an actuator) ----------
+
+    /**
+     * Reads a client key's state under every policy, consuming nothing.
+     *
+     * @param key the key as the policies resolve it (e.g. {@code 192.0.2.1}, an API key, or for a
+     *     chain {@code ip:192.0.2.1}); one longer than {@link #maxKeyLength()} is hashed as
+     *     requests' keys are
+     * @return one state per policy, in configuration order; a key never seen reads as fresh
+     * @throws NullPointerException if {@code key} is null
+     */
+    public List<KeyState> inspect(String key) {
+        String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
+        List<KeyState> out = new ArrayList<>(policies.length);
+        for (int i = 0; i < policies.length; i++) {
+            out.add(state(i, k));
+        }
+        return out;
+    }
+
+    /**
+     * Reads a client key's state under one policy, consuming nothing.
+     *
+     * @param key the key, as for {@link #inspect(String)}
+     * @param policy the policy's name
+     * @return the state
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if no policy has that name
+     */
+    public KeyState inspect(String key, String policy) {
+        String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
+        return state(indexOf(policy), k);
+    }
+
+    private KeyState state(int i, String key) {
+        io.github.sluice.core.MutableDecision d = new io.github.sluice.core.MutableDecision();
+        spaces[i].inspect(key, d);
+        Policy p = policies[i];
+        return KeyState.of(p.name(), p.algorithm().kind(), p.concurrency(), d);
+    }
+
+    /**
+     * Forgets a client key's state under every policy, so that its next request finds a fresh
+     * quota. Concurrency limits are left as they are: their state is the requests still running,
+     * whose permits come back when they end (see {@link KeySpace#reset}).
+     *
+     * @param key the key, as for {@link #inspect(String)}
+     * @return the names of the policies whose state for the key was forgotten, in configuration
+     *     order (empty if it had none)
+     * @throws NullPointerException if {@code key} is null
+     * @throws UnsupportedOperationException if the store cannot reset keys
+     */
+    public List<String> reset(String key) {
+        String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < policies.length; i++) {
+            if (spaces[i].reset(k)) {
+                out.add(policies[i].name());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Forgets a client key's state under one policy, as {@link #reset(String)} does.
+     *
+     * @param key the key, as for {@link #inspect(String)}
+     * @param policy the policy's name
+     * @return {@code true} if the key had state under it, now forgotten
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if no policy has that name
+     * @throws UnsupportedOperationException if the store cannot reset keys
+     */
+    public boolean reset(String key, String policy) {
+        String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
+        return spaces[indexOf(policy)].reset(k);
+    }
+
+    private int indexOf(String policy) {
+        Integer i = byName.get(Objects.requireNonNull(policy, "policy"));
+        if (i == null) {
+            throw new IllegalArgumentException("unknown policy '" + policy + "'; known policies: " + byName.keySet());
+        }
+        return i;
+    }
+
+    /**
+     * @return the methods exempt from every policy whose match does not name them, upper case, in
+     *     the order given ({@code [OPTIONS]} by default)
+     */
+    public List<String> exemptMethods() {
+        return List.of(exempt);
+    }
+
+    /**
+     * Describes the enforcer in one line: its policies in the policy language, the header style,
+     * the trusted proxies, the exempt methods and the store. The default {@link LoggingListener}
+     * logs it at {@code INFO} when the enforcer is built. Holds no client key and no secret.
+     *
+     * @return e.g. {@code Sluice enforcer: policies [per-ip = token-bucket 100/1m key=ip]; headers draft; ...}
+     */
+    public String description() {
+        return StartupLine.describe(this);
+    }
+
     /** @return the bound on key length, in characters */
     public int maxKeyLength() {
         return maxKeyLength;
@@ -339,6 +465,7 @@ public final class Enforcer implements AutoCloseable {
         private EnforcementListener listener = new LoggingListener();
         private boolean dryRun;
         private int maxKeyLength = Keys.DEFAULT_MAX_LENGTH;
+        private List<String> exempt = List.of("OPTIONS");
         private boolean metrics = true;
         private Clock clock = Clock.system();
 
@@ -397,6 +524,36 @@ public final class Enforcer implements AutoCloseable {
          */
         public Builder dryRun(boolean dryRun) {
             this.dryRun = dryRun;
+            return this;
+        }
+
+        /**
+         * Sets the methods that policies do not apply to unless their match names the method
+         * ({@code match=OPTIONS:/api/*} still limits {@code OPTIONS}). Default {@code OPTIONS}:
+         * a browser's CORS preflight is sent before the request it announces, by the browser and
+         * not by the script, and counting it would spend a client's quota twice per request and
+         * turn a denial into a CORS error the script cannot read. No arguments exempt nothing.
+         *
+         * @param methods HTTP methods (tokens such as {@code OPTIONS}, {@code HEAD}), any case
+         * @return this builder
+         * @throws NullPointerException if an element is null
+         * @throws IllegalArgumentException if an element is not an HTTP method token, or repeats
+         */
+        public Builder exemptMethods(String... methods) {
+            List<String> list = new ArrayList<>();
+            for (String m : methods) {
+                Objects.requireNonNull(m, "exempt method");
+                if (!m.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
+                    throw new IllegalArgumentException("exempt-methods must be HTTP methods such as OPTIONS but was '"
+                            + m + "'");
+                }
+                String upper = m.toUpperCase(java.util.Locale.ROOT);
+                if (list.contains(upper)) {
+                    throw new IllegalArgumentException("exempt-methods names " + upper + " twice");
+                }
+                list.add(upper);
+            }
+            this.exempt = List.copyOf(list);
             return this;
         }
 

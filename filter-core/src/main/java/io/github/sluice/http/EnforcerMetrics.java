@@ -3,6 +3,7 @@ package io.github.sluice.http;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.policy.Policy;
+import io.github.sluice.request.RequestView;
 import io.github.sluice.store.KeySpace;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -243,6 +244,16 @@ public final class EnforcerMetrics implements EnforcementListener {
         of(policy).recordDenied(decision);
         try {
             next.denied(policy, key, decision);
+        } catch (RuntimeException ignored) {
+            // See EnforcementListener.
+        }
+    }
+
+    @Override
+    public void denied(Policy policy, String key, MutableDecision decision, RequestView request) {
+        of(policy).recordDenied(decision);
+        try {
+            next.denied(policy, key, decision, request);
         } catch (RuntimeException ignored) {
             // See EnforcementListener.
         }

@@ -1,7 +1,10 @@
 package io.github.sluice.http;
 
+import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.internal.Units;
 import io.github.sluice.policy.Policy;
+import io.github.sluice.request.RequestView;
 import java.lang.System.Logger.Level;
 import java.lang.System.Logger;
 
@@ -11,9 +14,11 @@ import java.lang.System.Logger;
  *
  * <ul>
  *   <li>{@code WARNING}: a store degraded;
- *   <li>{@code INFO}: a store recovered; a dry-run policy would have denied (without the key);
- *   <li>{@code DEBUG}: a request denied; the key a dry-run policy would have denied; a key with
- *       history dropped at the registry's bound;
+ *   <li>{@code INFO}: an enforcer started ({@link Enforcer#description()}); a store recovered; a dry-run policy would have denied (without the key);
+ *   <li>{@code DEBUG}: a request denied, e.g.
+ *       {@code policy 'per-ip' denied GET /api/items key '192.0.2.1': remaining 0 of 100, retry-after 17s, reset 1m};
+ *       the key a dry-run policy would have denied; a key with history dropped at the registry's
+ *       bound;
  *   <li>{@code TRACE}: allowed, shaped, released, idle eviction.
  * </ul>
  *
@@ -21,10 +26,15 @@ import java.lang.System.Logger;
  * secret: they appear at {@code DEBUG} and {@code TRACE} only, never at {@code INFO} or above.
  * They are logged with control characters, Unicode line and paragraph separators and format
  * characters (bidirectional overrides) escaped, since they come from requests and could otherwise
- * forge or disguise log lines; keys longer than the enforcer's bound are already hashed. Nothing
- * is formatted unless the level is enabled. Thread-safe.
+ * forge or disguise log lines; keys longer than the enforcer's bound are already hashed. Paths are
+ * escaped the same way and cut after 256 characters. Durations are written as
+ * {@code 150ms}, {@code 1.5s}, {@code 2m}, {@code about 24s} (see {@code docs/operations.md}),
+ * never in nanoseconds or ISO-8601. Nothing is formatted unless the level is enabled. Thread-safe.
  */
 public final class LoggingListener implements EnforcementListener {
+
+    /** Paths longer than this are cut in log lines, so a hostile request cannot flood the log. */
+    private static final int MAX_PATH = 256;
 
     private final Logger log;
 
@@ -40,6 +50,18 @@ public final class LoggingListener implements EnforcementListener {
      */
     public LoggingListener(Logger log) {
         this.log = java.util.Objects.requireNonNull(log, "log");
+    }
+
+    /**
+     * Logs the enforcer's {@linkplain Enforcer#description() description} at {@code INFO}: the
+     * enforcer calls this once, when it is built with this listener.
+     *
+     * @param enforcer the new enforcer
+     */
+    public void started(Enforcer enforcer) {
+        if (log.isLoggable(Level.INFO)) {
+            log.log(Level.INFO, "{0}", enforcer.description());
+        }
     }
 
     @Override
@@ -58,19 +80,60 @@ public final class LoggingListener implements EnforcementListener {
 
     @Override
     public void denied(Policy policy, String key, MutableDecision decision) {
+        denied(policy, key, decision, null);
+    }
+
+    /**
+     * Logs a denial: at {@code DEBUG} for an enforced policy, with the method, the path, the key,
+     * the remaining quota and the retry-after in seconds; for a dry-run policy, the same without
+     * the key at {@code INFO}, and the key at {@code DEBUG}.
+     *
+     * @param policy the policy
+     * @param key the request's key (already hashed if it was longer than the enforcer's bound)
+     * @param decision the decision
+     * @param request the request, or {@code null} if unknown
+     */
+    @Override
+    public void denied(Policy policy, String key, MutableDecision decision, RequestView request) {
         if (!policy.dryRun()) {
             if (log.isLoggable(Level.DEBUG)) {
-                log.log(Level.DEBUG, "policy ''{0}'' denied key ''{1}'': {2}", policy.name(), safe(key), decision);
+                log.log(Level.DEBUG, "policy ''{0}'' denied {1} {2}: {3}", policy.name(), request(request),
+                        key == null ? "without a key (unresolved=deny)" : "key '" + safe(key) + "'", numbers(decision));
             }
             return;
         }
         if (log.isLoggable(Level.INFO)) {
-            log.log(Level.INFO, "dry-run policy ''{0}'' would have denied a request (its key is logged at DEBUG): {1}",
-                    policy.name(), decision);
+            log.log(Level.INFO, "dry-run policy ''{0}'' would have denied {1} (the key is logged at DEBUG): {2}",
+                    policy.name(), request == null ? "a request" : safe(request.method()), numbers(decision));
         }
         if (log.isLoggable(Level.DEBUG)) {
-            log.log(Level.DEBUG, "dry-run policy ''{0}'' would have denied key ''{1}''", policy.name(), safe(key));
+            log.log(Level.DEBUG, "dry-run policy ''{0}'' would have denied {1} key ''{2}''", policy.name(),
+                    request(request), safe(key));
         }
+    }
+
+    /** {@code GET /api/items}, escaped and bounded, or {@code a request}. */
+    private static String request(RequestView request) {
+        if (request == null) {
+            return "a request";
+        }
+        String path = request.path();
+        if (path != null && path.length() > MAX_PATH) {
+            path = path.substring(0, MAX_PATH) + "...";
+        }
+        return safe(request.method()) + " " + safe(path);
+    }
+
+    /**
+     * {@code remaining 0 of 100, retry-after 17s, reset 1m}: the retry-after in whole seconds as
+     * the {@code Retry-After} header says it (rounded up, at least 1), the reset as a duration.
+     */
+    static String numbers(MutableDecision d) {
+        long retry = d.retryAfterNanos();
+        return "remaining " + d.remaining() + " of " + d.limit() + ", retry-after "
+                + (retry == Decision.NEVER ? "never (the cost exceeds the limit)"
+                        : Math.max(1, (retry - 1) / 1_000_000_000L + 1) + "s")
+                + ", reset " + Units.duration(d.resetNanos());
     }
 
     @Override

@@ -133,6 +133,9 @@ public final class ProblemBody implements DenialBody {
             return "Too many concurrent requests for policy '" + name + "'; retry after "
                     + seconds(verdict.retryAfterSeconds()) + ".";
         }
+        if (binding >= 0 && verdict.key(binding) == null) {
+            return "The request carries no key for policy '" + name + "' (such as a required header or credential).";
+        }
         if (binding >= 0 && !verdict.retryable(binding)) {
             return "The request costs more than policy '" + name + "' ever allows.";
         }

@@ -6,6 +6,7 @@ import io.github.sluice.core.Outcome;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.request.BodySink;
 import io.github.sluice.request.HeaderSink;
+import io.github.sluice.request.RequestView;
 import io.github.sluice.store.Claim;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
@@ -35,8 +36,9 @@ import java.util.Objects;
  * A verdict holds one entry per policy that applied: the policy, its key, the permits asked for
  * and the policy's decision. Indices {@code 0 .. size()-1} are the entries, enforced ones first in
  * configuration order (selection order for a {@link PolicySet}), then dry-run ones. A policy
- * whose key resolver returned {@code null} or whose allow-list matched the request is not an
- * entry. The verdict decides itself from its entries: which one binds, the outcome, the status
+ * whose key resolver returned {@code null} (unless it has {@code unresolved=deny}: then it is an
+ * entry without a key, denied without touching the store) or whose allow-list matched the request
+ * is not an entry. The verdict decides itself from its entries: which one binds, the outcome, the status
  * and the delay; it tells the listener, and it releases through its entries.
  *
  * <h2>Allocation</h2>
@@ -131,12 +133,12 @@ public final class Verdict implements ReleaseHandle {
             return how.concurrency && decision.allowed();
         }
 
-        void tell(EnforcementListener listener) {
+        void tell(EnforcementListener listener, RequestView request) {
             try {
                 switch (decision.outcome()) {
                     case ALLOWED -> listener.allowed(how.policy, key, decision);
                     case SHAPED -> listener.shaped(how.policy, key, decision);
-                    case DENIED -> listener.denied(how.policy, key, decision);
+                    case DENIED -> listener.denied(how.policy, key, decision, request);
                 }
             } catch (RuntimeException ignored) {
                 // A listener must never change a decision; see EnforcementListener.
@@ -188,12 +190,17 @@ public final class Verdict implements ReleaseHandle {
      * deny and never roll back the enforced ones (after a denial they are only peeked). Then
      * concludes, arms the release if permits are held, and tells the listener.
      *
+     * @param request the request, passed to the listener's denials (method and path in the log)
      * @return this verdict
      */
-    Verdict decide(Store store, EnforcementListener listener) {
-        boolean admitted = enforced == null || store.acquireAll(enforced);
+    Verdict decide(Store store, EnforcementListener listener, RequestView request) {
+        boolean admitted = enforced == null || (keyed() ? store.acquireAll(enforced) : refuseUnresolved());
         for (Entry e = dryRun; e != null; e = e.next) {
-            e.how.space.acquire(e.key, admitted ? e.how.cost : 0, e.decision);
+            if (e.key == null) {
+                e.decision.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
+            } else {
+                e.how.space.acquire(e.key, admitted ? e.how.cost : 0, e.decision);
+            }
         }
         int outcome = admitted ? shaping() : DENIED;
         if (admitted) {
@@ -209,11 +216,39 @@ public final class Verdict implements ReleaseHandle {
             for (Entry e = first(); e != null; e = after(e)) {
                 // After a denial the others were given back or only peeked: only denials are news.
                 if (admitted || (!e.how.dryRun && e.decision.outcome() == Outcome.DENIED)) {
-                    e.tell(listener);
+                    e.tell(listener, request);
                 }
             }
         }
         return this;
+    }
+
+    /** @return {@code true} unless an enforced entry has no key (a policy with {@code unresolved=deny}) */
+    private boolean keyed() {
+        for (Entry e = enforced; e != null; e = e.next) {
+            if (e.key == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Refuses a request that an enforced {@code unresolved=deny} policy found no key for, without
+     * taking anything: the keyless entries are denied (never retryable), the others only peeked,
+     * for their headers.
+     *
+     * @return {@code false}
+     */
+    private boolean refuseUnresolved() {
+        for (Entry e = enforced; e != null; e = e.next) {
+            if (e.key == null) {
+                e.decision.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
+            } else {
+                e.space().acquire(e.key, 0, e.decision);
+            }
+        }
+        return false;
     }
 
     /** @return {@link #SHAPED} if an enforced entry of an admitted request asks for a delay, else 0 */
@@ -313,7 +348,9 @@ public final class Verdict implements ReleaseHandle {
         requireDenied("status");
         Entry binding = bindingEntry();
         MutableDecision d = binding.decision;
-        return d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : binding.how.policy.status();
+        Policy p = binding.how.policy;
+        return binding.key == null ? p.unresolved().status(p.status())
+                : d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : p.status();
     }
 
     /**
@@ -354,7 +391,8 @@ public final class Verdict implements ReleaseHandle {
 
     /**
      * @param i an entry
-     * @return the entry's key (bounded: over-long keys are hashed)
+     * @return the entry's key (bounded: over-long keys are hashed), or {@code null} if the policy
+     *     found none and refuses such requests ({@code unresolved=deny})
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public String key(int i) {

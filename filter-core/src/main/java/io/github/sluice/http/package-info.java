@@ -14,7 +14,11 @@
  *       which rate-limit fields a response carries;
  *   <li>{@link io.github.sluice.http.ProblemBody}: the default RFC 9457 denial body;
  *   <li>{@link io.github.sluice.http.LoggingListener}: the default listener, logging through
- *       {@code System.Logger}.
+ *       {@code System.Logger}, and the start-up line ({@link io.github.sluice.http.Enforcer#description()});
+ *   <li>{@link io.github.sluice.http.KeyState} and {@link io.github.sluice.http.AdminJson}: a
+ *       client key's state ({@link io.github.sluice.http.Enforcer#inspect(String)},
+ *       {@link io.github.sluice.http.Enforcer#reset(String)}) and the JSON of operators'
+ *       endpoints (the servlet module's admin servlet, an actuator).
  * </ul>
  *
  * <h2>SPI (for implementers)</h2>

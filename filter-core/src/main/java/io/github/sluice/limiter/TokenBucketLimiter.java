@@ -1,5 +1,6 @@
 package io.github.sluice.limiter;
 
+import io.github.sluice.internal.Units;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.Rate;

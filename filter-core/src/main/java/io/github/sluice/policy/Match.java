@@ -268,6 +268,25 @@ public final class Match {
         return head;
     }
 
+    /**
+     * Tells whether a rule of this match names the method explicitly (a rule without methods
+     * names none): how an enforcer decides that a policy still applies to a method it exempts,
+     * such as {@code OPTIONS}.
+     *
+     * @param method a request method, compared case-insensitively
+     * @return {@code true} if some rule lists it
+     */
+    public boolean names(String method) {
+        for (Rule r : ruleArray) {
+            for (String m : r.methods()) {
+                if (m.equalsIgnoreCase(method)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** @return the rules, in the order given */
     public List<Rule> rules() {
         return rules;

@@ -21,6 +21,8 @@ import java.util.regex.Pattern;
  * assert a.equals(b);
  * }</pre>
  *
+ * <p>{@link PolicyFormat#format(Policy)} writes a policy back in the language.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class Policy {
@@ -35,6 +37,7 @@ public final class Policy {
     private final int status;
     private final boolean dryRun;
     private final AllowList allow;
+    private final Unresolved unresolved;
 
     private Policy(Builder b) {
         this.name = b.name;
@@ -45,6 +48,7 @@ public final class Policy {
         this.status = b.status;
         this.dryRun = b.dryRun;
         this.allow = b.allow;
+        this.unresolved = b.unresolved;
     }
 
     /**
@@ -124,6 +128,11 @@ public final class Policy {
         return allow;
     }
 
+    /** @return what happens to a request whose key cannot be resolved; default {@link Unresolved#SKIP} */
+    public Unresolved unresolved() {
+        return unresolved;
+    }
+
     /** @return {@code true} for a concurrency limit, whose permits are held until the request ends */
     public boolean concurrency() {
         return algorithm.concurrency();
@@ -143,6 +152,7 @@ public final class Policy {
         b.status = status;
         b.dryRun = dryRun;
         b.allow = allow;
+        b.unresolved = unresolved;
         return b;
     }
 
@@ -150,19 +160,21 @@ public final class Policy {
     public boolean equals(Object o) {
         return o instanceof Policy p && p.name.equals(name) && p.algorithm.equals(algorithm)
                 && p.key.equals(key) && p.match.equals(match) && p.cost == cost
-                && p.status == status && p.dryRun == dryRun && p.allow.equals(allow);
+                && p.status == status && p.dryRun == dryRun && p.allow.equals(allow)
+                && p.unresolved.equals(unresolved);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, algorithm, key, match, cost, status, dryRun, allow);
+        return Objects.hash(name, algorithm, key, match, cost, status, dryRun, allow, unresolved);
     }
 
     @Override
     public String toString() {
         return "Policy{" + name + ", " + algorithm + ", key=" + key + ", match=" + match
                 + ", cost=" + cost + ", status=" + status + (dryRun ? ", dry-run" : "")
-                + (allow.isEmpty() ? "" : ", allow=" + allow) + '}';
+                + (allow.isEmpty() ? "" : ", allow=" + allow)
+                + (unresolved.denies() ? ", unresolved=" + unresolved : "") + '}';
     }
 
     /** Builds a {@link Policy}. Not thread-safe. */
@@ -175,6 +187,7 @@ public final class Policy {
         private int status = 429;
         private boolean dryRun;
         private AllowList allow = AllowList.NONE;
+        private Unresolved unresolved = Unresolved.SKIP;
 
         private Builder(String name) {
             this.name = name;
@@ -291,6 +304,19 @@ public final class Policy {
          */
         public Builder allow(String... entries) {
             return allow(AllowList.of(entries));
+        }
+
+        /**
+         * Sets what happens to a request whose key cannot be resolved. Default
+         * {@link Unresolved#SKIP}: the policy does not apply to it.
+         *
+         * @param unresolved e.g. {@code Unresolved.deny(401)}
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder unresolved(Unresolved unresolved) {
+            this.unresolved = Objects.requireNonNull(unresolved, "unresolved");
+            return this;
         }
 
         /**

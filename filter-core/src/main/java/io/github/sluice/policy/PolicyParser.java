@@ -159,6 +159,11 @@ public final class PolicyParser {
             AllowList a = ctx.call("allow", allow, () -> AllowList.of(List.of(allow.split(",", -1))));
             b.allow(a);
         }
+        String unresolved = args.option("unresolved");
+        if (unresolved != null) {
+            Unresolved u = ctx.call("unresolved", unresolved, () -> Unresolved.parse(unresolved));
+            b.unresolved(u);
+        }
         args.requireAllUsed();
         // The only combination build() checks is the cost against the algorithm's limit.
         return ctx.call("cost", cost == null ? "1" : cost, b::build);

@@ -88,6 +88,42 @@ public interface KeySpace {
      */
     void refund(String key, long cost, MutableDecision admission);
 
+    /**
+     * Reads the state of {@code key} without consuming anything: writes what a request of cost
+     * zero would be told (the limit, the remaining quota, the time until it is fully restored;
+     * for a concurrency limit, {@code limit - remaining} permits are in flight). A key that was
+     * never seen, or was forgotten, reads as fresh. The default peeks through
+     * {@link #acquire(String, long, MutableDecision)} with cost zero; the in-memory store reads
+     * without creating an entry.
+     *
+     * @param key the client key, non-null and already bounded in length
+     * @param out where the state is written
+     */
+    default void inspect(String key, MutableDecision out) {
+        acquire(key, 0, out);
+    }
+
+    /**
+     * Forgets the state of {@code key}, so that its next request finds it fresh (a full bucket, an
+     * empty window). Admissions taken before the reset may still be refunded: a refund checks its
+     * receipt and gives back nothing to the new state.
+     *
+     * <p>A concurrency limit is not reset: its state is the count of requests still running, whose
+     * permits come back when they end; forgetting them would admit more than the limit and let
+     * their releases free permits that later requests hold. This method does nothing for it and
+     * returns {@code false}.
+     *
+     * <p>The default refuses, for stores that cannot reset.
+     *
+     * @param key the client key, non-null and already bounded in length
+     * @return {@code true} if the key had state that is now forgotten, {@code false} if it had
+     *     none (or the policy is a concurrency limit)
+     * @throws UnsupportedOperationException if this store cannot reset keys
+     */
+    default boolean reset(String key) {
+        throw new UnsupportedOperationException("the store of policy '" + name() + "' cannot reset keys");
+    }
+
     /** @return the number of keys currently held (approximate under concurrent change) */
     long size();
 }

@@ -586,6 +586,44 @@ public final class ShardedRegistry implements Store {
             }
         }
 
+        /** Peeks the key's cell, or a fresh one if it has none; creates no entry. */
+        @Override
+        public void inspect(String key, MutableDecision out) {
+            long now = clock.nanos();
+            S cell = map.get(key);
+            if (cell == null || algorithm.acquire(cell, now, 0, out) == Algorithm.RETIRED) {
+                algorithm.acquire(algorithm.newCell(now), now, 0, out);
+            }
+        }
+
+        /**
+         * {@inheritDoc}
+         *
+         * <p>Retires the key's cell under the lock of the shard that recorded it, as eviction does,
+         * and takes it out of the map: a request deciding on the old cell at that moment sees it
+         * retired and decides again on a new one. Finding the shard is a scan of the shards'
+         * records, which is fine for an operator's command and is never on the request path.
+         */
+        @Override
+        public boolean reset(String key) {
+            if (algorithm.concurrency() || map.get(key) == null) {
+                return false;
+            }
+            for (Shard<S> shard : shards) {
+                shard.lock.lock();
+                try {
+                    String gone = shard.forget(key);
+                    if (gone != null) {
+                        count.decrementAndGet();
+                        return true;
+                    }
+                } finally {
+                    shard.lock.unlock();
+                }
+            }
+            return false;
+        }
+
         @Override
         public long size() {
             return count.get();
@@ -715,6 +753,19 @@ public final class ShardedRegistry implements Store {
             // Succeeds: only the holder of this lock retires this shard's cells.
             algorithm.retire(victimCell);
             return removeAt(victim, victimCell, false);
+        }
+
+        /** Retires and removes {@code key} if this shard recorded it; returns it, or null. Under the lock. */
+        String forget(String key) {
+            for (int i = 0; i < size; i++) {
+                if (keys[i].equals(key)) {
+                    S cell = cell(i);
+                    // Succeeds: only the holder of this lock retires this shard's cells.
+                    algorithm.retire(cell);
+                    return removeAt(i, cell, false);
+                }
+            }
+            return null;
         }
 
         /** Takes entry {@code i} (whose cell is retired) out of the map and of this record. */

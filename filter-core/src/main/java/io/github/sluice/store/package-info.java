@@ -18,7 +18,9 @@
  *   <li>{@link io.github.sluice.store.Store} and {@link io.github.sluice.store.KeySpace}: a new
  *       store returns a key space per policy, decides acquisitions into a
  *       {@link io.github.sluice.core.MutableDecision}, refunds by receipt and releases
- *       concurrency permits;
+ *       concurrency permits; it may read a key's state without consuming
+ *       ({@link io.github.sluice.store.KeySpace#inspect}) and forget it
+ *       ({@link io.github.sluice.store.KeySpace#reset}, refused by default);
  *   <li>{@link io.github.sluice.store.EvictionListener}: told when the in-memory store drops a
  *       key;
  *   <li>{@link io.github.sluice.store.StoreListener}: told when a shared store degrades (its

@@ -257,6 +257,6 @@ class LeakyBucketTest {
         assertEquals("leaky-bucket", a.kind());
         assertEquals(10, a.limit());
         assertEquals(2 * SECOND, a.windowNanos());
-        assertEquals("leaky-bucket{capacity=10, interval=PT0.2S}", a.toString());
+        assertEquals("leaky-bucket{capacity=10, interval=200ms}", a.toString());
     }
 }

@@ -430,6 +430,6 @@ class ShapingLeakyBucketTest {
         assertEquals(ShapingLeakyBucket.Start.EMPTY, a.start());
         assertNotEquals(a, ShapingLeakyBucket.builder().rate(Rate.perSecond(10))
                 .start(ShapingLeakyBucket.Start.EARNED).build());
-        assertEquals("shaping{interval=PT0.1S, slack=10, maxDelay=PT1S, start=empty}", a.toString());
+        assertEquals("shaping{interval=100ms, slack=10, maxDelay=1s, start=empty}", a.toString());
     }
 }

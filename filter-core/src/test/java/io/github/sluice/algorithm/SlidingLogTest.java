@@ -430,6 +430,6 @@ class SlidingLogTest {
         assertEquals(60 * SECOND, a.windowNanos());
         assertEquals(856, a.bytesPerKey());
         assertEquals(80_056, log(SlidingLog.MAX_LIMIT, Duration.ofMinutes(1)).bytesPerKey());
-        assertEquals("sliding-log{limit=100, window=PT1M}", a.toString());
+        assertEquals("sliding-log{limit=100, window=1m}", a.toString());
     }
 }

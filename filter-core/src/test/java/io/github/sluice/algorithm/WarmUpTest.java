@@ -433,6 +433,6 @@ class WarmUpTest {
         assertEquals("warm-up", a.kind());
         assertEquals(2, a.limit());
         assertEquals(SECOND, a.windowNanos());
-        assertEquals("warm-up{rate=2/PT1S, warmUp=PT4S, coldFactor=3.0}", a.toString());
+        assertEquals("warm-up{rate=2/1s, warmUp=4s, coldFactor=3.0}", a.toString());
     }
 }

@@ -52,9 +52,9 @@ class ConfigValidationTest {
         "cost=99999999999999999999 => cost='99999999999999999999': cost is too large: at most the limit, 10",
         "status=99999999999999999999 => status='99999999999999999999': status is too large: it must be between 400 and 599",
         // flags and options
-        "brust=10 => brust='10': unknown option for token-bucket; did you mean 'burst'? Known options: [allow, burst, cost, dry-run, key, match, status]",
-        "Burst=10 => Burst='10': unknown option for token-bucket; did you mean 'burst'? Known options: [allow, burst, cost, dry-run, key, match, status]",
-        "dry_run=true => dry_run='true': unknown option for token-bucket; did you mean 'dry-run'? Known options: [allow, burst, cost, dry-run, key, match, status]",
+        "brust=10 => brust='10': unknown option for token-bucket; did you mean 'burst'? Known options: [allow, burst, cost, dry-run, key, match, status, unresolved]",
+        "Burst=10 => Burst='10': unknown option for token-bucket; did you mean 'burst'? Known options: [allow, burst, cost, dry-run, key, match, status, unresolved]",
+        "dry_run=true => dry_run='true': unknown option for token-bucket; did you mean 'dry-run'? Known options: [allow, burst, cost, dry-run, key, match, status, unresolved]",
         "dryrun => flag='dryrun': unknown flag; did you mean 'dry-run'? The only flag is dry-run; other options are written name=value",
         "DRY-RUN => flag='DRY-RUN': unknown flag; did you mean 'dry-run'? The only flag is dry-run; other options are written name=value",
         "burst => argument='burst': burst needs a value: write burst=...",
@@ -84,7 +84,7 @@ class ConfigValidationTest {
         "fixed-window 5/1m align=Epoch key=ip => align='Epoch': align must be epoch or first-request; did you mean 'epoch'?",
         "fixed-window 5/1m align=first_request key=ip => align='first_request': align must be epoch or first-request; did you mean 'first-request'?",
         "warm-up 10/1s warmup=30s key=ip => warm-up (missing): warm-up needs warm-up=DURATION, the time to reach the stable rate, e.g. warm-up=30s; did you mean 'warm-up' instead of 'warmup'?",
-        "shaping 10/1s max-dealy=1s key=ip => max-dealy='1s': unknown option for shaping; did you mean 'max-delay'? Known options: [allow, cost, dry-run, key, match, max-delay, slack, start, status]",
+        "shaping 10/1s max-dealy=1s key=ip => max-dealy='1s': unknown option for shaping; did you mean 'max-delay'? Known options: [allow, cost, dry-run, key, match, max-delay, slack, start, status, unresolved]",
         // numbers
         "token-bucket ١٠٠/1m key=ip => rate='١٠٠/1m': the permits of rate must be written with the ASCII digits 0-9, but '١' (U+0661) is not one",
         "token-bucket 99999999999999999999/1m key=ip => rate='99999999999999999999/1m': the permits of rate are too large: at most 60000000000 per 1m (one per nanosecond)",
@@ -130,9 +130,9 @@ class ConfigValidationTest {
 
     @ParameterizedTest
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
-        "trusted-proxy = 10.0.0.0/8 => trusted-proxy='10.0.0.0/8': unknown setting; did you mean 'trusted-proxies'? Known settings: [config, degraded-header, denial-body, denial-content-type, dry-run, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, policies, problem-type, shards, trusted-proxies] and policy.<name>",
-        "polcy.per-ip = token-bucket 1/s key=ip => polcy.per-ip='token-bucket 1/s key=ip': unknown setting; did you mean 'policy.per-ip'? Known settings: [config, degraded-header, denial-body, denial-content-type, dry-run, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, policies, problem-type, shards, trusted-proxies] and policy.<name>",
-        "Headers = draft => Headers='draft': unknown setting; did you mean 'headers'? Known settings: [config, degraded-header, denial-body, denial-content-type, dry-run, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, policies, problem-type, shards, trusted-proxies] and policy.<name>",
+        "trusted-proxy = 10.0.0.0/8 => trusted-proxy='10.0.0.0/8': unknown setting; did you mean 'trusted-proxies'? Known settings: [config, degraded-header, denial-body, denial-content-type, dry-run, exempt-methods, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, policies, problem-type, shards, trusted-proxies] and policy.<name>",
+        "polcy.per-ip = token-bucket 1/s key=ip => polcy.per-ip='token-bucket 1/s key=ip': unknown setting; did you mean 'policy.per-ip'? Known settings: [config, degraded-header, denial-body, denial-content-type, dry-run, exempt-methods, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, policies, problem-type, shards, trusted-proxies] and policy.<name>",
+        "Headers = draft => Headers='draft': unknown setting; did you mean 'headers'? Known settings: [config, degraded-header, denial-body, denial-content-type, dry-run, exempt-methods, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, policies, problem-type, shards, trusted-proxies] and policy.<name>",
         "headers = Draft => headers='Draft': headers must be one of draft, draft-06, x-ratelimit, none but was 'Draft'; did you mean 'draft'?",
         "headers-on = denials => headers-on='denials': headers-on must be always or denial; did you mean 'denial'?",
         "forwarded-header = X-Forwarded-For => forwarded-header='X-Forwarded-For': forwarded-header must be x-forwarded-for or forwarded; did you mean 'x-forwarded-for'?",

@@ -2,6 +2,7 @@ package io.github.sluice.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.policy.Policy;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class LoggingListenerTest {
 
     /** A logger that records "LEVEL message" lines, enabled from a given level up. */
-    private static final class Recording implements Logger {
+    static final class Recording implements Logger {
         final List<String> lines = new ArrayList<>();
         final List<Throwable> thrown = new ArrayList<>();
         final Level min;
@@ -77,12 +78,11 @@ class LoggingListenerTest {
         l.storeRecovered("redis");
 
         assertEquals(List.of(
-                "TRACE policy 'per-ip' allowed key '192.0.2.1': Decision{ALLOWED, limit=1, remaining=0, resetNanos=1}",
-                "DEBUG policy 'per-ip' denied key '192.0.2.1': Decision{DENIED, limit=1, remaining=0, "
-                        + "resetNanos=60000000000, retryAfterNanos=60000000000}",
-                "INFO dry-run policy 'trial' would have denied a request (its key is logged at DEBUG): "
-                        + "Decision{DENIED, limit=1, remaining=0, resetNanos=60000000000, retryAfterNanos=60000000000}",
-                "DEBUG dry-run policy 'trial' would have denied key '192.0.2.1'",
+                "TRACE policy 'per-ip' allowed key '192.0.2.1': Decision{ALLOWED, limit=1, remaining=0, reset=1ns}",
+                "DEBUG policy 'per-ip' denied a request key '192.0.2.1': remaining 0 of 1, retry-after 60s, reset 1m",
+                "INFO dry-run policy 'trial' would have denied a request (the key is logged at DEBUG): "
+                        + "remaining 0 of 1, retry-after 60s, reset 1m",
+                "DEBUG dry-run policy 'trial' would have denied a request key '192.0.2.1'",
                 "TRACE policy 'per-ip' released 2 permit(s) of key 'k'",
                 "TRACE policy 'per-ip' dropped idle key 'k'",
                 "DEBUG policy 'per-ip' dropped key 'k' at the bound on keys",
@@ -109,8 +109,8 @@ class LoggingListenerTest {
 
         new LoggingListener(log).denied(real, "evil\nINFO forged", denied);
 
-        assertEquals("DEBUG policy 'per-ip' denied key 'evil\\u000aINFO forged': Decision{DENIED, limit=1, remaining=0, "
-                + "resetNanos=60000000000, retryAfterNanos=60000000000}", log.lines.get(0));
+        assertEquals("DEBUG policy 'per-ip' denied a request key 'evil\\u000aINFO forged': remaining 0 of 1, "
+                + "retry-after 60s, reset 1m", log.lines.get(0));
     }
 
     @Test
@@ -144,8 +144,53 @@ class LoggingListenerTest {
 
         new LoggingListener(log).denied(real, "a\u2028INFO forged\u2029b\u202ec\u0085d", denied);
 
-        assertEquals("DEBUG policy 'per-ip' denied key 'a\\u2028INFO forged\\u2029b\\u202ec\\u0085d': "
-                + "Decision{DENIED, limit=1, remaining=0, resetNanos=60000000000, retryAfterNanos=60000000000}",
-                log.lines.get(0));
+        assertEquals("DEBUG policy 'per-ip' denied a request key 'a\\u2028INFO forged\\u2029b\\u202ec\\u0085d': "
+                + "remaining 0 of 1, retry-after 60s, reset 1m", log.lines.get(0));
+    }
+
+    @Test
+    void denial_throughAnEnforcer_namesPolicyMethodPathKeyRemainingAndRetryAfterSeconds() {
+        // Given an enforcer that logs to a DEBUG logger, and a key that used its one request
+        Recording log = new Recording(Level.DEBUG);
+        io.github.sluice.testing.FakeClock clock = new io.github.sluice.testing.FakeClock();
+        try (Enforcer e = Enforcer.builder().clock(clock).listener(new LoggingListener(log))
+                .policies("per-ip = fixed-window 1/90s align=first-request key=ip").build()) {
+            e.enforce(io.github.sluice.testing.FakeRequest.get("/api/items").peer("192.0.2.1"));
+            clock.advance(java.time.Duration.ofMillis(1500));
+
+            // When the next request is denied
+            e.enforce(io.github.sluice.testing.FakeRequest.get("/api/items").method("POST").peer("192.0.2.1"));
+        }
+
+        // Then one DEBUG line says who, what and when, in seconds
+        assertEquals(List.of("DEBUG policy 'per-ip' denied POST /api/items key '192.0.2.1': remaining 0 of 1, "
+                + "retry-after 89s, reset 88.5s"), log.lines.stream().filter(l -> l.startsWith("DEBUG")).toList());
+    }
+
+    @Test
+    void pathWithControlCharacters_cannotForgeLogLines_andLongPathsAreCut() {
+        Recording log = new Recording(Level.DEBUG);
+        LoggingListener l = new LoggingListener(log);
+
+        l.denied(real, "k", denied, io.github.sluice.testing.FakeRequest.get("/a\nINFO forged\u2028" + "x".repeat(5000)));
+
+        String line = log.lines.get(0);
+        assertFalse(line.contains("\n") || line.contains("\u2028"), line);
+        assertTrue(line.length() < 600, () -> "a " + line.length() + "-character line");
+    }
+
+    @Test
+    void startUpLine_atInfo_listsPoliciesInThePolicyLanguage_headersProxiesExemptMethodsAndStore() {
+        Recording log = new Recording(Level.INFO);
+        try (Enforcer e = Enforcer.builder().listener(new LoggingListener(log)).trustedProxies("10.0.0.0/8")
+                .policies("per-ip = token-bucket 100/1m burst=20 key=ip match=/api/*\n"
+                        + "login = fixed-window 5/1m key=ip match=POST:/login").build()) {
+            assertEquals(List.of("INFO " + e.description()), log.lines);
+        }
+        String line = log.lines.get(0);
+        assertTrue(line.startsWith("INFO Sluice enforcer: policies [per-ip = token-bucket 100/1m burst=20 key=ip "
+                + "match=/api/*; login = fixed-window 5/1m key=ip match=POST:/login]; headers draft; trusted proxies "
+                + "10.0.0.0/8 via X-Forwarded-For, IPv6 clients grouped by /64; exempt methods [OPTIONS]; store "
+                + "ShardedRegistry{"), line);
     }
 }

@@ -27,7 +27,7 @@ class PolicyTest {
         assertEquals(true, p.allow().isEmpty());
         assertEquals(p, p.toBuilder().build());
         assertNotEquals(p, p.toBuilder().status(503).build());
-        assertEquals("Policy{p, token-bucket{interval=PT0.2S, burst=5}, key=ip{trusted=[], header=X-Forwarded-For, "
+        assertEquals("Policy{p, token-bucket{interval=200ms, burst=5}, key=ip{trusted=[], header=X-Forwarded-For, "
                 + "ipv6Prefix=64}, match=/*, cost=1, status=429}", p.toString());
     }
 

@@ -28,7 +28,8 @@ final class FeatureProperties {
         Map<String, Object> properties = configuration.getProperties();
         List<String> names = new ArrayList<>();
         for (String name : properties.keySet()) {
-            if (name.startsWith(SluiceFeature.PREFIX) && !name.equals(SluiceFeature.STORE)) {
+            if (name.startsWith(SluiceFeature.PREFIX) && !name.equals(SluiceFeature.STORE)
+                    && !name.equals(SluiceFeature.PUBLISH) && !name.equals(SluiceFeature.NAME)) {
                 names.add(name.substring(SluiceFeature.PREFIX.length()));
             }
         }
@@ -36,6 +37,22 @@ final class FeatureProperties {
             Object value = properties.get(SluiceFeature.PREFIX + name);
             return value == null ? null : value.toString();
         }, names, configuration.getProperty(SluiceFeature.STORE), "property '" + SluiceFeature.STORE + "'");
+    }
+
+    /** Hands the enforcer to the {@code sluice.publish} consumer, if one is configured. */
+    @SuppressWarnings("unchecked")
+    static void publish(Configuration configuration, Enforcer enforcer) {
+        Object sink = configuration.getProperty(SluiceFeature.PUBLISH);
+        if (sink == null) {
+            return;
+        }
+        Object name = configuration.getProperty(SluiceFeature.NAME);
+        String n = name == null ? SluiceFeature.DEFAULT_NAME : name.toString().strip();
+        if (n.isEmpty()) {
+            throw new IllegalArgumentException("property '" + SluiceFeature.NAME + "' must name the enforcer but was blank");
+        }
+        instance(sink, java.util.function.BiConsumer.class, SluiceFeature.PUBLISH)
+                .accept(SluiceFeature.ENFORCER_ATTRIBUTE_PREFIX + n, enforcer);
     }
 
     /**

@@ -60,6 +60,21 @@ public final class SluiceFeature implements Feature {
     /** The configuration property that may hold the {@link io.github.sluice.store.Store} to use, e.g. Redis. */
     public static final String STORE = "sluice.store";
     /**
+     * The configuration property that may hold a {@code java.util.function.BiConsumer<String, Object>}
+     * to which the feature publishes its enforcer, under {@value #ENFORCER_ATTRIBUTE_PREFIX}
+     * followed by the {@value #NAME} property (default {@value #DEFAULT_NAME}), as the servlet
+     * filter publishes its own in the servlet context: in a servlet container, pass
+     * {@code servletContext::setAttribute}, and a metrics endpoint or the admin servlet finds the
+     * JAX-RS policies next to the filter's.
+     */
+    public static final String PUBLISH = "sluice.publish";
+    /** The configuration property naming the feature's enforcer where it is {@linkplain #PUBLISH published}. */
+    public static final String NAME = "sluice.name";
+    /** The name of the feature's enforcer when {@value #NAME} is not set. */
+    public static final String DEFAULT_NAME = "jaxrs";
+    /** The prefix of the published enforcer's name: the servlet filter's, {@code io.github.sluice.Enforcer.}. */
+    public static final String ENFORCER_ATTRIBUTE_PREFIX = "io.github.sluice.Enforcer.";
+    /**
      * The request property the default peer-address lookup reads: JAX-RS has no portable way to
      * know the client's address, so an earlier filter (or the container) may put it there.
      */
@@ -105,14 +120,15 @@ public final class SluiceFeature implements Feature {
     }
 
     /**
-     * Installs the stages.
+     * Installs the stages, and publishes the enforcer if {@value #PUBLISH} is set.
      *
      * @throws IllegalArgumentException (a {@link io.github.sluice.policy.ConfigException}) if a
-     *     configuration property is invalid
+     *     configuration property is invalid, or {@value #PUBLISH} does not hold a {@code BiConsumer}
      */
     @Override
     public boolean configure(FeatureContext context) {
         Enforcer e = enforcer != null ? enforcer : FeatureProperties.enforcer(context.getConfiguration());
+        FeatureProperties.publish(context.getConfiguration(), e);
         if (UnmappedExceptions.needed()) {
             // Before JAX-RS 3.1, an exception nobody maps skips the response filters that release.
             context.register(new UnmappedExceptions(), UnmappedExceptions.PRIORITY);

@@ -16,7 +16,6 @@ import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.StoreListener;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -192,6 +191,11 @@ final class Engine implements Reporter.Sink {
         return call;
     }
 
+    /** A duration for a log line or a message: see {@link io.github.sluice.redis.internal.Human}. */
+    static String human(long nanos) {
+        return io.github.sluice.redis.internal.Human.duration(nanos);
+    }
+
     /**
      * Waits for a reply until the deadline of the real clock.
      *
@@ -244,7 +248,7 @@ final class Engine implements Reporter.Sink {
     @Override
     public void recovered(long downNanos) {
         BACKEND.log(Level.INFO, "sluice-redis: store ''{0}'' ({1}) recovered after {2}",
-                name, connector.describe(), Duration.ofNanos(downNanos));
+                name, connector.describe(), human(downNanos));
         try {
             listener.storeRecovered(name);
         } catch (RuntimeException e) {

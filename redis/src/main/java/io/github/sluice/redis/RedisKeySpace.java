@@ -182,7 +182,44 @@ final class RedisKeySpace implements KeySpace {
         return fallback != null ? LeaseBook.Where.LOCAL : LeaseBook.Where.NONE;
     }
 
-    /** Forgets cached denials: the policy was rebound to another algorithm. */
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Deletes the policy's Redis key for this client key (one {@code DEL} on the key's slot,
+     * awaited up to the command timeout), the key's state in the local fallback registry, and this
+     * instance's cached denials of the policy, so that the next request here asks Redis. Other
+     * instances may answer from a cached denial until its retry-after. A concurrency limit is not
+     * reset: its Redis key holds the leases of running requests.
+     *
+     * @throws NullPointerException if {@code key} is null
+     * @throws IllegalStateException if Redis fails or does not answer in time
+     */
+    @Override
+    public boolean reset(String key) {
+        Objects.requireNonNull(key, "key");
+        if (leases != null) {
+            return false;
+        }
+        boolean had;
+        try {
+            Long deleted = engine.await(engine.connector.async().del(engine.keys.key(name, key)).toCompletableFuture(),
+                    engine.realClock.nanos() + engine.timeoutNanos);
+            had = deleted != null && deleted > 0;
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("sluice-redis: could not reset a key of policy '" + name + "': " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("sluice-redis: interrupted while resetting a key of policy '" + name + "'", e);
+        } finally {
+            invalidate();
+        }
+        if (fallback != null) {
+            had |= fallback.reset(key);
+        }
+        return had;
+    }
+
+    /** Forgets cached denials: the policy was rebound to another algorithm, or a key was reset. */
     void invalidate() {
         if (cache != null) {
             cache.clear();

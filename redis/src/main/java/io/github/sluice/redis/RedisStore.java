@@ -325,7 +325,7 @@ public final class RedisStore implements Store {
         } else if (now - failingSince >= connectTimeoutNanos) {
             engine.log.log(Level.INFO, "sluice-redis ''{0}'': the connection to {1} has failed every"
                     + " probe for {2}; replacing it", engine.name, engine.connector.describe(),
-                    Duration.ofNanos(now - failingSince));
+                    Engine.human(now - failingSince));
             engine.connector.replace();
             failingSince = 0;
         }
@@ -365,7 +365,7 @@ public final class RedisStore implements Store {
     public String toString() {
         return "RedisStore{" + engine.name + ", " + engine.connector.describe() + ", "
                 + engine.failure + (degraded() ? ", degraded" : "") + ", policies=" + spaces.keySet()
-                + ", leaseTimeout=" + leaseTimeout + '}';
+                + ", leaseTimeout=" + Engine.human(leaseTimeout.toNanos()) + '}';
     }
 
     /**
@@ -642,11 +642,18 @@ public final class RedisStore implements Store {
             return new RedisStore(this);
         }
 
+        private static String human(Duration d) {
+            if (d.abs().toDays() > 100_000) {
+                return d.toDays() + "d"; // beyond a long of nanoseconds
+            }
+            return d.isNegative() ? "-" + Engine.human(d.negated().toNanos()) : Engine.human(d.toNanos());
+        }
+
         private static Duration between(String name, Duration value, Duration min, Duration max) {
             Objects.requireNonNull(value, name);
             if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
                 throw new IllegalArgumentException(
-                        name + " must be between " + min + " and " + max + " but was " + value);
+                        name + " must be between " + human(min) + " and " + human(max) + " but was " + human(value));
             }
             return value;
         }

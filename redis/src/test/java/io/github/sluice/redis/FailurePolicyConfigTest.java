@@ -26,7 +26,7 @@ class FailurePolicyConfigTest {
     @Test
     void builder_badValues_areRefusedWithTheirName() {
         RedisStore.Builder b = RedisStore.builder();
-        assertEquals("commandTimeout must be between PT0.001S and PT10S but was PT0S",
+        assertEquals("commandTimeout must be between 1ms and 10s but was 0s",
                 message(() -> b.commandTimeout(Duration.ZERO)));
         assertEquals("failureThreshold must be >= 1 but was 0", message(() -> b.failureThreshold(0)));
         assertEquals("denialCacheSize must be between 0 and 1048576 but was -1",

@@ -53,4 +53,11 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class Operations extends OperationsContract {
+        Operations() {
+            super(Container.JETTY);
+        }
+    }
 }

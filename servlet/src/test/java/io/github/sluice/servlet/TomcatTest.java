@@ -53,4 +53,11 @@ class TomcatTest {
             super(Container.TOMCAT);
         }
     }
+
+    @Nested
+    class Operations extends OperationsContract {
+        Operations() {
+            super(Container.TOMCAT);
+        }
+    }
 }

@@ -187,7 +187,7 @@ public final class Connector implements AutoCloseable {
             adopt(f.get(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS));
         } catch (TimeoutException e) {
             throw new RedisConnectionException("could not connect to " + describe() + " within "
-                    + Duration.ofNanos(timeoutNanos) + " (the attempt goes on)");
+                    + Human.duration(timeoutNanos) + " (the attempt goes on)");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new RedisConnectionException("interrupted while connecting to " + describe(), e);
