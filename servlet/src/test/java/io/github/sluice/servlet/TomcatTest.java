@@ -53,4 +53,11 @@ class TomcatTest {
             super(Container.TOMCAT);
         }
     }
+
+    @Nested
+    class ConfigWatch extends ConfigWatchContract {
+        ConfigWatch() {
+            super(Container.TOMCAT);
+        }
+    }
 }
