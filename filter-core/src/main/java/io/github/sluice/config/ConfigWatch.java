@@ -55,6 +55,11 @@ import java.util.regex.Pattern;
  * Only a file path is watched; a {@code classpath:} resource is part of the application and is
  * not.
  *
+ * <h2>Stopping</h2>
+ * {@link #close()} stops the thread; the servlet filter calls it when it is destroyed. The watch
+ * holds its enforcer weakly, so a watch nobody closes (a JAX-RS application, which has no portable
+ * undeploy event, undeployed) stops at its first check after the enforcer was garbage-collected.
+ *
  * <p>Thread-safe. {@link #check()} may be called from any thread (tests call it instead of
  * waiting); checks are serialised.
  */
@@ -68,7 +73,12 @@ public final class ConfigWatch implements AutoCloseable {
     private static final Pattern INTERVAL = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
     private static final Logger LOG = System.getLogger("io.github.sluice.config");
 
-    private final Enforcer enforcer;
+    /**
+     * The enforcer configured, held weakly: its owner (a filter, a feature's stages) holds it, and
+     * an application that is undeployed without closing the watch lets it go; the next check then
+     * stops the watch, rather than keep the application's classes alive.
+     */
+    private final java.lang.ref.WeakReference<Enforcer> enforcer;
     /** Where outcomes are logged; tests of this package replace it. */
     volatile Logger log = LOG;
     private final Path file;
@@ -85,7 +95,7 @@ public final class ConfigWatch implements AutoCloseable {
     private ConfigWatch(Enforcer enforcer, Path file, String source, Function<String, String> params,
             List<String> names, Duration interval, Inheritance inheritance, byte[] text,
             Map<String, String> fixed, boolean thread) {
-        this.enforcer = enforcer;
+        this.enforcer = new java.lang.ref.WeakReference<>(enforcer);
         this.file = file;
         this.source = source;
         this.params = params;
@@ -184,6 +194,11 @@ public final class ConfigWatch implements AutoCloseable {
      *     or the new version was refused (logged at WARNING) and the policies in force stay
      */
     public synchronized boolean check() {
+        Enforcer enforcer = this.enforcer.get();
+        if (enforcer == null) {
+            close();
+            return false;
+        }
         byte[] text;
         try {
             text = Files.readAllBytes(file);
