@@ -189,7 +189,7 @@ public final class Enforcer implements AutoCloseable {
         List<String> ordered = new ArrayList<>(names);
         synchronized (this) {
             Table t = table;
-            PolicySet set = new PolicySet(this, group(t, ordered, cost, "a policy selection"), ordered, cost);
+            PolicySet set = new PolicySet(this, group(t, ordered, cost, null), ordered, cost);
             PolicySet known = selections.putIfAbsent(set, set);
             return known != null ? known : set;
         }
@@ -198,7 +198,7 @@ public final class Enforcer implements AutoCloseable {
     /**
      * The group of {@code names} in {@code t}, with {@code cost}.
      *
-     * @param context who asks, for the message of an error
+     * @param context who asks, for the message of an error; {@code null} for a new selection
      * @throws IllegalArgumentException if a name is unknown in {@code t} or repeated, or the cost
      *     exceeds a selected policy's limit
      */
@@ -209,15 +209,15 @@ public final class Enforcer implements AutoCloseable {
             String name = names.get(k);
             Integer i = t.byName.get(name);
             if (i == null) {
-                throw new IllegalArgumentException("unknown policy '" + name + "' in " + context + "; known policies: "
-                        + t.byName.keySet());
+                throw new IllegalArgumentException("unknown policy '" + name + "'" + (context == null ? "" : " in "
+                        + context) + "; known policies: " + t.byName.keySet());
             }
             if (names.subList(0, k).contains(name)) {
                 throw new IllegalArgumentException("policy '" + name + "' is selected twice");
             }
             if (cost > t.policies[i].algorithm().limit()) {
                 throw new IllegalArgumentException("cost must be <= the limit " + t.policies[i].algorithm().limit()
-                        + " of policy '" + name + "' but was " + cost + " (" + context + ")");
+                        + " of policy '" + name + "' but was " + cost + (context == null ? "" : " (" + context + ")"));
             }
             chosen[k] = t.policies[i];
             chosenSpaces[k] = t.spaces[i];

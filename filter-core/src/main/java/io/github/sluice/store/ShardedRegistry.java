@@ -213,9 +213,8 @@ public final class ShardedRegistry implements Store {
      * While old cells are consulted, both the old and the new policy's keys are in memory: up to
      * twice that policy's share of the memory budget for that time.
      *
-     * @throws IllegalArgumentException if {@code current} is not this store's key space of its
-     *     policy now, or the new policy's worst case does not fit the memory budget (the old
-     *     binding then stays)
+     * @throws IllegalArgumentException if {@code current} is not a key space of this store, or the
+     *     new policy's worst case does not fit the memory budget (the binding then stays)
      */
     @Override
     public KeySpace rebind(KeySpace current, Algorithm<?> algorithm, Inheritance inheritance) {
@@ -223,9 +222,8 @@ public final class ShardedRegistry implements Store {
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(inheritance, "inheritance");
         Space<?> old = current instanceof Inheriting<?, ?> i ? i.target : current instanceof Space<?> sp ? sp : null;
-        if (old == null || spaces.get(old.name) != old) {
-            throw new IllegalArgumentException("current must be this store's key space of its policy but was "
-                    + current);
+        if (old == null || old.clock != clock) {
+            throw new IllegalArgumentException("current must be a key space of this store but was " + current);
         }
         if (old.algorithm.equals(algorithm)) {
             return current;
@@ -233,16 +231,23 @@ public final class ShardedRegistry implements Store {
         boolean shared = old.algorithm instanceof Concurrency && algorithm instanceof Concurrency;
         Space<?> next;
         synchronized (budgeted) {
-            int at = budgeted.indexOf(old);
-            budgeted.remove(at);
+            // The name may be bound to a later space than current (a change whose enforcer then
+            // failed on another policy): that one gives its place in the budget.
+            Space<?> bound = spaces.get(old.name);
+            int at = bound == null ? -1 : budgeted.indexOf(bound);
+            if (at >= 0) {
+                budgeted.remove(at);
+            }
             try {
                 next = shared ? sharing(old, algorithm) : newSpace(old.name, algorithm);
             } catch (RuntimeException e) {
-                budgeted.add(at, old);
+                if (at >= 0) {
+                    budgeted.add(at, bound);
+                }
                 throw e;
             }
             if (shared) {
-                budgeted.add(at, next);
+                budgeted.add(Math.max(at, 0), next);
             }
         }
         spaces.put(old.name, next);

@@ -260,4 +260,27 @@ class ReconfigureTest {
         assertEquals(20, e.enforce(r, api).decision(0).limit(), "the refused sets changed nothing");
         assertFalse(e.enforce(r, api).denied());
     }
+
+    @Test
+    void reconfigure_storeRefusesAPolicy_theSetInForceStays_andALaterChangeStillWorks() {
+        // Given an in-memory store whose budget holds small policies only
+        io.github.sluice.store.ShardedRegistry small = io.github.sluice.store.ShardedRegistry.builder()
+                .clock(f.clock).maxKeys(1000).memoryBudget(2L << 20).build();
+        Enforcer e = Enforcer.builder().store(small).listener(EnforcementListener.NONE)
+                .policies("a = fixed-window 5/1h key=ip").build();
+        FakeRequest r = FakeRequest.get("/").peer("192.0.2.1");
+        assertEquals(2, admit(e, r, 2));
+
+        // When a new set changes 'a' and adds a policy the budget cannot hold
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> e.reconfigure(
+                "a = fixed-window 6/1h key=ip\nbig = sliding-log 10000/1h key=ip", Inheritance.KEEP_CONSUMED));
+        assertTrue(x.getMessage().contains("'big'"), x.getMessage());
+
+        // Then the set in force is unchanged, and a later change applies and keeps the key's state
+        assertEquals(5, e.enforce(r).decision(0).limit());
+        e.reconfigure("a = fixed-window 7/1h key=ip", Inheritance.KEEP_CONSUMED);
+        Verdict v = e.enforce(r);
+        assertEquals(7, v.decision(0).limit());
+        assertEquals(3, v.decision(0).remaining(), "3 used before, 1 now");
+    }
 }
