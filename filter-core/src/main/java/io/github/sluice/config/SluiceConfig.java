@@ -76,6 +76,12 @@ import java.util.function.Function;
  *   <tr><td>{@code listener}</td><td>{@code log}, {@code none}</td><td>{@code log}</td></tr>
  *   <tr><td>{@code exempt-methods}</td><td>methods no policy applies to unless its match names
  *       them, comma- or space-separated; empty for none</td><td>{@code OPTIONS}</td></tr>
+ *   <tr><td>{@code config-watch}</td><td>{@code true}: apply edits of the {@code config} file while
+ *       running (see {@link ConfigWatch})</td><td>{@code true} when {@code config} is a file</td></tr>
+ *   <tr><td>{@code config-watch-interval}</td><td>how often the file is read, {@code 100ms}..{@code 1h}</td>
+ *       <td>{@code 1s}</td></tr>
+ *   <tr><td>{@code config-reload}</td><td>what keys of a changed policy keep: {@code keep-consumed},
+ *       {@code keep-remaining}, {@code proportional}, {@code reset}</td><td>{@code keep-consumed}</td></tr>
  * </table>
  * Init-params override the file's settings; the file's policies come first, then the
  * init-params'. Every error is a {@link ConfigException} naming the source, line, parameter and
@@ -89,7 +95,7 @@ public final class SluiceConfig {
     public static final Set<String> SETTINGS = Set.of("policies", "config", "headers", "headers-on",
             "expose-headers", "degraded-header", "trusted-proxies", "forwarded-header", "ipv6-prefix", "dry-run",
             "problem-type", "denial-body", "denial-content-type", "max-key-length", "max-keys", "memory-budget",
-            "shards", "listener", "exempt-methods");
+            "shards", "listener", "exempt-methods", "config-watch", "config-watch-interval", "config-reload");
 
     /** The prefix of a single-policy setting, {@code policy.per-ip = ...}. */
     public static final String POLICY_PREFIX = "policy.";
@@ -189,6 +195,32 @@ public final class SluiceConfig {
             b.store(given);
         }
         return b.build();
+    }
+
+    /**
+     * What a reload of the {@code config} file reads: the file's text as given, then the other
+     * parameters, which override it, as at start-up.
+     *
+     * @return the settings that cannot change at run time (name to value) and the policies
+     * @throws ConfigException if a setting or a policy is invalid
+     */
+    static Reloaded reload(String text, String source, Function<String, String> params, Iterable<String> names) {
+        Settings s = new Settings();
+        s.readText(text, source);
+        for (String name : names) {
+            if (!name.equals("config")) {
+                String v = params.apply(name);
+                if (v != null) {
+                    s.put(name, v, "init-param '" + name + "'", 0);
+                }
+            }
+        }
+        s.build();
+        return new Reloaded(s.fixed(), s.policies());
+    }
+
+    /** A reload: the settings fixed at start-up, and the policies. */
+    record Reloaded(Map<String, String> fixed, List<Policy> policies) {
     }
 
     /** Reads the file named by {@code config}, then the other parameters, which override it. */
@@ -316,6 +348,17 @@ public final class SluiceConfig {
                 String[] methods = v.value.isBlank() ? new String[0] : v.value.strip().split("[,\\s]+");
                 call(v, "exempt-methods", v.value, () -> b.exemptMethods(methods));
             }
+            if ((v = values.get("config-watch")) != null) {
+                booleanValue(v, "config-watch");
+            }
+            if ((v = values.get("config-watch-interval")) != null) {
+                Raw raw = v;
+                call(v, "config-watch-interval", v.value, () -> ConfigWatch.interval(raw.value));
+            }
+            if ((v = values.get("config-reload")) != null) {
+                Raw raw = v;
+                call(v, "config-reload", v.value, () -> ConfigWatch.inheritance(raw.value));
+            }
             if ((v = values.get("listener")) != null) {
                 b.listener(switch (v.value) {
                     case "log" -> new LoggingListener();
@@ -324,6 +367,11 @@ public final class SluiceConfig {
                             + Suggest.didYouMean(v.value, List.of("log", "none")));
                 });
             }
+            return b.policies(policies());
+        }
+
+        /** The policies, parsed here, so errors name their line. */
+        List<Policy> policies() {
             List<Policy> policies = new ArrayList<>();
             List<String> origins = new ArrayList<>();
             for (String[] np : namedPolicies) {
@@ -335,7 +383,14 @@ public final class SluiceConfig {
                     addUnique(policies, origins, p, r.source, 0);
                 }
             }
-            return b.policies(policies);
+            return policies;
+        }
+
+        /** The settings other than policies, name to value: those a reload cannot change. */
+        Map<String, String> fixed() {
+            Map<String, String> fixed = new java.util.TreeMap<>();
+            values.forEach((name, raw) -> fixed.put(name, raw.value));
+            return fixed;
         }
 
         private HeaderOptions headerOptions() {

@@ -10,6 +10,7 @@ import io.github.sluice.policy.Policy;
 import io.github.sluice.policy.PolicyParser;
 import io.github.sluice.request.RequestView;
 import io.github.sluice.store.KeySpace;
+import io.github.sluice.store.Inheritance;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.Store;
 import java.util.ArrayList;
@@ -50,15 +51,27 @@ import java.util.Objects;
  * applied policies and reused, so the {@code RateLimit} value is the only string an allowed
  * request allocates. No lock is taken; the store's acquisitions are lock-free.
  *
+ * <h2>Changing the policies while serving</h2>
+ * {@link #reconfigure(String, Inheritance)} replaces the policies atomically: each request reads
+ * the policies in force once, when it starts, and is decided, counted and answered (headers,
+ * problem body) entirely under them, whatever is swapped meanwhile. An unchanged policy keeps its
+ * key space, and so every key's state; a changed one keeps each key's state as the
+ * {@link Inheritance} says; a removed one decides nothing more, and the requests it admitted
+ * release their permits to it as before.
+ *
  * <p>Thread-safe. {@link #close()} closes the store if the enforcer created it.
  */
 public final class Enforcer implements AutoCloseable {
 
-    private final Policy[] policies;
-    private final KeySpace[] spaces;
-    /** Every configured policy, as {@link #enforce(RequestView)} applies them. */
-    private final PolicyGroup all;
-    private final Map<String, Integer> byName;
+    /** The policies in force: swapped whole by {@link #reconfigure}, read once per request. */
+    private volatile Table table;
+    /** Key spaces of removed policies, by name, for a policy that comes back; guarded by {@code this}. */
+    private final Map<String, KeySpace> removed = new HashMap<>();
+    /** Every distinct selection made, checked against a new set of policies; guarded by {@code this}. */
+    private final Map<PolicySet, PolicySet> selections = new java.util.LinkedHashMap<>();
+    private final boolean dryRun;
+    /** How headers are formatted, shared by every group of every table. */
+    private final RateLimitHeaders.Plan plan;
     private final Store store;
     private final boolean ownsStore;
     private final HeaderOptions headers;
@@ -78,20 +91,20 @@ public final class Enforcer implements AutoCloseable {
     private Enforcer(Builder b, List<Policy> applied, ClientAddress addresses, Store store, boolean ownsStore,
             EnforcerMetrics metrics, EnforcementListener listener) {
         this.configured = b.listener;
-        this.policies = applied.toArray(new Policy[0]);
+        Policy[] policies = applied.toArray(new Policy[0]);
         this.metrics = metrics;
         this.listener = listener;
         this.store = store;
         this.ownsStore = ownsStore;
-        this.spaces = new KeySpace[policies.length];
-        this.byName = new HashMap<>();
+        this.dryRun = b.dryRun;
+        KeySpace[] spaces = new KeySpace[policies.length];
         for (int i = 0; i < policies.length; i++) {
             spaces[i] = store.keySpace(policies[i].name(), policies[i].algorithm());
-            byName.put(policies[i].name(), i);
         }
         metrics.track(List.of(policies), List.of(spaces));
         this.headers = b.headers;
-        this.all = new PolicyGroup(this, policies, spaces, 0, new RateLimitHeaders.Plan(headers));
+        this.plan = new RateLimitHeaders.Plan(headers);
+        this.table = new Table(this, policies, spaces, plan);
         this.denialBody = b.denialBody;
         this.addresses = addresses;
         this.maxKeyLength = b.maxKeyLength;
@@ -123,7 +136,7 @@ public final class Enforcer implements AutoCloseable {
         String path = request.path();
         boolean exempt = exempt(method);
         Verdict v = null;
-        for (Enforcement e : all.members) {
+        for (Enforcement e : table.all.members) {
             if (e.policy.match().matches(method, path) && (!exempt || e.policy.match().names(method))) {
                 v = add(v, request, e);
             }
@@ -142,12 +155,12 @@ public final class Enforcer implements AutoCloseable {
      */
     public Verdict enforce(RequestView request, PolicySet selection) {
         Objects.requireNonNull(request, "request");
-        if (selection.group.enforcer != this) {
+        if (selection.enforcer != this) {
             throw new IllegalArgumentException(selection + " was not selected from this enforcer");
         }
         boolean exempt = exempt(request.method());
         Verdict v = null;
-        for (Enforcement e : selection.group.members) {
+        for (Enforcement e : selection.group(table).members) {
             if (!exempt || e.policy.match().names(request.method())) {
                 v = add(v, request, e);
             }
@@ -183,30 +196,137 @@ public final class Enforcer implements AutoCloseable {
         if (cost < 0) {
             throw new IllegalArgumentException("cost must be >= 0 but was " + cost);
         }
-        int[] idx = new int[names.size()];
         List<String> ordered = new ArrayList<>(names);
-        for (int k = 0; k < idx.length; k++) {
-            String name = ordered.get(k);
-            Integer i = byName.get(name);
+        synchronized (this) {
+            Table t = table;
+            PolicySet set = new PolicySet(this, group(t, ordered, cost, null), ordered, cost);
+            PolicySet known = selections.putIfAbsent(set, set);
+            return known != null ? known : set;
+        }
+    }
+
+    /**
+     * The group of {@code names} in {@code t}, with {@code cost}.
+     *
+     * @param context who asks, for the message of an error; {@code null} for a new selection
+     * @throws IllegalArgumentException if a name is unknown in {@code t} or repeated, or the cost
+     *     exceeds a selected policy's limit
+     */
+    PolicyGroup group(Table t, List<String> names, long cost, String context) {
+        Policy[] chosen = new Policy[names.size()];
+        KeySpace[] chosenSpaces = new KeySpace[chosen.length];
+        for (int k = 0; k < chosen.length; k++) {
+            String name = names.get(k);
+            Integer i = t.byName.get(name);
             if (i == null) {
-                throw new IllegalArgumentException("unknown policy '" + name + "'; known policies: " + byName.keySet());
+                throw new IllegalArgumentException("unknown policy '" + name + "'" + (context == null ? "" : " in "
+                        + context) + "; known policies: " + t.byName.keySet());
             }
-            if (ordered.subList(0, k).contains(name)) {
+            if (names.subList(0, k).contains(name)) {
                 throw new IllegalArgumentException("policy '" + name + "' is selected twice");
             }
-            if (cost > policies[i].algorithm().limit()) {
-                throw new IllegalArgumentException("cost must be <= the limit " + policies[i].algorithm().limit()
-                        + " of policy '" + name + "' but was " + cost);
+            if (cost > t.policies[i].algorithm().limit()) {
+                throw new IllegalArgumentException("cost must be <= the limit " + t.policies[i].algorithm().limit()
+                        + " of policy '" + name + "' but was " + cost + (context == null ? "" : " (" + context + ")"));
             }
-            idx[k] = i;
+            chosen[k] = t.policies[i];
+            chosenSpaces[k] = t.spaces[i];
         }
-        Policy[] chosen = new Policy[idx.length];
-        KeySpace[] chosenSpaces = new KeySpace[idx.length];
-        for (int k = 0; k < idx.length; k++) {
-            chosen[k] = policies[idx[k]];
-            chosenSpaces[k] = spaces[idx[k]];
+        return new PolicyGroup(this, t, chosen, chosenSpaces, cost, plan);
+    }
+
+    /**
+     * Replaces the policies while serving, as {@link #reconfigure(Collection, Inheritance)} does,
+     * with policies written in the policy language.
+     *
+     * <pre>{@code
+     * enforcer.reconfigure("per-ip = token-bucket 200/1m key=ip match=/api/*", Inheritance.KEEP_CONSUMED);
+     * }</pre>
+     *
+     * @param text policy lines, as {@link Builder#policies(String)} takes them
+     * @param inheritance what each key of a changed policy keeps
+     * @throws NullPointerException if an argument is null
+     * @throws io.github.sluice.policy.ConfigException naming the line, policy, parameter and value,
+     *     if a line is invalid; the policies in force stay
+     * @throws IllegalArgumentException as {@link #reconfigure(Collection, Inheritance)} does
+     */
+    public void reconfigure(String text, Inheritance inheritance) {
+        Objects.requireNonNull(inheritance, "inheritance");
+        reconfigure(PolicyParser.parse(Objects.requireNonNull(text, "text"), "policies"), inheritance);
+    }
+
+    /**
+     * Replaces the policies while serving: an atomic swap, after which every new request is
+     * decided by {@code policies} (in their order) and no request is decided by a mix of old and
+     * new ones. The policies are applied as the builder applies them (the client-address settings
+     * behind {@code ip} keys, the enforcer's dry-run). The settings of the enforcer itself (store,
+     * clock, headers, denial body, trusted proxies, key length, listener) cannot change at run time;
+     * build a new enforcer for those.
+     *
+     * <p>Policy by policy, matched by name:
+     * <ul>
+     *   <li><b>unchanged algorithm</b> (same kind and parameters): the policy keeps its key space,
+     *       the very same object, and every key its state, even if its key, match, cost, status,
+     *       allow-list or dry-run changed;
+     *   <li><b>changed algorithm</b>: the store binds the new one ({@link Store#rebind}); the
+     *       in-memory store carries each key's state over by {@code inheritance}, lazily, on the
+     *       key's next request, so that the swap itself costs the same for a million keys as for
+     *       one. A concurrency limit always keeps its permits in flight;
+     *   <li><b>removed</b>: decides nothing more. Requests it admitted still release their permits
+     *       to it; nothing else happens to them. A policy added again later under the same name
+     *       starts fresh if its algorithm differs;
+     *   <li><b>added</b>: bound like at start-up; its counters appear in {@link #metrics()}.
+     * </ul>
+     * Requests already deciding finish under the policies they started with, and their permits
+     * go back where they were taken. Selections made by {@link #select} follow the change by name:
+     * a new set that lacks a selected name, or whose limit is below a selection's cost, is
+     * refused, since a JAX-RS resource method would then have no policy. Calls are serialised;
+     * a refused set changes nothing.
+     *
+     * @param policies the new policies, in order; may be empty (nothing is limited)
+     * @param inheritance what each key of a changed policy keeps
+     * @throws NullPointerException if an argument or an element is null
+     * @throws IllegalArgumentException if two policies share a name, a policy's {@code ip} key has
+     *     client-address settings that differ from the enforcer's, a selection's policy is missing
+     *     or its cost exceeds the new limit, or the store refuses a policy (the memory budget)
+     */
+    public synchronized void reconfigure(Collection<Policy> policies, Inheritance inheritance) {
+        Objects.requireNonNull(inheritance, "inheritance");
+        List<Policy> next = new ArrayList<>();
+        List<String> seen = new ArrayList<>();
+        for (Policy p : Objects.requireNonNull(policies, "policies")) {
+            Objects.requireNonNull(p, "policy");
+            if (seen.contains(p.name())) {
+                throw new IllegalArgumentException("policy name '" + p.name() + "' is used twice");
+            }
+            seen.add(p.name());
+            next.add(Builder.applied(p, addresses, dryRun));
         }
-        return new PolicySet(new PolicyGroup(this, chosen, chosenSpaces, cost, all.plan), idx, cost, ordered);
+        Table old = table;
+        Policy[] ps = next.toArray(new Policy[0]);
+        // Check the selections before binding anything in the store.
+        KeySpace[] spaces = old.spaces.clone();
+        Table probe = new Table(this, ps, new KeySpace[ps.length], plan, false);
+        for (PolicySet set : selections.keySet()) {
+            group(probe, set.names(), set.cost(), "the new policies, for " + set);
+        }
+        KeySpace[] bound = new KeySpace[ps.length];
+        for (int i = 0; i < ps.length; i++) {
+            Integer was = old.byName.get(ps[i].name());
+            KeySpace before = was != null ? spaces[was] : removed.get(ps[i].name());
+            bound[i] = before == null ? store.keySpace(ps[i].name(), ps[i].algorithm())
+                    : store.rebind(before, ps[i].algorithm(), was != null ? inheritance : Inheritance.RESET);
+        }
+        for (int i = 0; i < old.policies.length; i++) {
+            if (!seen.contains(old.policies[i].name())) {
+                removed.put(old.policies[i].name(), old.spaces[i]);
+            }
+        }
+        for (Policy p : ps) {
+            removed.remove(p.name());
+        }
+        metrics.track(List.of(ps), List.of(bound));
+        table = new Table(this, ps, bound, plan);
     }
 
     /** Whether no policy applies to this method unless it names it; compares lengths first, allocates nothing. */
@@ -242,17 +362,47 @@ public final class Enforcer implements AutoCloseable {
      *     settings behind their {@code ip} keys, and dry-run if the enforcer was
      */
     public List<Policy> policies() {
-        return List.of(policies);
+        return List.of(table.policies);
     }
 
     /** @return the applied policies, in order, without a copy (for this package's readers) */
     Policy[] policyArray() {
-        return policies;
+        return table.policies;
     }
 
     /** @return each applied policy's key space, in the order of {@link #policyArray()}, without a copy */
     KeySpace[] spaceArray() {
-        return spaces;
+        return table.spaces;
+    }
+
+    /** @return the policies in force, as one request reads them */
+    Table table() {
+        return table;
+    }
+
+    /**
+     * The policies in force at one moment, immutable: their key spaces, the group of all of them
+     * and the index of their names. A request reads the enforcer's table once.
+     */
+    static final class Table {
+        final Policy[] policies;
+        final KeySpace[] spaces;
+        final PolicyGroup all;
+        final Map<String, Integer> byName = new HashMap<>();
+
+        Table(Enforcer enforcer, Policy[] policies, KeySpace[] spaces, RateLimitHeaders.Plan plan) {
+            this(enforcer, policies, spaces, plan, true);
+        }
+
+        /** @param groups whether to build the group of all policies (a probe for names needs none) */
+        Table(Enforcer enforcer, Policy[] policies, KeySpace[] spaces, RateLimitHeaders.Plan plan, boolean groups) {
+            this.policies = policies;
+            this.spaces = spaces;
+            for (int i = 0; i < policies.length; i++) {
+                byName.put(policies[i].name(), i);
+            }
+            this.all = groups ? new PolicyGroup(enforcer, this, policies, spaces, 0, plan) : null;
+        }
     }
 
     /** @return the store holding the policies' state */
@@ -428,7 +578,7 @@ public final class Enforcer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Enforcer{policies=" + byName.keySet() + ", store=" + store + '}';
+        return "Enforcer{policies=" + table.byName.keySet() + ", store=" + store + '}';
     }
 
     /**
@@ -798,6 +948,11 @@ public final class Enforcer implements AutoCloseable {
 
         /** The policy with the client-address settings behind its {@code ip} key, and dry-run if all are. */
         private Policy applied(Policy p, ClientAddress clientAddress) {
+            return applied(p, clientAddress, dryRun);
+        }
+
+        /** The policy with the client-address settings behind its {@code ip} key, and dry-run if all are. */
+        static Policy applied(Policy p, ClientAddress clientAddress, boolean dryRun) {
             KeyResolver key;
             try {
                 key = KeyResolvers.withClientAddress(p.key(), clientAddress);

@@ -20,6 +20,8 @@ final class PolicyGroup {
     static final int CACHED_MEMBERS = 10;
 
     final Enforcer enforcer;
+    /** The policies in force this group was made from. */
+    final Enforcer.Table table;
     final Enforcement[] members;
     final RateLimitHeaders.Plan plan;
     /** Indexed by the bit set of the members that applied; {@code null} for a large group. */
@@ -28,9 +30,10 @@ final class PolicyGroup {
     /**
      * @param costOverride permits per request for every member, or 0 for each policy's own cost
      */
-    PolicyGroup(Enforcer enforcer, Policy[] policies, KeySpace[] spaces, long costOverride,
+    PolicyGroup(Enforcer enforcer, Enforcer.Table table, Policy[] policies, KeySpace[] spaces, long costOverride,
             RateLimitHeaders.Plan plan) {
         this.enforcer = enforcer;
+        this.table = table;
         this.plan = plan;
         this.members = new Enforcement[policies.length];
         for (int i = 0; i < policies.length; i++) {

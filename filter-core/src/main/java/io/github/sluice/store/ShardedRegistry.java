@@ -4,6 +4,7 @@ import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.algorithm.Concurrency;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -185,6 +186,82 @@ public final class ShardedRegistry implements Store {
         return space;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here a changed policy gets a new key space, which this store binds to the name in place of
+     * {@code current}; {@code current} keeps deciding nothing new but still takes the releases and
+     * refunds of the admissions it made. What each key keeps:
+     * <ul>
+     *   <li>a {@link Concurrency} limit decides on the very cells of {@code current}: the permits in
+     *       flight carry over whatever the strategy, and the old policy's requests release them
+     *       where the new policy counts them;
+     *   <li>a rate limit, unless the strategy is {@link Inheritance#RESET}, is carried over lazily:
+     *       on a key's first request to the new key space, the key's old cell is peeked at that
+     *       moment under the old algorithm (the old parameters advance it to now), and a fresh cell
+     *       of the new algorithm is charged with the permits the strategy carries (see
+     *       {@link Inheritance}), then decides the request. The change itself costs one map
+     *       insertion however many keys there are; each key pays one lookup and one peek of its
+     *       old cell, once. The old cells are consulted for twice the old algorithm's
+     *       {@linkplain Algorithm#windowNanos() window} plus a second after the change (by then an
+     *       old cell holds no more than a fresh one could, for the algorithms in this library) and
+     *       then dropped. A key whose carried state became fresh and was dropped within that time
+     *       may inherit again at its next request: it can only be stricter, never looser;
+     *   <li>an adaptive concurrency limit, or a change between a rate limit and a concurrency
+     *       limit, starts every key fresh; the old policy's permits are released to the old cells.
+     * </ul>
+     * While old cells are consulted, both the old and the new policy's keys are in memory: up to
+     * twice that policy's share of the memory budget for that time.
+     *
+     * @throws IllegalArgumentException if {@code current} is not a key space of this store, or the
+     *     new policy's worst case does not fit the memory budget (the binding then stays)
+     */
+    @Override
+    public KeySpace rebind(KeySpace current, Algorithm<?> algorithm, Inheritance inheritance) {
+        Objects.requireNonNull(current, "current");
+        Objects.requireNonNull(algorithm, "algorithm");
+        Objects.requireNonNull(inheritance, "inheritance");
+        Space<?> old = current instanceof Inheriting<?, ?> i ? i.target : current instanceof Space<?> sp ? sp : null;
+        if (old == null || old.clock != clock) {
+            throw new IllegalArgumentException("current must be a key space of this store but was " + current);
+        }
+        if (old.algorithm.equals(algorithm)) {
+            return current;
+        }
+        boolean shared = old.algorithm instanceof Concurrency && algorithm instanceof Concurrency;
+        Space<?> next;
+        synchronized (budgeted) {
+            // The name may be bound to a later space than current (a change whose enforcer then
+            // failed on another policy): that one gives its place in the budget.
+            Space<?> bound = spaces.get(old.name);
+            int at = bound == null ? -1 : budgeted.indexOf(bound);
+            if (at >= 0) {
+                budgeted.remove(at);
+            }
+            try {
+                next = shared ? sharing(old, algorithm) : newSpace(old.name, algorithm);
+            } catch (RuntimeException e) {
+                if (at >= 0) {
+                    budgeted.add(at, bound);
+                }
+                throw e;
+            }
+            if (shared) {
+                budgeted.add(Math.max(at, 0), next);
+            }
+        }
+        spaces.put(old.name, next);
+        if (shared || inheritance == Inheritance.RESET || old.algorithm.concurrency() || algorithm.concurrency()) {
+            return next;
+        }
+        return new Inheriting<>(next, old, inheritance, clock.nanos());
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Space<?> sharing(Space<?> old, Algorithm<?> algorithm) {
+        return new Space(old, algorithm);
+    }
+
     private <S extends Cell> Space<S> newSpace(String name, Algorithm<S> algorithm) {
         long perKey = bytesPerKey(algorithm);
         synchronized (budgeted) {
@@ -359,13 +436,13 @@ public final class ShardedRegistry implements Store {
         final Clock clock;
         final EvictionListener listener;
         /** Every key of the policy; lookups go here and nowhere else. */
-        final ConcurrentHashMap<String, S> map = new ConcurrentHashMap<>();
+        final ConcurrentHashMap<String, S> map;
         final Shard<S>[] shards;
         final int mask;
         /** Worst-case bytes per key, for the memory budget. */
         final long perKey;
         /** Keys kept, plus places reserved by insertions in progress (each under a shard's lock). */
-        final AtomicInteger count = new AtomicInteger();
+        final AtomicInteger count;
         /** The bound on {@link #count}; lowered when the budget is shared with a new policy. */
         volatile int bound;
 
@@ -377,12 +454,32 @@ public final class ShardedRegistry implements Store {
             this.listener = registry.listener;
             this.perKey = perKey;
             this.bound = bound;
+            this.map = new ConcurrentHashMap<>();
+            this.count = new AtomicInteger();
             int n = Math.min(registry.shardCount, Integer.highestOneBit(bound));
             this.shards = (Shard<S>[]) new Shard<?>[n];
             for (int i = 0; i < n; i++) {
                 shards[i] = new Shard<>(this);
             }
             this.mask = n - 1;
+        }
+
+        /**
+         * A space deciding by {@code algorithm} on the very cells of {@code shared}: a changed
+         * concurrency limit keeps the permits in flight, which the old policy's requests give
+         * back to the same cells ({@link #rebind}).
+         */
+        Space(Space<S> shared, Algorithm<S> algorithm) {
+            this.name = shared.name;
+            this.algorithm = algorithm;
+            this.clock = shared.clock;
+            this.listener = shared.listener;
+            this.perKey = shared.perKey;
+            this.bound = shared.bound;
+            this.map = shared.map;
+            this.count = shared.count;
+            this.shards = shared.shards;
+            this.mask = shared.mask;
         }
 
         /**
@@ -931,6 +1028,120 @@ public final class ShardedRegistry implements Store {
         /** @return a new registry */
         public ShardedRegistry build() {
             return new ShardedRegistry(this);
+        }
+    }
+
+    /**
+     * The key space of a changed rate limit while the old one's cells are still consulted (see
+     * {@link ShardedRegistry#rebind}): before each decision, a key that the new space does not hold
+     * yet is given what the strategy carries from its old cell. Once the old cells can hold nothing
+     * more than fresh ones, the old space is let go and this is a plain delegate.
+     */
+    private static final class Inheriting<S extends Cell, T extends Cell> implements KeySpace {
+        final Space<S> target;
+        final Inheritance inheritance;
+        /** The old policy's space; {@code null} once let go. */
+        private volatile Space<T> old;
+        private final long since;
+        private final long horizon;
+
+        Inheriting(Space<S> target, Space<T> old, Inheritance inheritance, long since) {
+            this.target = target;
+            this.old = old;
+            this.inheritance = inheritance;
+            this.since = since;
+            long w = Math.max(0, old.algorithm.windowNanos());
+            this.horizon = saturatedAdd(saturatedMultiply(w, 2), 1_000_000_000L);
+        }
+
+        /** Seeds {@code key}'s new cell from its old one, if it has one and the new space has none. */
+        private void carry(String key) {
+            Space<T> from = old;
+            if (from == null) {
+                return;
+            }
+            long now = target.clock.nanos();
+            if (now - since > horizon) {
+                old = null;
+                return;
+            }
+            if (target.map.get(key) != null) {
+                return;
+            }
+            T cell = from.map.get(key);
+            if (cell == null) {
+                return;
+            }
+            // Advance under the old parameters: the peek reports what the key has left now.
+            MutableDecision d = new MutableDecision();
+            if (from.algorithm.acquire(cell, now, 0, d) == Algorithm.RETIRED || from.algorithm.isFresh(cell, now)) {
+                return;
+            }
+            long oldLimit = Math.max(1, d.limit());
+            long left = d.remaining();
+            S fresh = target.algorithm.newCell(now);
+            target.algorithm.acquire(fresh, now, 0, d);
+            long carried = inheritance.carried(oldLimit, left, Math.max(1, d.limit()));
+            if (carried <= 0) {
+                return;
+            }
+            if (target.algorithm.acquire(fresh, now, carried, d) != Algorithm.ADMITTED) {
+                // A fresh state that cannot give that many at once gives all it has: stricter, never looser.
+                long all = Math.min(carried, d.remaining());
+                if (all <= 0 || target.algorithm.acquire(fresh, now, all, d) != Algorithm.ADMITTED) {
+                    return;
+                }
+            }
+            if (!target.algorithm.isFresh(fresh, now)) {
+                target.keep(key, fresh, now);
+            }
+        }
+
+        @Override
+        public String name() {
+            return target.name;
+        }
+
+        @Override
+        public Algorithm<?> algorithm() {
+            return target.algorithm;
+        }
+
+        @Override
+        public boolean acquire(String key, long cost, MutableDecision out) {
+            carry(key);
+            return target.acquire(key, cost, out);
+        }
+
+        @Override
+        public boolean acquire(String key, int partition, long cost, MutableDecision out) {
+            carry(key);
+            return target.acquire(key, partition, cost, out);
+        }
+
+        @Override
+        public void release(String key, long cost) {
+            target.release(key, cost);
+        }
+
+        @Override
+        public void release(String key, long cost, long receipt, boolean dropped) {
+            target.release(key, cost, receipt, dropped);
+        }
+
+        @Override
+        public void refund(String key, long cost, MutableDecision admission) {
+            target.refund(key, cost, admission);
+        }
+
+        @Override
+        public long size() {
+            return target.size();
+        }
+
+        @Override
+        public String toString() {
+            return target + (old == null ? "" : "{inheriting " + inheritance + '}');
         }
     }
 }

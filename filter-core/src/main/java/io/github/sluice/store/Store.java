@@ -34,6 +34,32 @@ public interface Store extends AutoCloseable {
     KeySpace keySpace(String name, Algorithm<?> algorithm);
 
     /**
+     * Binds a policy whose algorithm changed at run time ({@code Enforcer.reconfigure}), and
+     * returns the key space that decides it from now on. {@code current} keeps working for the
+     * requests admitted by the old policy (their releases and refunds go to it), so a change never
+     * loses or double-counts a permit held by a running request.
+     *
+     * <p>The default calls {@link #keySpace(String, Algorithm)} with the new algorithm, for a store
+     * that accepts a rebinding as a policy change (the Redis store: its scripts take the new
+     * parameters, its cached denials are forgotten, and {@code inheritance} is not applied, the
+     * shared state being read under the new parameters). The in-memory {@link ShardedRegistry}
+     * carries each key's state over by {@code inheritance}, lazily.
+     *
+     * @param current the policy's key space so far, from this store
+     * @param algorithm the policy's new algorithm
+     * @param inheritance what each key keeps of its state
+     * @return the key space of the new algorithm; {@code current} if the algorithm is equal
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the store refuses the algorithm (e.g. the memory budget)
+     */
+    default KeySpace rebind(KeySpace current, Algorithm<?> algorithm, Inheritance inheritance) {
+        Objects.requireNonNull(current, "current");
+        Objects.requireNonNull(inheritance, "inheritance");
+        return current.algorithm().equals(Objects.requireNonNull(algorithm, "algorithm")) ? current
+                : keySpace(current.name(), algorithm);
+    }
+
+    /**
      * Acquires every claim of a request's chain, all or nothing: either every claim is admitted,
      * or the permits taken are given back before this method returns. Every claim's decision is
      * written; after the first denial the remaining claims are only peeked (cost zero), so that

@@ -1,5 +1,6 @@
 package io.github.sluice.jaxrs;
 
+import io.github.sluice.config.ConfigWatch;
 import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.Enforcer;
 import jakarta.ws.rs.core.Configuration;
@@ -25,18 +26,42 @@ final class FeatureProperties {
         if (ready != null) {
             return instance(ready, Enforcer.class, SluiceFeature.ENFORCER);
         }
-        Map<String, Object> properties = configuration.getProperties();
+        return SluiceConfig.newEnforcer(params(configuration), names(configuration),
+                configuration.getProperty(SluiceFeature.STORE), "property '" + SluiceFeature.STORE + "'");
+    }
+
+    /**
+     * Starts the watch of the {@code config} file, if the properties name one (see
+     * {@link ConfigWatch}); it runs while {@code enforcer} is reachable.
+     *
+     * @return whether a watch runs
+     */
+    static boolean watch(Enforcer enforcer, Configuration configuration) {
+        try {
+            return ConfigWatch.start(enforcer, params(configuration), names(configuration)) != null;
+        } catch (RuntimeException e) {
+            enforcer.close();
+            throw e;
+        }
+    }
+
+    private static List<String> names(Configuration configuration) {
         List<String> names = new ArrayList<>();
-        for (String name : properties.keySet()) {
+        for (String name : configuration.getProperties().keySet()) {
             if (name.startsWith(SluiceFeature.PREFIX) && !name.equals(SluiceFeature.STORE)
                     && !name.equals(SluiceFeature.PUBLISH) && !name.equals(SluiceFeature.NAME)) {
                 names.add(name.substring(SluiceFeature.PREFIX.length()));
             }
         }
-        return SluiceConfig.newEnforcer(name -> {
+        return names;
+    }
+
+    private static java.util.function.Function<String, String> params(Configuration configuration) {
+        Map<String, Object> properties = configuration.getProperties();
+        return name -> {
             Object value = properties.get(SluiceFeature.PREFIX + name);
             return value == null ? null : value.toString();
-        }, names, configuration.getProperty(SluiceFeature.STORE), "property '" + SluiceFeature.STORE + "'");
+        };
     }
 
     /** Hands the enforcer to the {@code sluice.publish} consumer, if one is configured. */

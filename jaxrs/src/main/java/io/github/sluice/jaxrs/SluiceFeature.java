@@ -28,7 +28,7 @@ import java.util.function.Function;
  * <ul>
  *   <li>a {@code @PreMatching} request filter that applies the policies whose {@code match} fits
  *       the request's method and path (installed only if some policy has a match other than
- *       {@code none});
+ *       {@code none}, or the policies come from a watched file);
  *   <li>for each resource method annotated {@link RateLimited} (directly or through its class),
  *       a filter applying the named policies, resolved once at deployment.
  * </ul>
@@ -45,7 +45,11 @@ import java.util.function.Function;
  * {@link io.github.sluice.config.SluiceConfig} setting with the prefix {@value #PREFIX}, e.g.
  * {@code sluice.policies}, {@code sluice.config}, {@code sluice.headers}; a {@link
  * io.github.sluice.store.Store} instance under {@value #STORE}; or a whole enforcer under
- * {@value #ENFORCER}. An invalid setting fails the deployment.
+ * {@value #ENFORCER}. An invalid setting fails the deployment. When {@code sluice.config} names a
+ * properties file on the file system, the feature watches it as the servlet filter does
+ * ({@link io.github.sluice.config.ConfigWatch}): edits apply without a redeployment, a version with
+ * an error is refused and the policies in force stay. The watch ends when the application's
+ * enforcer is garbage after undeployment (JAX-RS has no portable undeploy event).
  *
  * <p>Immutable and thread-safe.
  */
@@ -127,7 +131,12 @@ public final class SluiceFeature implements Feature {
      */
     @Override
     public boolean configure(FeatureContext context) {
-        Enforcer e = enforcer != null ? enforcer : FeatureProperties.enforcer(context.getConfiguration());
+        Enforcer e = enforcer;
+        boolean watched = false;
+        if (e == null) {
+            e = FeatureProperties.enforcer(context.getConfiguration());
+            watched = FeatureProperties.watch(e, context.getConfiguration());
+        }
         FeatureProperties.publish(context.getConfiguration(), e);
         if (UnmappedExceptions.needed()) {
             // Before JAX-RS 3.1, an exception nobody maps skips the response filters that release.
@@ -139,7 +148,8 @@ public final class SluiceFeature implements Feature {
         for (Policy p : e.policies()) {
             byPath |= !p.match().equals(Match.NONE);
         }
-        if (byPath) {
+        if (byPath || watched) {
+            // (A watched file may add policies matched by path later.)
             context.register(new LimitStage.PreMatching(e, inFlight, settings), settings.priorities());
         }
         context.register(new RateLimitedBinding(e, inFlight, settings));

@@ -1,5 +1,6 @@
 package io.github.sluice.servlet;
 
+import io.github.sluice.config.ConfigWatch;
 import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.http.Verdict;
@@ -57,8 +58,14 @@ import java.util.concurrent.atomic.AtomicLong;
  *       fails or times out (including after further {@code startAsync} cycles).
  * </ul>
  *
- * <p>Thread-safe once initialised. {@link #destroy()} stops the shaping scheduler and closes the
- * enforcer if the filter built it (an enforcer passed to the constructor, or a store from the
+ * <h2>Changing the policies while running</h2>
+ * When the init-params name a {@code config} properties file on the file system, the filter watches
+ * it ({@link ConfigWatch}): an edit is applied within about {@code config-watch-interval} (1 s by
+ * default) without a restart, and a version with an error is refused (logged at WARNING with the
+ * file and line) while the policies in force stay. {@code config-watch=false} turns this off.
+ *
+ * <p>Thread-safe once initialised. {@link #destroy()} stops the file watch and the shaping
+ * scheduler, and closes the enforcer if the filter built it (an enforcer passed to the constructor, or a store from the
  * context attribute, belongs to the caller).
  */
 public final class SluiceFilter implements Filter {
@@ -89,6 +96,8 @@ public final class SluiceFilter implements Filter {
     private volatile Shaper shaper;
     private boolean ownsEnforcer;
     private FilterConfig published;
+    /** The watch of the {@code config} file, if any. */
+    private volatile ConfigWatch watch;
 
     /** Creates a filter configured by its init-params when the container initialises it. */
     public SluiceFilter() {
@@ -140,6 +149,12 @@ public final class SluiceFilter implements Filter {
             Enforcer built = SluiceConfig.newEnforcer(config::getInitParameter, names,
                     config.getServletContext().getAttribute(STORE_ATTRIBUTE),
                     "servlet context attribute '" + STORE_ATTRIBUTE + "'");
+            try {
+                this.watch = ConfigWatch.start(built, config::getInitParameter, names);
+            } catch (RuntimeException e) {
+                built.close();
+                throw e;
+            }
             this.shaper = new Shaper(shaping);
             this.ownsEnforcer = true;
             this.enforcer = built;
@@ -212,9 +227,13 @@ public final class SluiceFilter implements Filter {
         return true;
     }
 
-    /** Stops the shaping scheduler and closes the enforcer if this filter built it. */
+    /** Stops the file watch and the shaping scheduler, and closes the enforcer if this filter built it. */
     @Override
     public void destroy() {
+        ConfigWatch w = watch;
+        if (w != null) {
+            w.close();
+        }
         FilterConfig p = published;
         if (p != null) {
             p.getServletContext().removeAttribute(ENFORCER_ATTRIBUTE_PREFIX + p.getFilterName());

@@ -60,4 +60,11 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class ConfigWatch extends ConfigWatchContract {
+        ConfigWatch() {
+            super(Container.JETTY);
+        }
+    }
 }

@@ -60,4 +60,11 @@ class TomcatTest {
             super(Container.TOMCAT);
         }
     }
+
+    @Nested
+    class ConfigWatch extends ConfigWatchContract {
+        ConfigWatch() {
+            super(Container.TOMCAT);
+        }
+    }
 }
