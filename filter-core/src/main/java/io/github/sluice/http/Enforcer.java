@@ -9,6 +9,7 @@ import io.github.sluice.key.Keys;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.policy.PolicyParser;
 import io.github.sluice.request.RequestView;
+import io.github.sluice.adaptive.AdaptiveLimit;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.Store;
@@ -50,7 +51,15 @@ import java.util.Objects;
  * applied policies and reused, so the {@code RateLimit} value is the only string an allowed
  * request allocates. No lock is taken; the store's acquisitions are lock-free.
  *
- * <p>Thread-safe. {@link #close()} closes the store if the enforcer created it.
+ * <h2>Adaptive policies stay local</h2>
+ * An adaptive policy ({@code io.github.sluice.adaptive}) learns the latency of this instance's own
+ * requests, so its state lives in an in-memory registry of the enforcer's whatever the
+ * {@linkplain Builder#store store}: with a Redis store, the other policies are shared by every
+ * instance and each instance's adaptive limits are its own. A request's claims on both are then
+ * decided one after the other (still all or nothing) rather than in one round trip.
+ *
+ * <p>Thread-safe. {@link #close()} closes the store if the enforcer created it, and the local
+ * registry of adaptive policies.
  */
 public final class Enforcer implements AutoCloseable {
 
@@ -61,6 +70,12 @@ public final class Enforcer implements AutoCloseable {
     private final Map<String, Integer> byName;
     private final Store store;
     private final boolean ownsStore;
+    /**
+     * The in-memory registry of the adaptive policies when the store is another (e.g. Redis):
+     * an adaptive limit learns this instance's own latency, so it is local whatever the store.
+     * Owned and closed by the enforcer; {@code null} if not needed.
+     */
+    private final ShardedRegistry local;
     private final HeaderOptions headers;
     private final DenialBody denialBody;
     /** Who is told of events: the metrics, which pass them on, or the configured listener. */
@@ -83,10 +98,26 @@ public final class Enforcer implements AutoCloseable {
         this.ownsStore = ownsStore;
         this.spaces = new KeySpace[policies.length];
         this.byName = new HashMap<>();
-        for (int i = 0; i < policies.length; i++) {
-            spaces[i] = store.keySpace(policies[i].name(), policies[i].algorithm());
-            byName.put(policies[i].name(), i);
+        ShardedRegistry localStore = null;
+        try {
+            for (int i = 0; i < policies.length; i++) {
+                Store home = store;
+                if (policies[i].algorithm() instanceof AdaptiveLimit && !(store instanceof ShardedRegistry)) {
+                    if (localStore == null) {
+                        localStore = b.registry.maxKeyLength(b.maxKeyLength).listener(listener).build();
+                    }
+                    home = localStore;
+                }
+                spaces[i] = home.keySpace(policies[i].name(), policies[i].algorithm());
+                byName.put(policies[i].name(), i);
+            }
+        } catch (RuntimeException e) {
+            if (localStore != null) {
+                localStore.close();
+            }
+            throw e;
         }
+        this.local = localStore;
         metrics.track(List.of(policies), List.of(spaces));
         this.headers = b.headers;
         this.all = new PolicyGroup(this, policies, spaces, 0, new RateLimitHeaders.Plan(headers));
@@ -208,7 +239,7 @@ public final class Enforcer implements AutoCloseable {
         if (v == null) {
             v = new Verdict();
         }
-        v.add(e, key);
+        v.add(e, key, e.partitionOf(request));
         return v;
     }
 
@@ -234,7 +265,11 @@ public final class Enforcer implements AutoCloseable {
         return spaces;
     }
 
-    /** @return the store holding the policies' state */
+    /**
+     * @return the store holding the policies' state, except adaptive policies' when it is not an
+     *     in-memory registry: those stay in a local registry of the enforcer's (see the class
+     *     description)
+     */
     public Store store() {
         return store;
     }
@@ -297,6 +332,9 @@ public final class Enforcer implements AutoCloseable {
         }
         if (ownsStore) {
             store.close();
+        }
+        if (local != null) {
+            local.close();
         }
     }
 

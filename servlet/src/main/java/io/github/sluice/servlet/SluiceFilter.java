@@ -176,6 +176,7 @@ public final class SluiceFilter implements Filter {
         // From here on the verdict may hold permits: every way out of this method either hands them
         // to a listener (suspended) or goes through the finally.
         boolean suspended = false;
+        boolean threw = true;
         try {
             if (verdict.denied()) {
                 Denial.write(verdict, response, view);
@@ -186,9 +187,10 @@ public final class SluiceFilter implements Filter {
             if (!suspended) {
                 chain.doFilter(request, response);
             }
+            threw = false;
         } finally {
             if (!suspended) {
-                PermitRelease.whenComplete(request, verdict);
+                PermitRelease.whenComplete(request, response, verdict, threw);
             }
         }
     }
