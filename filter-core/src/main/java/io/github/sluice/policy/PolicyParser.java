@@ -168,14 +168,19 @@ public final class PolicyParser {
 
     /** The request-level options of adaptive policies: {@code drop=} and {@code partition=}. */
     private static void adaptiveOptions(Line ctx, Args args, Algorithm<?> algorithm, Policy.Builder b) {
-        int partitions = algorithm instanceof AdaptiveLimit<?> a ? a.partitions() : 0;
+        if (!(algorithm instanceof AdaptiveLimit<?> adaptive)) {
+            String drop = args.peek("drop");
+            String partition = args.peek("partition");
+            if (drop != null || partition != null) {
+                String name = drop != null ? "drop" : "partition";
+                throw ctx.error(name, drop != null ? drop : partition, name + " applies to adaptive policies only, not to "
+                        + algorithm.kind());
+            }
+            return;
+        }
+        int partitions = adaptive.partitions();
         String drop = args.option("drop");
         String partition = args.option("partition");
-        if (!(algorithm instanceof AdaptiveLimit) && (drop != null || partition != null)) {
-            String name = drop != null ? "drop" : "partition";
-            throw ctx.error(name, drop != null ? drop : partition, name + " applies to adaptive policies only, not to "
-                    + algorithm.kind());
-        }
         if (partition == null && partitions > 0) {
             throw ctx.error("partition", null, "partitions=... needs partition=... (how a request's partition "
                     + "is found, e.g. partition=header:X-Tier)");

@@ -54,7 +54,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>concurrency permits are released exactly once when the response completes: when the
  *       chain returns or throws, or, if the request is in async mode then (whoever started it:
  *       the application, a filter in front, Sluice's shaping), when the async request completes,
- *       fails or times out (including after further {@code startAsync} cycles).
+ *       fails or times out (including after further {@code startAsync} cycles). Adaptive
+ *       policies are told how it ended: the response's status (a drop if the policy lists it),
+ *       a timeout (a drop), or an exception or async error (nothing learned); see
+ *       {@link io.github.sluice.http.ReleaseHandle}.
  * </ul>
  *
  * <p>Thread-safe once initialised. {@link #destroy()} stops the shaping scheduler and closes the
