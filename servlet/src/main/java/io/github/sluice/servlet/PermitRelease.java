@@ -73,7 +73,24 @@ final class PermitRelease implements AsyncListener {
 
     @Override
     public void onComplete(AsyncEvent event) {
-        permits.release(status(event.getAsyncContext().getResponse()));
+        permits.release(status(event));
+    }
+
+    /**
+     * The status of a completed async request: from the event's response, since a container may
+     * have recycled the context by now (Tomcat's {@code getResponse()} then throws); 0 if unknown.
+     * Never throws: the release must happen whatever the status.
+     */
+    private static int status(AsyncEvent event) {
+        try {
+            ServletResponse response = event.getSuppliedResponse();
+            if (response == null) {
+                response = event.getAsyncContext().getResponse();
+            }
+            return status(response);
+        } catch (RuntimeException recycled) {
+            return 0;
+        }
     }
 
     @Override

@@ -42,8 +42,8 @@ import org.junit.jupiter.api.Test;
 class AdaptiveFloodTest {
 
     static final int WORKERS = 4;
-    static final int WORK_MS = 20;
-    static final int CLIENTS = 40;
+    static final int WORK_MS = 50;
+    static final int CLIENTS = 32;
     static final int BOUND = 4;
     private static final Duration WARM_UP = Duration.ofSeconds(1);
     private static final Duration MEASURED = Duration.ofSeconds(2);
@@ -96,7 +96,7 @@ class AdaptiveFloodTest {
                             }
                         } else {
                             refused.incrementAndGet();
-                            Thread.sleep(WORK_MS / 2); // a refused client backs off a little, as real ones do
+                            Thread.sleep(WORK_MS); // a refused client backs off a little, as real ones do
                         }
                     }
                 } catch (InterruptedException e) {
