@@ -42,7 +42,7 @@ public class DemoApplication extends Application {
 
     @Override
     public Set<Class<?>> getClasses() {
-        return Set.of(HelloResource.class, SlowResource.class, ClientAddressFilter.class);
+        return Set.of(HelloResource.class, SlowResource.class, AdaptiveResource.class, ClientAddressFilter.class);
     }
 
     /**

@@ -191,6 +191,18 @@ abstract class DemoContract {
         }
     }
 
+    @Test
+    void apiAdaptive_reportsItsCurrentLimit_andGivesThePermitBack() {
+        // A request alone: the gradient policy announces its current limit as q (initial 8, it
+        // moves with latency), and the permit comes back once the answer is sent
+        HttpResponse<String> r = http.get("api/adaptive?ms=0");
+        assertEquals(200, r.statusCode(), r::body);
+        assertTrue(Http.header(r, "RateLimit-Policy").matches("\"adaptive\";q=[0-9]+;qu=\"concurrent-requests\""),
+                () -> Http.header(r, "RateLimit-Policy"));
+        assertTrue(r.body().startsWith("Answered after "), r::body);
+        assertEquals(400, http.get("api/adaptive?ms=x").statusCode());
+    }
+
     /** Long enough that the four requests overlap even on a busy machine. */
     private static final long SLOW_MS = 2_000;
 

@@ -1,6 +1,11 @@
 package io.github.sluice.http;
 
+import io.github.sluice.adaptive.AdaptiveLimit;
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.key.KeyResolver;
 import io.github.sluice.policy.Policy;
+import io.github.sluice.request.RequestView;
 import io.github.sluice.store.KeySpace;
 
 /**
@@ -21,12 +26,20 @@ final class Enforcement {
     final int position;
     final boolean dryRun;
     final boolean concurrency;
+    /** Whether the algorithm is adaptive: the current limit is each decision's, and drops count. */
+    final boolean adaptive;
+    /** The adaptive algorithm when it has partitions, else {@code null}. */
+    private final AdaptiveLimit<?> partitioned;
+    /** How a request's partition name is found when {@link #partitioned} is set. */
+    private final KeyResolver partition;
     /** The name as an RFC 9651 sf-string, quotes included. */
     final String name;
     /** This policy's member of {@code RateLimit-Policy}, e.g. {@code "per-ip";q=100;w=60}. */
     final String policyItem;
     /** The start of this policy's member of {@code RateLimit}, e.g. {@code "per-ip";r=}. */
     final String limitPrefix;
+    /** Where {@code q}'s digits start in an adaptive policy's member: after {@code "name";q=}. */
+    private final int qAt;
     /* The header values this policy formatted last, reused while their numbers repeat. */
     private final Recent recent = new Recent();
 
@@ -38,9 +51,50 @@ final class Enforcement {
         this.position = position;
         this.dryRun = policy.dryRun();
         this.concurrency = policy.concurrency();
+        this.adaptive = policy.algorithm() instanceof AdaptiveLimit;
+        this.partitioned = policy.partition() != null && policy.algorithm() instanceof AdaptiveLimit<?> a
+                && a.partitions() > 0 ? a : null;
+        this.partition = partitioned == null ? null : policy.partition();
         this.name = RateLimitHeaders.sfString(policy.name());
         this.policyItem = RateLimitHeaders.policyItem(policy);
         this.limitPrefix = name + ";r=";
+        this.qAt = name.length() + 3;
+    }
+
+    /**
+     * @param request the request
+     * @return the request's partition of the policy's adaptive algorithm, or
+     *     {@link Algorithm#NO_PARTITION} if the policy has none or the request's name is not one
+     *     of them (it then only borrows)
+     */
+    int partitionOf(RequestView request) {
+        if (partitioned == null) {
+            return Algorithm.NO_PARTITION;
+        }
+        String name = partition.resolve(request);
+        return name == null ? Algorithm.NO_PARTITION : partitioned.partition(name);
+    }
+
+    /**
+     * Returns this policy's member of {@code RateLimit-Policy} for a decision: the one formatted
+     * once for a fixed policy; for an adaptive one, with the decision's (current) limit as
+     * {@code q}, reused while it repeats.
+     *
+     * @param d the entry's decision
+     * @return the member, e.g. {@code "api";q=42;qu="concurrent-requests"}
+     */
+    String policyItem(MutableDecision d) {
+        if (!adaptive) {
+            return policyItem;
+        }
+        long q = RateLimitHeaders.clamp(d.limit());
+        String last = recent.policy;
+        if (last != null && last.length() > qAt && RateLimitHeaders.isDecimal(last, qAt, last.indexOf(';', qAt), q)) {
+            return last;
+        }
+        last = name + ";q=" + q + ";qu=\"concurrent-requests\"";
+        recent.policy = last;
+        return last;
     }
 
     /**
@@ -107,6 +161,7 @@ final class Enforcement {
         String admitted;
         String denied;
         String retryAfter;
+        String policy;
     }
 
     static final class Recent extends RecentFields {

@@ -9,6 +9,7 @@ import io.github.sluice.key.Keys;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.policy.PolicyParser;
 import io.github.sluice.request.RequestView;
+import io.github.sluice.adaptive.AdaptiveLimit;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Inheritance;
 import io.github.sluice.store.ShardedRegistry;
@@ -59,7 +60,15 @@ import java.util.Objects;
  * {@link Inheritance} says; a removed one decides nothing more, and the requests it admitted
  * release their permits to it as before.
  *
- * <p>Thread-safe. {@link #close()} closes the store if the enforcer created it.
+ * <h2>Adaptive policies stay local</h2>
+ * An adaptive policy ({@code io.github.sluice.adaptive}) learns the latency of this instance's own
+ * requests, so its state lives in an in-memory registry of the enforcer's whatever the
+ * {@linkplain Builder#store store}: with a Redis store, the other policies are shared by every
+ * instance and each instance's adaptive limits are its own. A request's claims on both are then
+ * decided one after the other (still all or nothing) rather than in one round trip.
+ *
+ * <p>Thread-safe. {@link #close()} closes the store if the enforcer created it, and the local
+ * registry of adaptive policies.
  */
 public final class Enforcer implements AutoCloseable {
 
@@ -74,6 +83,17 @@ public final class Enforcer implements AutoCloseable {
     private final RateLimitHeaders.Plan plan;
     private final Store store;
     private final boolean ownsStore;
+    /**
+     * The in-memory registry of the adaptive policies when the store is another (e.g. Redis):
+     * an adaptive limit learns this instance's own latency, so it is local whatever the store.
+     * Owned and closed by the enforcer; {@code null} if not needed.
+     */
+    private ShardedRegistry local;
+    /** Builds {@link #local} when first needed; guarded by {@code this}. */
+    private final ShardedRegistry.Builder registry;
+    private final int maxKeyLengthForLocal;
+    /** The key spaces that live in {@link #local}; guarded by {@code this}. */
+    private final Map<KeySpace, Boolean> localSpaces = new java.util.IdentityHashMap<>();
     private final HeaderOptions headers;
     private final DenialBody denialBody;
     /** Who is told of events: the metrics, which pass them on, or the configured listener. */
@@ -97,9 +117,21 @@ public final class Enforcer implements AutoCloseable {
         this.store = store;
         this.ownsStore = ownsStore;
         this.dryRun = b.dryRun;
+        this.registry = b.registry;
+        this.maxKeyLengthForLocal = b.maxKeyLength;
         KeySpace[] spaces = new KeySpace[policies.length];
-        for (int i = 0; i < policies.length; i++) {
-            spaces[i] = store.keySpace(policies[i].name(), policies[i].algorithm());
+        try {
+            for (int i = 0; i < policies.length; i++) {
+                spaces[i] = home(policies[i]).keySpace(policies[i].name(), policies[i].algorithm());
+                if (spaces[i] != null && isLocal(policies[i])) {
+                    localSpaces.put(spaces[i], Boolean.TRUE);
+                }
+            }
+        } catch (RuntimeException e) {
+            if (local != null) {
+                local.close();
+            }
+            throw e;
         }
         metrics.track(List.of(policies), List.of(spaces));
         this.headers = b.headers;
@@ -314,8 +346,13 @@ public final class Enforcer implements AutoCloseable {
         for (int i = 0; i < ps.length; i++) {
             Integer was = old.byName.get(ps[i].name());
             KeySpace before = was != null ? spaces[was] : removed.get(ps[i].name());
-            bound[i] = before == null ? store.keySpace(ps[i].name(), ps[i].algorithm())
-                    : store.rebind(before, ps[i].algorithm(), was != null ? inheritance : Inheritance.RESET);
+            Store home = home(ps[i]);
+            boolean sameHome = before != null && localSpaces.containsKey(before) == isLocal(ps[i]);
+            bound[i] = !sameHome ? home.keySpace(ps[i].name(), ps[i].algorithm())
+                    : home.rebind(before, ps[i].algorithm(), was != null ? inheritance : Inheritance.RESET);
+            if (isLocal(ps[i])) {
+                localSpaces.put(bound[i], Boolean.TRUE);
+            }
         }
         for (int i = 0; i < old.policies.length; i++) {
             if (!seen.contains(old.policies[i].name())) {
@@ -327,6 +364,22 @@ public final class Enforcer implements AutoCloseable {
         }
         metrics.track(List.of(ps), List.of(bound));
         table = new Table(this, ps, bound, plan);
+    }
+
+    /** Whether {@code p} lives in the enforcer's local registry: an adaptive policy when the store is another. */
+    private boolean isLocal(Policy p) {
+        return p.algorithm() instanceof AdaptiveLimit && !(store instanceof ShardedRegistry);
+    }
+
+    /** The store that holds {@code p}'s state; builds the local registry when first needed. Guarded by {@code this}. */
+    private synchronized Store home(Policy p) {
+        if (!isLocal(p)) {
+            return store;
+        }
+        if (local == null) {
+            local = registry.maxKeyLength(maxKeyLengthForLocal).listener(listener).build();
+        }
+        return local;
     }
 
     /** Whether no policy applies to this method unless it names it; compares lengths first, allocates nothing. */
@@ -349,7 +402,7 @@ public final class Enforcer implements AutoCloseable {
         if (v == null) {
             v = new Verdict();
         }
-        v.add(e, key);
+        v.add(e, key, e.partitionOf(request));
         return v;
     }
 
@@ -405,7 +458,11 @@ public final class Enforcer implements AutoCloseable {
         }
     }
 
-    /** @return the store holding the policies' state */
+    /**
+     * @return the store holding the policies' state, except adaptive policies' when it is not an
+     *     in-memory registry: those stay in a local registry of the enforcer's (see the class
+     *     description)
+     */
     public Store store() {
         return store;
     }
@@ -573,6 +630,13 @@ public final class Enforcer implements AutoCloseable {
         }
         if (ownsStore) {
             store.close();
+        }
+        ShardedRegistry l;
+        synchronized (this) {
+            l = local;
+        }
+        if (l != null) {
+            l.close();
         }
     }
 

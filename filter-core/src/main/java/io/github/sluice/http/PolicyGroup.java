@@ -9,7 +9,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@link Enforcer#enforce(io.github.sluice.request.RequestView)}), or the policies of a
  * {@link PolicySet}, with that set's cost. It formats each {@code RateLimit-Policy} value once:
  * the value lists the policies that applied, and which applied is all that varies, so a group of
- * up to {@value #CACHED_MEMBERS} policies keeps one value per subset it has seen.
+ * up to {@value #CACHED_MEMBERS} policies keeps one value per subset it has seen. An adaptive
+ * policy's {@code q} is its current limit, so a value with one is formatted per request (a
+ * single adaptive policy reuses its last value while the limit repeats).
  *
  * <p>Thread-safe: the cache is filled by whichever request first needs a value; two requests
  * that race format equal strings, and either may stay.
@@ -51,13 +53,16 @@ final class PolicyGroup {
     String policyField(Verdict v) {
         Verdict.Entry first = v.first();
         if (v.after(first) == null) {
-            return first.how.policyItem;
+            return first.how.policyItem(first.decision);
         }
         if (policyFields == null) {
             return join(v);
         }
         int subset = 0;
         for (Verdict.Entry e = first; e != null; e = v.after(e)) {
+            if (e.how.adaptive) {
+                return join(v); // its q is the current limit: formatted for each request
+            }
             subset |= 1 << e.how.position;
         }
         String field = policyFields.get(subset);
@@ -74,7 +79,7 @@ final class PolicyGroup {
             if (b.length() > 0) {
                 b.append(", ");
             }
-            b.append(e.how.policyItem);
+            b.append(e.how.policyItem(e.decision));
         }
         return b.toString();
     }

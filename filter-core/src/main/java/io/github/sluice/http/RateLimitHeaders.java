@@ -308,7 +308,7 @@ final class RateLimitHeaders {
         return (nanos - 1) / NANOS_PER_SECOND + 1;
     }
 
-    private static long clamp(long value) {
+    static long clamp(long value) {
         return Math.max(0, Math.min(value, SF_MAX));
     }
 

@@ -97,10 +97,18 @@ public final class Verdict implements ReleaseHandle {
         final MutableDecision decision = new MutableDecision();
         /* The next entry of the same kind (enforced or dry-run). */
         Entry next;
+        /* The request's partition of an adaptive algorithm, or NO_PARTITION. */
+        final int partition;
 
-        Entry(Enforcement how, String key) {
+        Entry(Enforcement how, String key, int partition) {
             this.how = how;
             this.key = key;
+            this.partition = partition;
+        }
+
+        @Override
+        public int partition() {
+            return partition;
         }
 
         @Override
@@ -145,11 +153,13 @@ public final class Verdict implements ReleaseHandle {
             }
         }
 
-        void release() {
+        /** @param ending a status ({@code >= 0}, 0 for unknown), {@link #TIMED_OUT} or {@link #FAILED} */
+        void release(int ending) {
             // The receipt carries the admission's clock reading to algorithms that learn from
-            // how long requests take (adaptive limits); the others ignore it. Whether the request
-            // was dropped (timeout, 503) is not known here yet: released as not dropped.
-            how.space.release(key, how.cost, decision.receipt(), false);
+            // how long requests take (adaptive limits); the others ignore it. A failure teaches
+            // nothing: released without the receipt.
+            boolean dropped = ending == TIMED_OUT || (how.adaptive && how.policy.drop().contains(ending));
+            how.space.release(key, how.cost, ending == FAILED ? MutableDecision.NO_RECEIPT : decision.receipt(), dropped);
             try {
                 how.group.enforcer.told().released(how.policy, key, how.cost);
             } catch (RuntimeException ignored) {
@@ -163,9 +173,13 @@ public final class Verdict implements ReleaseHandle {
         }
     }
 
+    /** How a request ended, for {@link Entry#release(int)}, besides a status. */
+    private static final int TIMED_OUT = -1;
+    private static final int FAILED = -2;
+
     /** Appends an entry for {@code how}, after the entries of its kind. */
-    void add(Enforcement how, String key) {
-        Entry e = new Entry(how, key);
+    void add(Enforcement how, String key, int partition) {
+        Entry e = new Entry(how, key, partition);
         if (how.dryRun) {
             dryRun = append(dryRun, e);
         } else {
@@ -199,7 +213,7 @@ public final class Verdict implements ReleaseHandle {
             if (e.key == null) {
                 e.decision.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
             } else {
-                e.how.space.acquire(e.key, admitted ? e.how.cost : 0, e.decision);
+                e.how.space.acquire(e.key, e.partition, admitted ? e.how.cost : 0, e.decision);
             }
         }
         int outcome = admitted ? shaping() : DENIED;
@@ -557,13 +571,43 @@ public final class Verdict implements ReleaseHandle {
      */
     @Override
     public void release() {
+        end(0);
+    }
+
+    /**
+     * Like {@link #release()}, for a request that ended with {@code status}: a drop for each
+     * adaptive policy whose {@linkplain Policy#drop() drop statuses} hold it.
+     *
+     * @param status the response's HTTP status
+     */
+    @Override
+    public void release(int status) {
+        end(Math.max(0, status));
+    }
+
+    /** Like {@link #release()}, for a request that timed out: a drop for every adaptive policy. */
+    @Override
+    public void releaseTimedOut() {
+        end(TIMED_OUT);
+    }
+
+    /**
+     * Like {@link #release()}, for a request ended by an exception or a client that went away:
+     * adaptive policies learn nothing from it.
+     */
+    @Override
+    public void releaseFailed() {
+        end(FAILED);
+    }
+
+    private void end(int ending) {
         int s = (int) STATE.getVolatile(this);
         if ((s & HELD) == 0 || !STATE.compareAndSet(this, s, s & ~HELD)) {
             return;
         }
         for (Entry e = first(); e != null; e = after(e)) {
             if (e.holds()) {
-                e.release();
+                e.release(ending);
             }
         }
     }

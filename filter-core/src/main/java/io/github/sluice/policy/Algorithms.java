@@ -323,6 +323,20 @@ final class Algorithms {
         whole(a, "max", b::max);
         whole(a, "initial", b::initial);
         time(a, "idle", b::idle);
+        String partitions = a.option("partitions");
+        if (partitions != null) {
+            for (String item : partitions.split(",", -1)) {
+                int colon = item.indexOf(':');
+                String name = colon < 0 ? item.strip() : item.substring(0, colon).strip();
+                String percent = colon < 0 ? "" : item.substring(colon + 1).strip();
+                if (name.isEmpty() || percent.isEmpty()) {
+                    throw a.ctx.error("partitions", partitions, "partitions must be name:percent items "
+                            + "separated by commas, e.g. partitions=paid:70,free:30, but '" + item.strip() + "' is not");
+                }
+                double share = a.doubleValue("partitions", percent, 100) / 100;
+                a.ctx.call("partitions", partitions, () -> b.partition(name, share));
+            }
+        }
     }
 
     private static void batch(Args a, LongFunction<?> samples, Function<Duration, ?> window) {

@@ -71,6 +71,14 @@ final class Args {
         return a;
     }
 
+    /**
+     * @return the option's value, or {@code null} if absent, without marking it as understood (the
+     *     known options listed in messages stay those of the algorithm)
+     */
+    String peek(String name) {
+        return options.get(name);
+    }
+
     /** @return the option's value, or {@code null} if absent; marks it as understood */
     String option(String name) {
         used.add(name);

@@ -1,5 +1,6 @@
 package io.github.sluice.policy;
 
+import io.github.sluice.adaptive.AdaptiveLimit;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.key.KeyResolver;
 import java.util.Objects;
@@ -38,6 +39,8 @@ public final class Policy {
     private final boolean dryRun;
     private final AllowList allow;
     private final Unresolved unresolved;
+    private final DropStatuses drop;
+    private final KeyResolver partition;
 
     private Policy(Builder b) {
         this.name = b.name;
@@ -49,6 +52,8 @@ public final class Policy {
         this.dryRun = b.dryRun;
         this.allow = b.allow;
         this.unresolved = b.unresolved;
+        this.drop = b.drop;
+        this.partition = b.partition;
     }
 
     /**
@@ -133,6 +138,22 @@ public final class Policy {
         return unresolved;
     }
 
+    /**
+     * @return the response statuses that count as a drop for an adaptive policy (see
+     *     {@link DropStatuses}); {@link DropStatuses#DEFAULT} unless set; ignored by other policies
+     */
+    public DropStatuses drop() {
+        return drop;
+    }
+
+    /**
+     * @return how a request's partition name is found (an adaptive policy whose algorithm has
+     *     partitions), or {@code null} if the policy has no partitions
+     */
+    public KeyResolver partition() {
+        return partition;
+    }
+
     /** @return {@code true} for a concurrency limit, whose permits are held until the request ends */
     public boolean concurrency() {
         return algorithm.concurrency();
@@ -153,6 +174,9 @@ public final class Policy {
         b.dryRun = dryRun;
         b.allow = allow;
         b.unresolved = unresolved;
+        b.drop = drop;
+        b.dropSet = drop != DropStatuses.DEFAULT;
+        b.partition = partition;
         return b;
     }
 
@@ -161,12 +185,13 @@ public final class Policy {
         return o instanceof Policy p && p.name.equals(name) && p.algorithm.equals(algorithm)
                 && p.key.equals(key) && p.match.equals(match) && p.cost == cost
                 && p.status == status && p.dryRun == dryRun && p.allow.equals(allow)
-                && p.unresolved.equals(unresolved);
+                && p.unresolved.equals(unresolved)
+                && p.drop.equals(drop) && Objects.equals(p.partition, partition);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, algorithm, key, match, cost, status, dryRun, allow, unresolved);
+        return Objects.hash(name, algorithm, key, match, cost, status, dryRun, allow, unresolved, drop, partition);
     }
 
     @Override
@@ -174,7 +199,9 @@ public final class Policy {
         return "Policy{" + name + ", " + algorithm + ", key=" + key + ", match=" + match
                 + ", cost=" + cost + ", status=" + status + (dryRun ? ", dry-run" : "")
                 + (allow.isEmpty() ? "" : ", allow=" + allow)
-                + (unresolved.denies() ? ", unresolved=" + unresolved : "") + '}';
+                + (unresolved.denies() ? ", unresolved=" + unresolved : "")
+                + (algorithm instanceof AdaptiveLimit ? ", drop=" + drop : "")
+                + (partition == null ? "" : ", partition=" + partition) + '}';
     }
 
     /** Builds a {@link Policy}. Not thread-safe. */
@@ -188,6 +215,9 @@ public final class Policy {
         private boolean dryRun;
         private AllowList allow = AllowList.NONE;
         private Unresolved unresolved = Unresolved.SKIP;
+        private DropStatuses drop = DropStatuses.DEFAULT;
+        private boolean dropSet;
+        private KeyResolver partition;
 
         private Builder(String name) {
             this.name = name;
@@ -320,10 +350,43 @@ public final class Policy {
         }
 
         /**
+         * Sets the response statuses that an adaptive policy counts as a drop (overload), as a
+         * timeout is: see {@link DropStatuses}. Default {@code 503,504}. Only for adaptive
+         * policies ({@code io.github.sluice.adaptive}).
+         *
+         * @param drop the statuses, e.g. {@code DropStatuses.parse("503,504")}, or
+         *     {@link DropStatuses#NONE} to learn from latency and timeouts only
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder drop(DropStatuses drop) {
+            this.drop = Objects.requireNonNull(drop, "drop");
+            this.dropSet = true;
+            return this;
+        }
+
+        /**
+         * Sets how a request's partition is found, for an adaptive policy whose algorithm has
+         * partitions ({@code AdaptiveLimit.Builder.partition(name, share)}): the resolver returns
+         * the partition's name, e.g. the value of a header. A request whose name is not one of the
+         * algorithm's partitions (or {@code null}) belongs to none: it only borrows. Required when
+         * the algorithm has partitions; refused otherwise.
+         *
+         * @param partition e.g. {@code KeyResolvers.header("X-Tier")}
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder partition(KeyResolver partition) {
+            this.partition = Objects.requireNonNull(partition, "partition");
+            return this;
+        }
+
+        /**
          * @return the policy
          * @throws IllegalStateException if the algorithm or the key is missing
          * @throws IllegalArgumentException if the cost exceeds the algorithm's limit (no request
-         *     could ever pass)
+         *     could ever pass); if {@link #drop} is set for a policy that is not adaptive; if
+         *     {@link #partition} is set and the algorithm has no partitions, or not set and it has
          */
         public Policy build() {
             if (algorithm == null) {
@@ -335,6 +398,22 @@ public final class Policy {
             if (cost > algorithm.limit()) {
                 throw new IllegalArgumentException("cost must be <= the limit " + algorithm.limit()
                         + " but was " + cost + " (policy '" + name + "')");
+            }
+            boolean adaptive = algorithm instanceof AdaptiveLimit;
+            int partitions = adaptive ? ((AdaptiveLimit<?>) algorithm).partitions() : 0;
+            if (dropSet && !adaptive) {
+                throw new IllegalArgumentException("drop applies to adaptive policies only but was " + drop
+                        + " for " + algorithm.kind() + " (policy '" + name + "')");
+            }
+            if (partition != null && partitions == 0) {
+                throw new IllegalArgumentException("partition needs an adaptive algorithm with partitions "
+                        + "(partitions=name:share,...) but was " + partition + " for " + algorithm
+                        + " (policy '" + name + "')");
+            }
+            if (partition == null && partitions > 0) {
+                throw new IllegalArgumentException("partition must be set (how a request's partition is found, "
+                        + "e.g. partition=header:X-Tier) when the algorithm has partitions, but was not set for "
+                        + algorithm + " (policy '" + name + "')");
             }
             return new Policy(this);
         }

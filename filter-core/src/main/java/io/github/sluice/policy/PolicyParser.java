@@ -1,5 +1,6 @@
 package io.github.sluice.policy;
 
+import io.github.sluice.adaptive.AdaptiveLimit;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.key.KeyResolver;
 import io.github.sluice.key.KeyResolvers;
@@ -164,8 +165,42 @@ public final class PolicyParser {
             Unresolved u = ctx.call("unresolved", unresolved, () -> Unresolved.parse(unresolved));
             b.unresolved(u);
         }
+        adaptiveOptions(ctx, args, algorithm, b);
         args.requireAllUsed();
         // The only combination build() checks is the cost against the algorithm's limit.
         return ctx.call("cost", cost == null ? "1" : cost, b::build);
+    }
+
+    /** The request-level options of adaptive policies: {@code drop=} and {@code partition=}. */
+    private static void adaptiveOptions(Line ctx, Args args, Algorithm<?> algorithm, Policy.Builder b) {
+        if (!(algorithm instanceof AdaptiveLimit<?> adaptive)) {
+            String drop = args.peek("drop");
+            String partition = args.peek("partition");
+            if (drop != null || partition != null) {
+                String name = drop != null ? "drop" : "partition";
+                throw ctx.error(name, drop != null ? drop : partition, name + " applies to adaptive policies only, not to "
+                        + algorithm.kind());
+            }
+            return;
+        }
+        int partitions = adaptive.partitions();
+        String drop = args.option("drop");
+        String partition = args.option("partition");
+        if (partition == null && partitions > 0) {
+            throw ctx.error("partition", null, "partitions=... needs partition=... (how a request's partition "
+                    + "is found, e.g. partition=header:X-Tier)");
+        }
+        if (partition != null && partitions == 0) {
+            throw ctx.error("partition", partition, "partition=... needs partitions=name:percent,... "
+                    + "(e.g. partitions=paid:70,free:30)");
+        }
+        if (drop != null) {
+            DropStatuses d = ctx.call("drop", drop, () -> DropStatuses.parse(drop));
+            ctx.call("drop", drop, () -> b.drop(d));
+        }
+        if (partition != null) {
+            KeyResolver resolver = ctx.call("partition", partition, () -> KeySpecs.parse(partition));
+            b.partition(resolver);
+        }
     }
 }

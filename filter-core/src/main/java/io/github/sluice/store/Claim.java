@@ -26,6 +26,15 @@ public interface Claim {
     /** @return the permits asked for, {@code >= 0} */
     long cost();
 
+    /**
+     * @return the request's partition of the key space's algorithm (see
+     *     {@link KeySpace#acquire(String, int, long, MutableDecision)}), by default
+     *     {@link io.github.sluice.core.Algorithm#NO_PARTITION}
+     */
+    default int partition() {
+        return io.github.sluice.core.Algorithm.NO_PARTITION;
+    }
+
     /** @return the holder the store writes this claim's decision into, never {@code null} */
     MutableDecision decision();
 

@@ -83,7 +83,7 @@ public interface Store extends AutoCloseable {
      */
     default boolean acquireAll(Claim claims) {
         for (Claim c = Objects.requireNonNull(claims, "claims"); c != null; c = c.next()) {
-            if (!c.space().acquire(c.key(), c.cost(), c.decision())) {
+            if (!c.space().acquire(c.key(), c.partition(), c.cost(), c.decision())) {
                 for (Claim given = claims; given != c; given = given.next()) {
                     given.space().refund(given.key(), given.cost(), given.decision());
                 }

@@ -33,7 +33,13 @@ import java.io.UncheckedIOException;
  *       {@code StreamingOutput} holds its permit while it streams and a client that hangs up
  *       mid-body (the write fails) releases it as well.
  * </ul>
- * The response filter runs last among response filters (priority {@link Integer#MIN_VALUE}), so
+ * Adaptive policies are told the response's status (a drop if the policy lists it: an
+ * {@code AsyncResponse} that times out without a handler answers 503, a drop by default); a body
+ * whose write fails (the client went away) teaches them nothing ({@link Verdict#releaseFailed()}).
+ * An exception reaches the response filter as the response its mapper made, so its status is
+ * what counts (500 for one nobody maps: not a drop by default).
+ *
+ * <p>The response filter runs last among response filters (priority {@link Integer#MIN_VALUE}), so
  * no later filter can remove the body after it chose the writer interceptor.
  *
  * <p>Thread-safe: one instance serves every request of its stage.
@@ -41,15 +47,22 @@ import java.io.UncheckedIOException;
 class LimitStage implements ContainerRequestFilter, ContainerResponseFilter, WriterInterceptor {
 
     /** Verdicts on their way from a response filter to the writer interceptor of the same thread. */
-    private static final ThreadLocal<Verdict> GLOBAL_BODY = new ThreadLocal<>();
-    private static final ThreadLocal<Verdict> RESOURCE_BODY = new ThreadLocal<>();
+    private static final ThreadLocal<Pending> GLOBAL_BODY = new ThreadLocal<>();
+    private static final ThreadLocal<Pending> RESOURCE_BODY = new ThreadLocal<>();
+
+    /**
+     * A verdict and its response's status. Removed from the thread once used, so that no
+     * container thread keeps a reference into the application after it is undeployed.
+     */
+    private record Pending(Verdict verdict, int status) {
+    }
 
     private final Enforcer enforcer;
     private final PolicySet selection;
     private final boolean global;
     private final InFlight inFlight;
     private final StageSettings settings;
-    private final ThreadLocal<Verdict> body;
+    private final ThreadLocal<Pending> body;
 
     /**
      * @param selection the policies of a {@code @RateLimited} method, or {@code null} for the
@@ -109,28 +122,36 @@ class LimitStage implements ContainerRequestFilter, ContainerResponseFilter, Wri
             return; // holds nothing
         }
         if (!response.hasEntity() || HttpMethod.HEAD.equals(request.getMethod())) {
-            verdict.release();
+            verdict.release(response.getStatus());
             return;
         }
-        Verdict stale = body.get();
+        Pending stale = body.get();
         if (stale != null) {
-            stale.release(); // a body whose writer never ran: released late rather than never
+            stale.verdict.releaseFailed(); // a body whose writer never ran: released late rather than never
         }
-        body.set(verdict);
+        body.set(new Pending(verdict, response.getStatus()));
     }
 
     @Override
     public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
-        Verdict verdict = body.get();
-        if (verdict == null) {
+        Pending pending = body.get();
+        if (pending == null) {
             context.proceed();
             return;
         }
         body.remove();
+        Verdict verdict = pending.verdict;
+        int status = pending.status;
+        boolean written = false;
         try {
             context.proceed();
+            written = true;
         } finally {
-            verdict.release();
+            if (written) {
+                verdict.release(status);
+            } else {
+                verdict.releaseFailed();
+            }
         }
     }
 

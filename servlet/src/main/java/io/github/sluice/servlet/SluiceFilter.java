@@ -55,7 +55,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>concurrency permits are released exactly once when the response completes: when the
  *       chain returns or throws, or, if the request is in async mode then (whoever started it:
  *       the application, a filter in front, Sluice's shaping), when the async request completes,
- *       fails or times out (including after further {@code startAsync} cycles).
+ *       fails or times out (including after further {@code startAsync} cycles). Adaptive
+ *       policies are told how it ended: the response's status (a drop if the policy lists it),
+ *       a timeout (a drop), or an exception or async error (nothing learned); see
+ *       {@link io.github.sluice.http.ReleaseHandle}.
  * </ul>
  *
  * <h2>Changing the policies while running</h2>
@@ -191,6 +194,7 @@ public final class SluiceFilter implements Filter {
         // From here on the verdict may hold permits: every way out of this method either hands them
         // to a listener (suspended) or goes through the finally.
         boolean suspended = false;
+        boolean threw = true;
         try {
             if (verdict.denied()) {
                 Denial.write(verdict, response, view);
@@ -201,9 +205,10 @@ public final class SluiceFilter implements Filter {
             if (!suspended) {
                 chain.doFilter(request, response);
             }
+            threw = false;
         } finally {
             if (!suspended) {
-                PermitRelease.whenComplete(request, verdict);
+                PermitRelease.whenComplete(request, response, verdict, threw);
             }
         }
     }

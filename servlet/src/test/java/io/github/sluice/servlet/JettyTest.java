@@ -67,4 +67,11 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class AdaptiveDrops extends AdaptiveDropContract {
+        AdaptiveDrops() {
+            super(Container.JETTY);
+        }
+    }
 }

@@ -67,4 +67,11 @@ class TomcatTest {
             super(Container.TOMCAT);
         }
     }
+
+    @Nested
+    class AdaptiveDrops extends AdaptiveDropContract {
+        AdaptiveDrops() {
+            super(Container.TOMCAT);
+        }
+    }
 }
