@@ -2,6 +2,7 @@ package io.github.sluice.demo;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -255,6 +256,25 @@ abstract class DemoContract {
             }
         }
         return 0;
+    }
+
+    @Test
+    void root_servesTheIndexPage_listingEveryEndpoint_notADirectoryListing() throws Exception {
+        // When a newcomer opens the demo's root
+        HttpResponse<String> r = http.get("");
+
+        // Then it is the index page, with a link to every endpoint, not the container's listing
+        assertEquals(200, r.statusCode());
+        assertTrue(Http.header(r, "Content-Type").startsWith("text/html"), Http.header(r, "Content-Type"));
+        assertTrue(r.body().contains("<title>Sluice demo</title>"), r.body());
+        for (String endpoint : List.of("servlet/hello", "api/hello", "api/slow?ms=1000", "health", "metrics")) {
+            assertTrue(r.body().contains("<a href=\"" + endpoint + "\">"), () -> "no link to " + endpoint);
+        }
+        assertFalse(r.body().contains("WEB-INF"), "a directory listing");
+        // and every endpoint it links to answers (the limited ones from a client of their own)
+        for (String endpoint : List.of("servlet/hello", "api/hello", "api/slow?ms=0", "health", "metrics")) {
+            assertEquals(200, http.get(endpoint, "X-Forwarded-For", nextAddress()).statusCode(), endpoint);
+        }
     }
 
     @Test

@@ -6,8 +6,10 @@ import java.util.function.Function;
 
 /**
  * Finds the TCP peer's address of a request for {@code key=ip} and allow-lists, and says so once
- * when it cannot: JAX-RS has no portable way to know it, and without it every client shares the
- * key {@code unknown}. Thread-safe.
+ * when it cannot (a lookup that answers {@code null}, or a servlet API on the class path of a
+ * runtime that is not a servlet container): without it every client shares the key
+ * {@code unknown}. Where no address source can exist at all, the feature fails the deployment
+ * instead ({@link AddressSource}). Thread-safe.
  */
 final class PeerAddress {
 
@@ -26,8 +28,9 @@ final class PeerAddress {
         if (address == null && !warned) {
             warned = true; // a benign race may log twice; never on every request
             LOG.log(Level.WARNING, "a policy keys clients by address, but the address of a request to ''{0}'' is unknown: "
-                    + "set the request property " + SluiceFeature.PEER_ADDRESS + " in an earlier filter, or give "
-                    + "SluiceFeature.builder().peerAddress(...); until then every client shares the key ''unknown'' "
+                    + "run the application in a servlet container, set the request property " + SluiceFeature.PEER_ADDRESS
+                    + " in an earlier filter, or give SluiceFeature.builder().peerAddress(...); until then every "
+                    + "client shares the key ''unknown'' "
                     + "(see docs/jaxrs.md)", request.getUriInfo().getPath());
         }
         return address;

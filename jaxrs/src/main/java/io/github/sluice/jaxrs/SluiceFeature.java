@@ -79,8 +79,9 @@ public final class SluiceFeature implements Feature {
     /** The prefix of the published enforcer's name: the servlet filter's, {@code io.github.sluice.Enforcer.}. */
     public static final String ENFORCER_ATTRIBUTE_PREFIX = "io.github.sluice.Enforcer.";
     /**
-     * The request property the default peer-address lookup reads: JAX-RS has no portable way to
-     * know the client's address, so an earlier filter (or the container) may put it there.
+     * The request property the default peer-address lookup reads first: an earlier filter may put
+     * the client's address there. Without it, in a servlet container, the feature reads the
+     * address of the servlet request; see {@link Builder#peerAddress}.
      */
     public static final String PEER_ADDRESS = "io.github.sluice.peer-address";
     /**
@@ -95,6 +96,9 @@ public final class SluiceFeature implements Feature {
     };
 
     private final Enforcer enforcer;
+    /** Registered so that the runtime injects the servlet request; null without the servlet API or with a lookup. */
+    private final ServletPeer servletPeer;
+    private final boolean addressKnowable;
     private final StageSettings settings;
     private final InFlight inFlight = new InFlight();
 
@@ -115,7 +119,16 @@ public final class SluiceFeature implements Feature {
 
     private SluiceFeature(Builder b) {
         this.enforcer = b.enforcer;
-        this.settings = new StageSettings(new PeerAddress(b.peerAddress), b.pause, b.priority);
+        Function<ContainerRequestContext, String> lookup = b.peerAddress;
+        if (lookup == null && AddressSource.servletApiPresent()) {
+            this.servletPeer = new ServletPeer();
+            lookup = AddressSource.propertyThenServlet(servletPeer);
+        } else {
+            this.servletPeer = null;
+        }
+        this.addressKnowable = lookup != null;
+        this.settings = new StageSettings(new PeerAddress(lookup == null ? PEER_FROM_PROPERTY : lookup),
+                b.pause, b.priority);
     }
 
     /** @return a builder for a feature with options */
@@ -128,15 +141,30 @@ public final class SluiceFeature implements Feature {
      *
      * @throws IllegalArgumentException (a {@link io.github.sluice.policy.ConfigException}) if a
      *     configuration property is invalid, or {@value #PUBLISH} does not hold a {@code BiConsumer}
+     * @throws IllegalStateException if a policy needs the client's address ({@code key=ip}, an
+     *     allow-list of networks) and there is no way to know it: no servlet API (so no servlet
+     *     request to read it from) and no {@link Builder#peerAddress} lookup
      */
     @Override
     public boolean configure(FeatureContext context) {
-        Enforcer e = enforcer;
-        boolean watched = false;
-        if (e == null) {
-            e = FeatureProperties.enforcer(context.getConfiguration());
-            watched = FeatureProperties.watch(e, context.getConfiguration());
+        Enforcer e = enforcer != null ? enforcer : FeatureProperties.enforcer(context.getConfiguration());
+        if (servletPeer != null) {
+            context.register(servletPeer);
+        } else if (!addressKnowable) {
+            String needs = AddressSource.policyNeedingAddress(e);
+            if (needs != null) {
+                if (enforcer == null) {
+                    e.close();
+                }
+                throw new IllegalStateException(needs + " needs the client's address, and this JAX-RS runtime "
+                        + "has no servlet request to read it from (the servlet API is not on the class path): "
+                        + "build the feature with SluiceFeature.builder().peerAddress(request -> ...), a function that "
+                        + "returns the TCP peer's address (e.g. request -> (String) request.getProperty(\""
+                        + PEER_ADDRESS + "\") when an earlier filter sets that property), or key the policy by "
+                        + "something else (key=header:..., key=principal); see docs/jaxrs.md, 'The client's address'");
+            }
         }
+        boolean watched = enforcer == null && FeatureProperties.watch(e, context.getConfiguration());
         FeatureProperties.publish(context.getConfiguration(), e);
         if (UnmappedExceptions.needed()) {
             // Before JAX-RS 3.1, an exception nobody maps skips the response filters that release.
@@ -169,7 +197,8 @@ public final class SluiceFeature implements Feature {
     /** Builds a {@link SluiceFeature}. Not thread-safe. */
     public static final class Builder {
         private Enforcer enforcer;
-        private Function<ContainerRequestContext, String> peerAddress = PEER_FROM_PROPERTY;
+        /** null: the default (the property, then the servlet request). */
+        private Function<ContainerRequestContext, String> peerAddress;
         private Pause pause = Pause.SLEEP;
         private int priority = PRIORITY;
 
@@ -190,9 +219,12 @@ public final class SluiceFeature implements Feature {
 
         /**
          * Sets how the TCP peer's address of a request is found, for {@code key=ip} and
-         * allow-lists, e.g. from an injected {@code HttpServletRequest}. Default: the request
-         * property {@value SluiceFeature#PEER_ADDRESS}. The function runs on the request's thread,
-         * must be thread-safe, and returns {@code null} when the address is unknown.
+         * allow-lists of networks. Default: the request property {@value SluiceFeature#PEER_ADDRESS}
+         * if an earlier filter set it, else, in a servlet container, the remote address of the
+         * servlet request the runtime injects; without the servlet API on the class path there is
+         * no default, and a policy that needs the address fails the deployment. The function
+         * replaces the default, runs on the request's thread, must be thread-safe, and returns
+         * {@code null} when the address is unknown (the key is then {@code unknown}).
          *
          * @param peerAddress the lookup
          * @return this builder

@@ -76,9 +76,12 @@ class ReadmeSnippetsTest {
         return text.substring(from + begin.length(), to);
     }
 
-    /** Lines without their indentation and without blank lines: indentation differs between a README and a class. */
+    /**
+     * Lines without their indentation and without blank lines: indentation differs between a README and a class.
+     * Import lines are left out: ReadmeImportsTest (module-tests) checks them.
+     */
     private static List<String> normalised(String text) {
-        return text.lines().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.toList());
+        return text.lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("import ")).collect(Collectors.toList());
     }
 
     private static String read(Path p) throws IOException {
