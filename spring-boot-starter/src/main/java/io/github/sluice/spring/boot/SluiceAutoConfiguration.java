@@ -33,7 +33,8 @@ import org.springframework.context.annotation.Configuration;
  *       {@code @RateLimited} then apply it).
  *   <li>{@link Store}: the policies keep their state there (a {@link RedisStore} is defined when
  *       {@code sluice.redis.url} is set and {@code sluice-redis} is on the class path). The
- *       application context closes it; the enforcer does not.
+ *       application context closes it; the enforcer does not. Build it with the
+ *       {@link SluiceStoreEvents} bean as its listener so that its health is reported.
  *   <li>{@link KeyResolver} beans: each is registered under its bean name, for policies keyed
  *       {@code key=bean:<name>}.
  *   <li>{@link DenialBody}: the body of every denial, instead of the problem document (it cannot be
@@ -64,6 +65,7 @@ public class SluiceAutoConfiguration {
      * @param store the application's store, if any
      * @param beans the bean factory, for the {@link KeyResolver} beans by name
      * @param denialBody the application's denial body, if any
+     * @param storeEvents the store events listener, connected to the enforcer's metrics here
      * @return the enforcer, closed with the context
      * @throws ConfigException if a property is invalid; the message names it and its value
      * @throws IllegalArgumentException if a policy's {@code key=bean:<name>} names no
@@ -74,7 +76,7 @@ public class SluiceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public Enforcer sluiceEnforcer(SluiceProperties properties, ObjectProvider<Store> store,
-            ListableBeanFactory beans, ObjectProvider<DenialBody> denialBody) {
+            ListableBeanFactory beans, ObjectProvider<DenialBody> denialBody, SluiceStoreEvents storeEvents) {
         Map<String, String> settings = properties.settings();
         Enforcer.Builder b = SluiceConfig.fromSettings(settings, SluiceProperties::source);
         beans.getBeansOfType(KeyResolver.class).forEach(b::keyResolver);
@@ -92,7 +94,21 @@ public class SluiceAutoConfiguration {
         if (given != null) {
             b.store(given);
         }
-        return b.build();
+        Enforcer enforcer = b.build();
+        storeEvents.connect(enforcer);
+        return enforcer;
+    }
+
+    /**
+     * The listener a shared store is built with, so that its events reach the enforcer's counts
+     * and the health contributor.
+     *
+     * @return the listener, connected to the enforcer when that is built
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public SluiceStoreEvents sluiceStoreEvents() {
+        return new SluiceStoreEvents();
     }
 
     /** The servlet filter, registered as the class description of {@link SluiceProperties.Filter} says. */
@@ -130,10 +146,10 @@ public class SluiceAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(Store.class)
-        RedisStore sluiceRedisStore(SluiceProperties properties) {
+        RedisStore sluiceRedisStore(SluiceProperties properties, SluiceStoreEvents storeEvents) {
             String url = properties.getRedis().getUrl().strip();
             try {
-                return RedisStore.builder().uri(url).build();
+                return RedisStore.builder().uri(url).listener(storeEvents).build();
             } catch (IllegalArgumentException e) {
                 throw new ConfigException("property 'sluice.redis.url'", 0, null, "url", url, e.getMessage(), e);
             }
