@@ -146,4 +146,48 @@ abstract class StarterContract {
         assertNotNull(statuses.get("/inflight/throw 500"), new TreeMap<>(statuses).toString());
         assertNotNull(statuses.get("/inflight/timeout 503"), new TreeMap<>(statuses).toString());
     }
+
+    /**
+     * Clients that go away while their async request is held: each permit still goes back once,
+     * when the application completes the result for a connection that is gone.
+     */
+    @Test
+    void asyncRequest_clientGoneAway_releasesItsPermit() throws Exception {
+        PolicyMetrics inflight = enforcer.metrics().policy("inflight");
+        long releasedBefore = inflight.released();
+        long inFlightBefore = inflight.inFlight();
+        int clients = 12;
+        List<java.net.Socket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < clients; i++) {
+                java.net.Socket s = new java.net.Socket("127.0.0.1", port);
+                s.getOutputStream().write(("GET /inflight/hold HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                sockets.add(s);
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (io.github.sluice.spring.boot.app.TestApplication.HELD.size() < clients
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(clients, io.github.sluice.spring.boot.app.TestApplication.HELD.size());
+            assertEquals(inFlightBefore + clients, inflight.inFlight(), "every held request holds its permit");
+        } finally {
+            for (java.net.Socket s : sockets) {
+                s.setSoLinger(true, 0); // a reset, as a client that crashed
+                s.close();
+            }
+        }
+        org.springframework.web.context.request.async.DeferredResult<String> held;
+        while ((held = io.github.sluice.spring.boot.app.TestApplication.HELD.poll()) != null) {
+            held.setResult("too late");
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (inflight.inFlight() != inFlightBefore && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(inFlightBefore, inflight.inFlight(), "permits of clients that went away leaked");
+        assertEquals(clients, inflight.released() - releasedBefore);
+    }
 }

@@ -21,6 +21,9 @@ import org.springframework.web.context.request.async.DeferredResult;
 @SpringBootApplication
 public class TestApplication {
 
+    /** The results of {@code /inflight/hold}, completed by the test when it chooses. */
+    public static final java.util.Queue<DeferredResult<String>> HELD = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
     /** Completes the async handlers off the container's threads. */
     static final ExecutorService WORKERS = Executors.newFixedThreadPool(4, r -> {
         Thread t = new Thread(r, "test-async-worker");
@@ -93,6 +96,14 @@ public class TestApplication {
         @RateLimited("inflight")
         DeferredResult<String> timeout() {
             return new DeferredResult<>(200L); // never completed: times out
+        }
+
+        @GetMapping("/inflight/hold")
+        @RateLimited("inflight")
+        DeferredResult<String> hold() {
+            DeferredResult<String> result = new DeferredResult<>();
+            HELD.add(result);
+            return result;
         }
 
         @GetMapping("/inflight/callable")
