@@ -41,6 +41,10 @@ class TomcatStarterTest extends StarterContract {
         assertEquals(-110, registration.getOrder());
         assertTrue(registration.getOrder() < -100, "before Spring Security's DEFAULT_FILTER_ORDER (-100)");
         assertEquals(enforcer, registration.getFilter().enforcer());
+        // No public getter in Boot 3.5: the field the registration hands to the container.
+        assertEquals(java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST, jakarta.servlet.DispatcherType.ASYNC),
+                org.springframework.test.util.ReflectionTestUtils.getField(registration, "dispatcherTypes"));
+        assertEquals(java.util.Set.of("/*"), new java.util.HashSet<>(registration.getUrlPatterns()));
     }
 
     @Test
