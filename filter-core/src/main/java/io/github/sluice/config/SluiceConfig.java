@@ -164,6 +164,37 @@ public final class SluiceConfig {
     }
 
     /**
+     * Loads settings a framework has collected by name, e.g. Spring Boot's {@code sluice.*}
+     * properties: the names, values and checks of init-params, with every error naming the setting
+     * as the user wrote it. A {@code config} entry is read first, as {@code load} does, and the
+     * others override it.
+     *
+     * @param settings setting names ({@link #SETTINGS} or {@code policy.<name>}) to values; the
+     *     policies are applied in the map's iteration order
+     * @param source returns where a setting was written, for messages, e.g. for
+     *     {@code policy.per-ip} the text {@code property 'sluice.policies.per-ip'}
+     * @return the builder the settings describe
+     * @throws NullPointerException if an argument is null
+     * @throws ConfigException if a name is unknown, a value is invalid or the file cannot be read;
+     *     the message starts with the setting's {@code source}
+     */
+    public static Enforcer.Builder fromSettings(Map<String, String> settings, Function<String, String> source) {
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(source, "source");
+        Settings s = new Settings();
+        String location = settings.get("config");
+        if (location != null && !location.isBlank()) {
+            s.readFile(location.strip());
+        }
+        settings.forEach((name, value) -> {
+            if (!name.equals("config") && value != null) {
+                s.put(name, value, source.apply(name), 0);
+            }
+        });
+        return s.build();
+    }
+
+    /**
      * The start-up both adapters share: loads named parameters as
      * {@link #fromInitParams(Function, Iterable)} does, keeps the policies' state in the store
      * the container holds for them if there is one, and builds the enforcer.

@@ -668,6 +668,8 @@ public final class Enforcer implements AutoCloseable {
         private static final int MAX_KEYS = 1_000_000_000;
 
         private final List<Policy> policies = new ArrayList<>();
+        /** The resolvers {@code key=bean:<name>} refers to, by name. */
+        private final Map<String, KeyResolver> keyResolvers = new java.util.LinkedHashMap<>();
         private Store store;
         /** The default store, configured by the registry settings; built only if no store is given. */
         private final ShardedRegistry.Builder registry = ShardedRegistry.builder();
@@ -727,6 +729,29 @@ public final class Enforcer implements AutoCloseable {
          */
         public Builder policies(String text) {
             return policies(PolicyParser.parse(text, "policies"));
+        }
+
+        /**
+         * Registers a key resolver under a name, for policies keyed {@code key=bean:<name>} (see
+         * {@link io.github.sluice.key.KeyResolvers#bean}), alone or in a {@code |} fallback chain.
+         * The references are bound at {@link #build()}, so the order of the calls does not matter.
+         *
+         * @param name the name the policy language uses, e.g. {@code tenantResolver}
+         * @param resolver the resolver; an exception it throws yields no key (the policy does not apply)
+         * @return this builder
+         * @throws NullPointerException if an argument is null
+         * @throws IllegalArgumentException if {@code name} is blank or holds whitespace, if a
+         *     resolver is registered under it already
+         */
+        public Builder keyResolver(String name, KeyResolver resolver) {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(resolver, "resolver");
+            KeyResolvers.bean(name); // checks the name as the policy language would read it
+            if (keyResolvers.putIfAbsent(name, resolver) != null) {
+                throw new IllegalArgumentException("keyResolver name must be unique but '" + name
+                        + "' is registered twice");
+            }
+            return this;
         }
 
         /**
@@ -970,7 +995,9 @@ public final class Enforcer implements AutoCloseable {
          * every policy in the store, and creates the default store unless one was given.
          *
          * @return the enforcer
-         * @throws IllegalArgumentException if two policies share a name; if a policy's {@code ip}
+         * @throws IllegalArgumentException if two policies share a name; if a policy's key names a
+         *     resolver ({@code bean:<name>}) that was not registered with {@link #keyResolver}
+         *     (the message names the policy and the name); if a policy's {@code ip}
          *     key has client-address settings of its own that differ from this builder's; or if the
          *     store refuses a policy (the in-memory store: one whose keys do not fit the memory
          *     budget)
@@ -1019,7 +1046,8 @@ public final class Enforcer implements AutoCloseable {
         static Policy applied(Policy p, ClientAddress clientAddress, boolean dryRun) {
             KeyResolver key;
             try {
-                key = KeyResolvers.withClientAddress(p.key(), clientAddress);
+                key = KeyResolvers.withNamed(KeyResolvers.withClientAddress(p.key(), clientAddress),
+                        keyResolvers::get);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(e.getMessage() + " (policy '" + p.name() + "')", e);
             }

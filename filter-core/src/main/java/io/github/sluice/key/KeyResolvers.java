@@ -73,6 +73,64 @@ public final class KeyResolvers {
     }
 
     /**
+     * A resolver the application registers by name, written {@code bean:<name>} in the policy
+     * language (in Spring Boot, a bean of type {@link KeyResolver} with that name). Until it is
+     * bound, with {@link #withNamed} (which {@code Enforcer.Builder.build()} does with the
+     * resolvers given to {@code Enforcer.Builder.keyResolver(name, resolver)}), it is a reference
+     * only, and resolving a request with it throws. Once bound it resolves as the registered
+     * resolver does, except that an exception that resolver throws is caught and yields no key,
+     * as for {@link #custom}. In a {@link #firstOf} chain its keys are tagged {@code bean:<name>:}.
+     *
+     * @param name the registered name
+     * @return the unbound reference ({@code bean:<name>}); equal to every other reference to {@code name}
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or holds whitespace
+     */
+    public static KeyResolver bean(String name) {
+        return new NamedKey(Names.word("bean", name), null);
+    }
+
+    /**
+     * Returns {@code key} with every {@code bean:<name>} reference (see {@link #bean}) bound to the
+     * resolver {@code registered} returns for its name: {@code key} itself if it holds none, a new
+     * chain if a {@link #firstOf} chain holds some (with the same tags). A reference that is
+     * bound already is bound again, so that an enforcer built twice uses its own registrations.
+     *
+     * @param key a key, e.g. a policy's
+     * @param registered returns the resolver registered under a name, or {@code null} if none is
+     * @return the bound key
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a name has no resolver; the message names it
+     */
+    public static KeyResolver withNamed(KeyResolver key, Function<String, KeyResolver> registered) {
+        Objects.requireNonNull(registered, "registered");
+        if (Objects.requireNonNull(key, "key") instanceof NamedKey named) {
+            KeyResolver r = registered.apply(named.name());
+            if (r == null) {
+                throw new IllegalArgumentException("key bean:" + named.name() + " names no registered key resolver;"
+                        + " register one under '" + named.name() + "' (Enforcer.Builder.keyResolver(name, resolver),"
+                        + " or in Spring Boot a KeyResolver bean of that name)");
+            }
+            if (r instanceof NamedKey) {
+                throw new IllegalArgumentException("key bean:" + named.name() + " must be registered with a resolver"
+                        + " of its own, not with the reference " + r);
+            }
+            return new NamedKey(named.name(), r);
+        }
+        if (key instanceof FirstOf chain) {
+            List<KeyResolver> resolvers = new java.util.ArrayList<>(chain.resolvers());
+            boolean changed = false;
+            for (int i = 0; i < resolvers.size(); i++) {
+                KeyResolver r = withNamed(resolvers.get(i), registered);
+                changed |= r != resolvers.get(i);
+                resolvers.set(i, r);
+            }
+            return changed ? new FirstOf(List.copyOf(resolvers), chain.tags()) : chain;
+        }
+        return key;
+    }
+
+    /**
      * The first line of a request header, with surrounding whitespace removed, e.g. an API key.
      * An absent or blank header yields no key (the policy does not apply); chain with
      * {@link #firstOf} to fall back. A client chooses this value freely: use it only for
@@ -187,7 +245,8 @@ public final class KeyResolvers {
         if (r instanceof ConstantKey c) {
             return GLOBAL.equals(c.value()) ? GLOBAL : "constant";
         }
-        if (r instanceof HeaderKey || r instanceof PrincipalKey || r instanceof AttributeKey || r instanceof CustomKey) {
+        if (r instanceof HeaderKey || r instanceof PrincipalKey || r instanceof AttributeKey || r instanceof CustomKey
+                || r instanceof NamedKey) {
             return r.toString();
         }
         return "#" + (index + 1);
@@ -314,6 +373,31 @@ public final class KeyResolvers {
                 b.append(name(r));
             }
             return b.toString();
+        }
+    }
+
+    /**
+     * {@code bean:<name>}: a reference to a registered resolver, bound ({@code resolver} not null)
+     * by {@link #withNamed}. References are equal by name until bound; bound ones also by resolver.
+     */
+    private record NamedKey(String name, KeyResolver resolver) implements KeyResolver {
+        @Override
+        public String resolve(RequestView request) {
+            KeyResolver r = resolver;
+            if (r == null) {
+                throw new IllegalStateException("key bean:" + name + " is not bound to a resolver: build the policy"
+                        + " into an Enforcer that has one registered under '" + name + "'");
+            }
+            try {
+                return r.resolve(request);
+            } catch (RuntimeException e) {
+                return null;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "bean:" + name;
         }
     }
 

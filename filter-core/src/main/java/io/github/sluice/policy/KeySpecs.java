@@ -8,12 +8,13 @@ import java.util.List;
 
 /**
  * Parses the {@code key=} option: {@code ip}, {@code header:<name>}, {@code principal},
- * {@code attribute:<name>}, {@code global}, {@code constant:<value>}, or a fallback chain of them
+ * {@code attribute:<name>}, {@code global}, {@code constant:<value>}, {@code bean:<name>} (a resolver
+ * registered under that name, bound when the enforcer is built), or a fallback chain of them
  * joined by {@code |}.
  */
 final class KeySpecs {
 
-    private static final List<String> KINDS = List.of("ip", "header", "principal", "attribute", "global", "constant");
+    private static final List<String> KINDS = List.of("ip", "header", "principal", "attribute", "global", "constant", "bean");
 
     private KeySpecs() {
     }
@@ -59,10 +60,13 @@ final class KeySpecs {
             case "constant" -> {
                 return KeyResolvers.constant(needArg(kind, arg));
             }
+            case "bean" -> {
+                return KeyResolvers.bean(needArg(kind, arg));
+            }
             default -> {
                 String near = Suggest.nearest(kind, KINDS);
                 throw new IllegalArgumentException("key must be ip, header:<name>, principal, attribute:<name>,"
-                        + " global, constant:<value> or a chain of them joined by '|' but was '" + text + "'"
+                        + " global, constant:<value>, bean:<name> or a chain of them joined by '|' but was '" + text + "'"
                         + (near == null || kind.isEmpty() ? "" : "; did you mean '" + near + (arg == null ? "" : ":" + arg) + "'?"));
             }
         }
@@ -77,7 +81,7 @@ final class KeySpecs {
     private static String needArg(String kind, String arg) {
         if (arg == null || arg.isEmpty()) {
             throw new IllegalArgumentException("key " + kind + " needs a name, e.g. " + kind
-                    + (kind.equals("header") ? ":X-Api-Key" : ":tenant"));
+                    + (kind.equals("header") ? ":X-Api-Key" : kind.equals("bean") ? ":tenantResolver" : ":tenant"));
         }
         return arg;
     }

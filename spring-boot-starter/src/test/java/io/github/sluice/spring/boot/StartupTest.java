@@ -1,0 +1,273 @@
+package io.github.sluice.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.config.SluiceConfig;
+import io.github.sluice.http.DenialBody;
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.HeaderStyle;
+import io.github.sluice.key.KeyResolver;
+import io.github.sluice.servlet.SluiceFilter;
+import io.github.sluice.spring.boot.actuate.SluiceActuatorAutoConfiguration;
+import io.github.sluice.spring.boot.actuate.SluiceHealthIndicator;
+import io.github.sluice.spring.boot.web.RateLimited;
+import io.github.sluice.spring.boot.web.SluiceWebMvcAutoConfiguration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.http.HttpMessageConvertersAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Start-up: what the auto-configuration builds from the properties, what an application's beans
+ * replace, and every mistake failing the start-up with a message that names the property (or the
+ * method, or the bean name) and the value.
+ */
+class StartupTest {
+
+    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class,
+                    SluiceWebMvcAutoConfiguration.class, SluiceActuatorAutoConfiguration.class,
+                    WebMvcAutoConfiguration.class, DispatcherServletAutoConfiguration.class,
+                    HttpMessageConvertersAutoConfiguration.class))
+            .withPropertyValues("sluice.listener=none");
+
+    /** A message of the start-up failure, with its causes. */
+    private static String failure(Throwable t) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            b.append(c.getMessage()).append('\n');
+        }
+        return b.toString();
+    }
+
+    @Test
+    void noPolicies_configuresNothing() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(Enforcer.class);
+            assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
+        });
+    }
+
+    @Test
+    void enabledFalse_configuresNothing() {
+        runner.withPropertyValues("sluice.policies.per-ip=token-bucket 10/1s key=ip", "sluice.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(Enforcer.class));
+    }
+
+    @Test
+    void policies_inTheOrderWritten_withEverySettingApplied() {
+        runner.withPropertyValues("sluice.policies.b-second=token-bucket 10/1s key=ip",
+                "sluice.policies.a-first=fixed-window 5/1m key=header:X-Api-Key",
+                "sluice.headers=x-ratelimit", "sluice.trusted-proxies=10.0.0.0/8, 192.168.0.0/16",
+                "sluice.max-key-length=64", "sluice.dry-run=true").run(context -> {
+                    Enforcer e = context.getBean(Enforcer.class);
+                    assertEquals("b-second", e.policies().get(0).name());
+                    assertEquals("a-first", e.policies().get(1).name());
+                    assertEquals(HeaderStyle.X_RATELIMIT, e.headerOptions().style());
+                    assertEquals(64, e.maxKeyLength());
+                    assertTrue(e.policies().get(0).dryRun());
+                    assertTrue(e.clientAddress().toString().contains("10.0.0.0/8"), e.clientAddress().toString());
+                    assertTrue(e.clientAddress().toString().contains("192.168.0.0/16"), e.clientAddress().toString());
+                });
+    }
+
+    /**
+     * Every setting of the servlet filter is bound (a setting added to {@link SluiceConfig#SETTINGS}
+     * without a property fails here) and checked by the same rules, the message naming the
+     * property and the value.
+     */
+    @Test
+    void everySetting_badValue_failsStartUpNamingThePropertyAndValue() {
+        Map<String, String> bad = new LinkedHashMap<>();
+        bad.put("config", "classpath:no-such-file.properties");
+        bad.put("headers", "draft-07");
+        bad.put("headers-on", "sometimes");
+        bad.put("expose-headers", "yes");
+        bad.put("degraded-header", "X Degraded");
+        bad.put("trusted-proxies", "10.0.0.0/33");
+        bad.put("forwarded-header", "x-real-ip");
+        bad.put("ipv6-prefix", "129");
+        bad.put("dry-run", "maybe");
+        bad.put("problem-type", "not a uri");
+        bad.put("denial-content-type", "text/plain");
+        bad.put("max-key-length", "39");
+        bad.put("max-keys", "0");
+        bad.put("memory-budget", "lots");
+        bad.put("shards", "3");
+        bad.put("listener", "loud");
+        Set<String> expected = new TreeSet<>(SluiceConfig.SETTINGS);
+        expected.remove("policies"); // sluice.policies.<name>, tested below
+        expected.remove("denial-body"); // any text is a body; its conflicts are tested below
+        assertEquals(expected, new TreeSet<>(bad.keySet()), "a setting without a bad-value case");
+        bad.forEach((name, value) -> runner
+                .withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip", "sluice." + name + "=" + value)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    String message = failure(context.getStartupFailure());
+                    String property = name.equals("config") ? "config" : "property 'sluice." + name + "'";
+                    assertTrue(message.contains(property), name + ": " + message);
+                    assertTrue(message.contains(value.strip().split(",")[0]), name + ": " + message);
+                }));
+    }
+
+    @Test
+    void badPolicy_failsStartUpNamingThePropertyAndTheRule() {
+        runner.withPropertyValues("sluice.policies.per-ip=token-bucket 100/1m brust=5 key=ip").run(context -> {
+            assertThat(context).hasFailed();
+            String message = failure(context.getStartupFailure());
+            assertTrue(message.contains("property 'sluice.policies.per-ip' (policy 'per-ip'): brust='5'"), message);
+            assertTrue(message.contains("did you mean 'burst'?"), message);
+        });
+    }
+
+    @Test
+    void denialBodyWithProblemType_failsStartUp() {
+        runner.withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip", "sluice.denial-body=slow down",
+                "sluice.problem-type=https://example.com/too-many").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertTrue(failure(context.getStartupFailure()).contains("property 'sluice.problem-type'"));
+                });
+    }
+
+    @Test
+    void rateLimited_unknownPolicyName_failsStartUpNamingTheMethod() {
+        runner.withPropertyValues("sluice.policies.per-key=fixed-window 5/10s key=ip match=none")
+                .withUserConfiguration(Misspelt.class).run(context -> {
+                    assertThat(context).hasFailed();
+                    String message = failure(context.getStartupFailure());
+                    assertTrue(message.contains("@RateLimited([per-kye]) on " + Misspelt.class.getName() + ".hello"),
+                            message);
+                    assertTrue(message.contains("unknown policy 'per-kye'"), message);
+                });
+    }
+
+    @Test
+    void rateLimited_costAboveTheLimit_failsStartUp() {
+        runner.withPropertyValues("sluice.policies.per-key=fixed-window 5/10s key=ip match=none")
+                .withUserConfiguration(TooCostly.class).run(context -> {
+                    assertThat(context).hasFailed();
+                    assertTrue(failure(context.getStartupFailure()).contains("cost must be <= the limit 5"));
+                });
+    }
+
+    @Test
+    void beanKey_noSuchBean_failsStartUpNamingThePolicyAndTheName() {
+        runner.withPropertyValues("sluice.policies.per-tenant=fixed-window 5/10s key=bean:tenantResolver")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    String message = failure(context.getStartupFailure());
+                    assertTrue(message.contains("key bean:tenantResolver names no registered key resolver"), message);
+                    assertTrue(message.contains("policy 'per-tenant'"), message);
+                });
+    }
+
+    @Test
+    void applicationBeans_replaceTheEnforcer_theDenialBody_theFilterOrder() {
+        runner.withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip", "sluice.filter.order=5")
+                .withUserConfiguration(Body.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertEquals(Body.BODY, context.getBean(Enforcer.class).denialBody());
+                    FilterRegistrationBean<?> r = context.getBean(SluiceAutoConfiguration.FILTER_REGISTRATION,
+                            FilterRegistrationBean.class);
+                    assertEquals(5, r.getOrder());
+                });
+        runner.withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip")
+                .withUserConfiguration(OwnEnforcer.class).run(context -> {
+                    Enforcer e = context.getBean(Enforcer.class);
+                    assertEquals("mine", e.policies().get(0).name());
+                    assertEquals(e, ((SluiceFilter) context.getBean(SluiceAutoConfiguration.FILTER_REGISTRATION,
+                            FilterRegistrationBean.class).getFilter()).enforcer());
+                });
+        runner.withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip", "sluice.denial-body=no")
+                .withUserConfiguration(Body.class).run(context -> {
+                    assertThat(context).hasFailed();
+                    assertTrue(failure(context.getStartupFailure()).contains("property 'sluice.denial-body' and the"
+                            + " DenialBody bean"));
+                });
+    }
+
+    @Test
+    void filterDisabled_leavesOnlyTheAnnotation() {
+        runner.withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip", "sluice.filter.enabled=false")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(Enforcer.class);
+                    assertThat(context).doesNotHaveBean(SluiceAutoConfiguration.FILTER_REGISTRATION);
+                });
+    }
+
+    /**
+     * A degraded store makes the contributor OUT_OF_SERVICE (not DOWN: restarting the application
+     * would not bring Redis back), with the details of the episode.
+     */
+    @Test
+    void health_degradedStore_isOutOfService_andUpWhenItRecovers() {
+        runner.withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip").run(context -> {
+            Enforcer e = context.getBean(Enforcer.class);
+            SluiceHealthIndicator health = context.getBean(SluiceHealthIndicator.class);
+            assertEquals(Status.UP, health.health().getStatus());
+            e.metrics().storeDegraded("redis", new java.io.IOException("connection refused"));
+            Health degraded = health.health();
+            assertEquals(Status.OUT_OF_SERVICE, degraded.getStatus());
+            assertTrue(degraded.getDetails().toString().contains("degradations=1"), degraded.getDetails().toString());
+            e.metrics().storeRecovered("redis");
+            assertEquals(Status.UP, health.health().getStatus());
+        });
+    }
+
+    @RestController
+    static class Misspelt {
+        @GetMapping("/misspelt")
+        @RateLimited("per-kye")
+        String hello() {
+            return "hello";
+        }
+    }
+
+    @RestController
+    static class TooCostly {
+        @GetMapping("/costly")
+        @RateLimited(value = "per-key", cost = 6)
+        String hello() {
+            return "hello";
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Body {
+        static final DenialBody BODY = DenialBody.of("text/plain; charset=utf-8", "slow down");
+
+        @Bean
+        DenialBody denialBody() {
+            return BODY;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnEnforcer {
+        @Bean
+        Enforcer enforcer() {
+            return Enforcer.builder().policies("mine = token-bucket 5/1s key=ip").build();
+        }
+
+        @Bean
+        KeyResolver unused() {
+            return r -> "x";
+        }
+    }
+}
