@@ -79,6 +79,8 @@ public final class Enforcer implements AutoCloseable {
     /** Every distinct selection made, checked against a new set of policies; guarded by {@code this}. */
     private final Map<PolicySet, PolicySet> selections = new java.util.LinkedHashMap<>();
     private final boolean dryRun;
+    /** The resolvers registered by name ({@code key=bean:NAME}), for policies given to {@link #reconfigure}. */
+    private final Map<String, KeyResolver> namedResolvers;
     /** How headers are formatted, shared by every group of every table. */
     private final RateLimitHeaders.Plan plan;
     private final Store store;
@@ -117,6 +119,7 @@ public final class Enforcer implements AutoCloseable {
         this.store = store;
         this.ownsStore = ownsStore;
         this.dryRun = b.dryRun;
+        this.namedResolvers = Map.copyOf(b.keyResolvers);
         this.registry = b.registry;
         this.maxKeyLengthForLocal = b.maxKeyLength;
         KeySpace[] spaces = new KeySpace[policies.length];
@@ -332,7 +335,7 @@ public final class Enforcer implements AutoCloseable {
                 throw new IllegalArgumentException("policy name '" + p.name() + "' is used twice");
             }
             seen.add(p.name());
-            next.add(Builder.applied(p, addresses, dryRun));
+            next.add(Builder.applied(p, addresses, dryRun, namedResolvers));
         }
         Table old = table;
         Policy[] ps = next.toArray(new Policy[0]);
@@ -523,9 +526,10 @@ public final class Enforcer implements AutoCloseable {
      */
     public List<KeyState> inspect(String key) {
         String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
-        List<KeyState> out = new ArrayList<>(policies.length);
-        for (int i = 0; i < policies.length; i++) {
-            out.add(state(i, k));
+        Table t = table;
+        List<KeyState> out = new ArrayList<>(t.policies.length);
+        for (int i = 0; i < t.policies.length; i++) {
+            out.add(state(t, i, k));
         }
         return out;
     }
@@ -541,13 +545,14 @@ public final class Enforcer implements AutoCloseable {
      */
     public KeyState inspect(String key, String policy) {
         String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
-        return state(indexOf(policy), k);
+        Table t = table;
+        return state(t, indexOf(t, policy), k);
     }
 
-    private KeyState state(int i, String key) {
+    private static KeyState state(Table t, int i, String key) {
         io.github.sluice.core.MutableDecision d = new io.github.sluice.core.MutableDecision();
-        spaces[i].inspect(key, d);
-        Policy p = policies[i];
+        t.spaces[i].inspect(key, d);
+        Policy p = t.policies[i];
         return KeyState.of(p.name(), p.algorithm().kind(), p.concurrency(), d);
     }
 
@@ -564,10 +569,11 @@ public final class Enforcer implements AutoCloseable {
      */
     public List<String> reset(String key) {
         String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
+        Table t = table;
         List<String> out = new ArrayList<>();
-        for (int i = 0; i < policies.length; i++) {
-            if (spaces[i].reset(k)) {
-                out.add(policies[i].name());
+        for (int i = 0; i < t.policies.length; i++) {
+            if (t.spaces[i].reset(k)) {
+                out.add(t.policies[i].name());
             }
         }
         return out;
@@ -585,13 +591,14 @@ public final class Enforcer implements AutoCloseable {
      */
     public boolean reset(String key, String policy) {
         String k = Keys.bound(Objects.requireNonNull(key, "key"), maxKeyLength);
-        return spaces[indexOf(policy)].reset(k);
+        Table t = table;
+        return t.spaces[indexOf(t, policy)].reset(k);
     }
 
-    private int indexOf(String policy) {
-        Integer i = byName.get(Objects.requireNonNull(policy, "policy"));
+    private static int indexOf(Table t, String policy) {
+        Integer i = t.byName.get(Objects.requireNonNull(policy, "policy"));
         if (i == null) {
-            throw new IllegalArgumentException("unknown policy '" + policy + "'; known policies: " + byName.keySet());
+            throw new IllegalArgumentException("unknown policy '" + policy + "'; known policies: " + t.byName.keySet());
         }
         return i;
     }
@@ -1039,11 +1046,12 @@ public final class Enforcer implements AutoCloseable {
 
         /** The policy with the client-address settings behind its {@code ip} key, and dry-run if all are. */
         private Policy applied(Policy p, ClientAddress clientAddress) {
-            return applied(p, clientAddress, dryRun);
+            return applied(p, clientAddress, dryRun, keyResolvers);
         }
 
         /** The policy with the client-address settings behind its {@code ip} key, and dry-run if all are. */
-        static Policy applied(Policy p, ClientAddress clientAddress, boolean dryRun) {
+        static Policy applied(Policy p, ClientAddress clientAddress, boolean dryRun,
+                Map<String, KeyResolver> keyResolvers) {
             KeyResolver key;
             try {
                 key = KeyResolvers.withNamed(KeyResolvers.withClientAddress(p.key(), clientAddress),
