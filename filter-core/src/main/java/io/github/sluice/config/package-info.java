@@ -11,12 +11,14 @@
  * <ul>
  *   <li>{@link io.github.sluice.config.SluiceConfig}: the settings of an enforcer, read from
  *       init-params or a properties file, or set in code.
+ *   <li>{@link io.github.sluice.config.ConfigWatch}: applies edits of a watched properties file
+ *       to a running enforcer ({@code Enforcer.reconfigure}), refusing versions with errors.
  * </ul>
  *
  * <h2>SPI</h2>
  * None.
  *
  * <h2>Thread safety</h2>
- * A configuration is immutable and thread-safe; a builder is not.
+ * A configuration is immutable and thread-safe; a builder is not; a watch is thread-safe.
  */
 package io.github.sluice.config;

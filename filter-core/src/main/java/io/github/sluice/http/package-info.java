@@ -6,7 +6,7 @@
  * <h2>API (for users and adapters)</h2>
  * <ul>
  *   <li>{@link io.github.sluice.http.Enforcer}: applies policies to requests; the one object an
- *       adapter calls;
+ *       adapter calls; its policies can be replaced while it serves ({@code reconfigure});
  *   <li>{@link io.github.sluice.http.Verdict}: the answer for one request, and its
  *       {@link io.github.sluice.http.ReleaseHandle};
  *   <li>{@link io.github.sluice.http.PolicySet}: policies chosen by name, with a cost;

@@ -11,6 +11,8 @@
  * <ul>
  *   <li>{@link io.github.sluice.store.ShardedRegistry}: the in-memory store, bounded in keys and
  *       in bytes, with lossless idle eviction; the enforcer's default.
+ *   <li>{@link io.github.sluice.store.Inheritance}: what each key keeps when its policy's limit
+ *       changes at run time.
  * </ul>
  *
  * <h2>SPI (for implementers)</h2>
@@ -18,7 +20,7 @@
  *   <li>{@link io.github.sluice.store.Store} and {@link io.github.sluice.store.KeySpace}: a new
  *       store returns a key space per policy, decides acquisitions into a
  *       {@link io.github.sluice.core.MutableDecision}, refunds by receipt and releases
- *       concurrency permits; it may read a key's state without consuming
+ *       concurrency permits, and rebinds a policy changed at run time ({@code Store.rebind}); it may read a key's state without consuming
  *       ({@link io.github.sluice.store.KeySpace#inspect}) and forget it
  *       ({@link io.github.sluice.store.KeySpace#reset}, refused by default);
  *   <li>{@link io.github.sluice.store.EvictionListener}: told when the in-memory store drops a
