@@ -192,7 +192,7 @@ abstract class DemoContract {
     }
 
     @Test
-    void apiAdaptive_reportsItsCurrentLimit_andGivesThePermitBack() {
+    void apiAdaptive_reportsItsCurrentLimit_andGivesThePermitBack() throws Exception {
         // A request alone: the gradient policy announces its current limit as q (initial 8, it
         // moves with latency), and the permit comes back once the answer is sent
         HttpResponse<String> r = http.get("api/adaptive?ms=0");
