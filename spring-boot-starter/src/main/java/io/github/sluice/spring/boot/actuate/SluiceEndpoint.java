@@ -1,6 +1,7 @@
 package io.github.sluice.spring.boot.actuate;
 
 import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.KeyState;
 import io.github.sluice.http.PolicyMetrics;
 import io.github.sluice.http.StoreHealth;
 import io.github.sluice.policy.Policy;
@@ -9,9 +10,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The {@code sluice} actuator endpoint ({@code /actuator/sluice}): the policies, as configured and
@@ -19,13 +22,20 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  *
  * <ul>
  *   <li>{@code GET /actuator/sluice}: every policy and the stores;
- *   <li>{@code GET /actuator/sluice/{policy}}: one policy (404 if there is none of that name).
+ *   <li>{@code GET /actuator/sluice/{policy}}: one policy (404 if there is none of that name);
+ *   <li>{@code GET /actuator/sluice/{policy}/{key}}: a client key's state under that policy
+ *       (limit, remaining, seconds until fully restored, in flight), read without consuming
+ *       anything ({@link Enforcer#inspect(String, String)});
+ *   <li>{@code DELETE /actuator/sluice/{policy}/{key}}: forgets the key's state under that policy,
+ *       so its next request finds a fresh quota ({@link Enforcer#reset(String, String)});
+ *       concurrency policies are never reset (their state is the requests still running).
  * </ul>
+ * The key is the rest of the path, so keys with a slash (an IPv6 network such as
+ * {@code 2001:db8:1:2::/64}) work; percent-encode other reserved characters.
  *
- * <p>Its default access is read-only: an operation that changes state (a reset) is refused until
- * {@code management.endpoint.sluice.access=unrestricted}. Operations on one key of a policy take
- * a second selector, {@code /actuator/sluice/{policy}/{key}}, which the one-policy read leaves
- * free.
+ * <p>Its default access is read-only: the reset is refused (not exposed) until
+ * {@code management.endpoint.sluice.access=unrestricted}. Keys are client identities: expose the
+ * endpoint only behind the same protection as the rest of the actuator.
  *
  * <p>Thread-safe: every operation reads counters that the request path updates without locks.
  */
@@ -78,6 +88,60 @@ public class SluiceEndpoint {
             }
         }
         return null;
+    }
+
+    /**
+     * Reads a client key's state under one policy, consuming nothing.
+     *
+     * @param policy the policy's name
+     * @param key the key as the policy resolves it (e.g. {@code 192.0.2.7}, or for a chain
+     *     {@code header:X-Api-Key:k-123}), the remaining path segments joined by {@code /}
+     * @return the state, or {@code null} (404) if there is no policy of that name
+     */
+    @ReadOperation
+    public KeyState key(@Selector String policy, @Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+        if (!known(policy)) {
+            return null;
+        }
+        return enforcer.inspect(String.join("/", key), policy);
+    }
+
+    /**
+     * Forgets a client key's state under one policy. Refused unless the endpoint's access is
+     * unrestricted.
+     *
+     * @param policy the policy's name
+     * @param key the key, as for {@link #key}
+     * @return what was done (200), or 404 if there is no policy of that name
+     */
+    @DeleteOperation
+    public WebEndpointResponse<Reset> reset(@Selector String policy,
+            @Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+        if (!known(policy)) {
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        String k = String.join("/", key);
+        return new WebEndpointResponse<>(new Reset(policy, k, enforcer.reset(k, policy)));
+    }
+
+    private boolean known(String policy) {
+        for (Policy p : enforcer.policies()) {
+            if (p.name().equals(policy)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The answer to a reset.
+     *
+     * @param policy the policy's name
+     * @param key the key
+     * @param forgotten {@code true} if the key had state under the policy, now forgotten;
+     *     {@code false} if it had none, or the policy is a concurrency limit (never reset)
+     */
+    public record Reset(String policy, String key, boolean forgotten) {
     }
 
     private PolicyDescriptor describe(PolicyMetrics m) {
