@@ -66,7 +66,11 @@ public final class Gcra extends Algorithm<Cell> {
     /** The tolerance in ticks. */
     private final long tolTicks;
 
+    /** The rate as configured (equality compares the exact interval it stands for). */
+    private final Rate rate;
+
     private Gcra(Rate rate, long burst) {
+        this.rate = rate;
         this.burst = burst;
         this.limit = burst + 1;
         this.exact = ExactInterval.of(rate, limit, "emission interval * (burst + 1)");
@@ -215,6 +219,14 @@ public final class Gcra extends Algorithm<Cell> {
     @Override
     public boolean retireIfFresh(Cell cell, long now) {
         return TimeWord.retireIfFreshTicks(cell, exact.ticks(now));
+    }
+
+    /**
+     * @return the rate as configured; another rate with the same interval (e.g. {@code 14/2m}
+     *     for {@code 7/1m}) makes an equal algorithm
+     */
+    public Rate rate() {
+        return rate;
     }
 
     @Override

@@ -62,7 +62,11 @@ public final class LeakyBucket extends Algorithm<Cell> {
     /** The depth in ticks. */
     private final long depthTicks;
 
+    /** The rate as configured (equality compares the exact interval it stands for). */
+    private final Rate rate;
+
     private LeakyBucket(Rate rate, long capacity) {
+        this.rate = rate;
         this.capacity = capacity;
         this.exact = ExactInterval.of(rate, capacity, "capacity * interval");
         this.interval = exact.nanos;
@@ -187,6 +191,14 @@ public final class LeakyBucket extends Algorithm<Cell> {
     @Override
     public boolean retireIfFresh(Cell cell, long now) {
         return TimeWord.retireIfFreshTicks(cell, exact.ticks(now));
+    }
+
+    /**
+     * @return the rate as configured; another rate with the same interval (e.g. {@code 14/2m}
+     *     for {@code 7/1m}) makes an equal algorithm
+     */
+    public Rate rate() {
+        return rate;
     }
 
     @Override

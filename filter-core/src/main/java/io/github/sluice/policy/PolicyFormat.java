@@ -12,6 +12,7 @@ import io.github.sluice.algorithm.SmoothBursty;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.algorithm.WarmUp;
 import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Rate;
 import io.github.sluice.internal.Checks;
 import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.KeyResolver;
@@ -86,14 +87,17 @@ public final class PolicyFormat {
     public static String algorithm(Algorithm<?> algorithm) {
         Objects.requireNonNull(algorithm, "algorithm");
         if (algorithm instanceof TokenBucket t) {
-            return "token-bucket " + rate(t.intervalNanos(), t.burst(), "burst", t.burst());
+            String exact = exactRate(t.rate(), t.rate().permits(), "burst", t.burst());
+            return "token-bucket " + (exact != null ? exact : rate(t.intervalNanos(), t.burst(), "burst", t.burst()));
         }
         if (algorithm instanceof Gcra g) {
             // The language's default burst is the permits less one: the limit is the permits.
-            return "gcra " + rate(g.emissionIntervalNanos(), g.burst() + 1, "burst", g.burst());
+            String exact = exactRate(g.rate(), g.rate().permits() - 1, "burst", g.burst());
+            return "gcra " + (exact != null ? exact : rate(g.emissionIntervalNanos(), g.burst() + 1, "burst", g.burst()));
         }
         if (algorithm instanceof LeakyBucket l) {
-            return "leaky-bucket " + rate(l.intervalNanos(), l.capacity(), "capacity", l.capacity());
+            String exact = exactRate(l.rate(), l.rate().permits(), "capacity", l.capacity());
+            return "leaky-bucket " + (exact != null ? exact : rate(l.intervalNanos(), l.capacity(), "capacity", l.capacity()));
         }
         if (algorithm instanceof ShapingLeakyBucket s) {
             return "shaping " + rate(s.intervalNanos(), -1, null, 0)
@@ -175,6 +179,24 @@ public final class PolicyFormat {
         }
         long permits = Long.parseLong(rate.substring(0, rate.indexOf('/')));
         return rate + (option == null || permits == value ? "" : " " + option + "=" + value);
+    }
+
+    /**
+     * The rate as configured, {@code permits/period}, which the language reads back to the same
+     * exact schedule, with the option when it is not the language's default.
+     *
+     * @return the text, or {@code null} if the period is not a whole number of a unit the
+     *     language knows
+     */
+    private static String exactRate(Rate rate, long defaultValue, String option, long value) {
+        if (rate == null) {
+            return null;
+        }
+        String period = duration(rate.periodNanos());
+        if (period.endsWith("(approximately)")) {
+            return null;
+        }
+        return rate.permits() + "/" + period + (value == defaultValue ? "" : " " + option + "=" + value);
     }
 
     /** {@code q} permits per a whole number of the largest unit that gives {@code interval}, or {@code null}. */
