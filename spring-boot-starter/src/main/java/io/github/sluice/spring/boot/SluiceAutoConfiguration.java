@@ -1,5 +1,6 @@
 package io.github.sluice.spring.boot;
 
+import io.github.sluice.config.ConfigWatch;
 import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.DenialBody;
 import io.github.sluice.http.Enforcer;
@@ -97,6 +98,23 @@ public class SluiceAutoConfiguration {
         Enforcer enforcer = b.build();
         storeEvents.connect(enforcer);
         return enforcer;
+    }
+
+    /**
+     * Watches the {@code sluice.config} file, when it names one (not a {@code classpath:}
+     * resource) and {@code sluice.config-watch} is not {@code false}: edits are applied to the
+     * running enforcer ({@link ConfigWatch}); a version with an error is refused, logged, and the
+     * policies in force stay. Stopped when the context closes.
+     *
+     * @param enforcer the enforcer the file configures
+     * @param properties the bound {@code sluice.*} settings
+     * @return the running watch, or {@code null} if there is nothing to watch
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(prefix = SluiceProperties.PREFIX, name = "config")
+    public ConfigWatch sluiceConfigWatch(Enforcer enforcer, SluiceProperties properties) {
+        Map<String, String> settings = properties.settings();
+        return ConfigWatch.start(enforcer, settings::get, settings.keySet());
     }
 
     /**

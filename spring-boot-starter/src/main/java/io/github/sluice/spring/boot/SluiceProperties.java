@@ -112,6 +112,27 @@ public class SluiceProperties {
     /** Where decisions are reported: log (System.Logger io.github.sluice) or none. Default log. */
     private String listener;
 
+    /**
+     * Methods no policy applies to unless its match names them, comma-separated; empty for none.
+     * Default OPTIONS (CORS preflights do not spend the client's quota).
+     */
+    private String exemptMethods;
+
+    /**
+     * Whether edits of the config file are applied while running (true) or it is read once
+     * (false). Default true when config is a file path; a classpath: resource is never watched.
+     */
+    private String configWatch;
+
+    /** How often the watched config file is read, 100ms..1h. Default 1s. */
+    private String configWatchInterval;
+
+    /**
+     * What each key of a changed policy keeps when the config file changes: keep-consumed,
+     * keep-remaining, proportional or reset. Default keep-consumed.
+     */
+    private String configReload;
+
     /** The servlet filter's registration. */
     private final Filter filter = new Filter();
 
@@ -144,6 +165,12 @@ public class SluiceProperties {
         put(s, "memory-budget", memoryBudget);
         put(s, "shards", shards);
         put(s, "listener", listener);
+        if (exemptMethods != null) {
+            s.put("exempt-methods", exemptMethods); // empty means none: kept
+        }
+        put(s, "config-watch", configWatch);
+        put(s, "config-watch-interval", configWatchInterval);
+        put(s, "config-reload", configReload);
         return s;
     }
 
@@ -353,6 +380,46 @@ public class SluiceProperties {
     /** @param listener log or none */
     public void setListener(String listener) {
         this.listener = listener;
+    }
+
+    /** @return the exempt methods as written, or {@code null} */
+    public String getExemptMethods() {
+        return exemptMethods;
+    }
+
+    /** @param exemptMethods methods, comma-separated; empty for none */
+    public void setExemptMethods(String exemptMethods) {
+        this.exemptMethods = exemptMethods;
+    }
+
+    /** @return whether the config file is watched, as written, or {@code null} */
+    public String getConfigWatch() {
+        return configWatch;
+    }
+
+    /** @param configWatch true or false */
+    public void setConfigWatch(String configWatch) {
+        this.configWatch = configWatch;
+    }
+
+    /** @return the watch interval as written, or {@code null} */
+    public String getConfigWatchInterval() {
+        return configWatchInterval;
+    }
+
+    /** @param configWatchInterval a duration, 100ms..1h */
+    public void setConfigWatchInterval(String configWatchInterval) {
+        this.configWatchInterval = configWatchInterval;
+    }
+
+    /** @return the reload strategy as written, or {@code null} */
+    public String getConfigReload() {
+        return configReload;
+    }
+
+    /** @param configReload keep-consumed, keep-remaining, proportional or reset */
+    public void setConfigReload(String configReload) {
+        this.configReload = configReload;
     }
 
     /** @return the filter's registration */

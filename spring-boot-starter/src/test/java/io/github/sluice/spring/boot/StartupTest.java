@@ -93,6 +93,49 @@ class StartupTest {
      * property and the value.
      */
     @Test
+    void configFile_isWatched_editsApplyToTheRunningEnforcer_andABrokenEditIsRefused() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("sluice-boot", ".properties");
+        try {
+            java.nio.file.Files.writeString(file, "policy.from-file = fixed-window 5/10s key=ip\n");
+            runner.withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip", "sluice.config=" + file,
+                    "sluice.config-watch-interval=100ms").run(context -> {
+                        assertThat(context).hasNotFailed();
+                        Enforcer enforcer = context.getBean(Enforcer.class);
+                        assertEquals("fixed-window 5/10s", formatOf(enforcer, "from-file"));
+                        java.nio.file.Files.writeString(file, "policy.from-file = fixed-window 7/10s key=ip\n");
+                        assertTrue(eventually(() -> "fixed-window 7/10s".equals(formatOf(enforcer, "from-file"))),
+                                "the edit was not applied: " + enforcer.policies());
+                        java.nio.file.Files.writeString(file, "policy.from-file = fixed-window seven/10s key=ip\n");
+                        Thread.sleep(500); // five watch intervals
+                        assertEquals("fixed-window 7/10s", formatOf(enforcer, "from-file"), "a broken edit is refused");
+                        assertEquals("token-bucket 10/1s", formatOf(enforcer, "p"), "the application.yml policy stays");
+                    });
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    private static String formatOf(Enforcer enforcer, String name) {
+        for (io.github.sluice.policy.Policy p : enforcer.policies()) {
+            if (p.name().equals(name)) {
+                return io.github.sluice.policy.PolicyFormat.algorithm(p.algorithm());
+            }
+        }
+        return null;
+    }
+
+    private static boolean eventually(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(50);
+        }
+        return condition.getAsBoolean();
+    }
+
+    @Test
     void everySetting_badValue_failsStartUpNamingThePropertyAndValue() {
         Map<String, String> bad = new LinkedHashMap<>();
         bad.put("config", "classpath:no-such-file.properties");
@@ -110,6 +153,10 @@ class StartupTest {
         bad.put("max-keys", "0");
         bad.put("memory-budget", "lots");
         bad.put("shards", "3");
+        bad.put("exempt-methods", "OPTINS");
+        bad.put("config-watch", "sometimes");
+        bad.put("config-watch-interval", "5ms");
+        bad.put("config-reload", "keep-all");
         bad.put("listener", "loud");
         Set<String> expected = new TreeSet<>(SluiceConfig.SETTINGS);
         expected.remove("policies"); // sluice.policies.<name>, tested below
