@@ -783,7 +783,8 @@ public final class Enforcer implements AutoCloseable {
          * @param methods HTTP methods (tokens such as {@code OPTIONS}, {@code HEAD}), any case
          * @return this builder
          * @throws NullPointerException if an element is null
-         * @throws IllegalArgumentException if an element is not an HTTP method token, or repeats
+         * @throws IllegalArgumentException if an element is not a registered HTTP method
+         *     ({@link io.github.sluice.policy.Match#METHODS}), or repeats
          */
         public Builder exemptMethods(String... methods) {
             List<String> list = new ArrayList<>();
@@ -794,6 +795,13 @@ public final class Enforcer implements AutoCloseable {
                             + m + "'");
                 }
                 String upper = m.toUpperCase(java.util.Locale.ROOT);
+                if (!io.github.sluice.policy.Match.METHODS.contains(upper)) {
+                    // As in a policy's match: a typo (OPTINS) must not silently exempt nothing.
+                    String near = io.github.sluice.internal.Suggest.nearest(upper, List.of("OPTIONS", "HEAD", "GET",
+                            "POST", "PUT", "DELETE", "PATCH", "TRACE", "CONNECT", "QUERY"));
+                    throw new IllegalArgumentException("exempt-methods must be registered HTTP methods such as OPTIONS"
+                            + " but was '" + m + "'" + (near == null ? "" : " (did you mean '" + near + "'?)"));
+                }
                 if (list.contains(upper)) {
                     throw new IllegalArgumentException("exempt-methods names " + upper + " twice");
                 }

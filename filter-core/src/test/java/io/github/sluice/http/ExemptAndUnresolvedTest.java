@@ -72,6 +72,11 @@ class ExemptAndUnresolvedTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> Enforcer.builder().exemptMethods("OPTIONS", "GET /"));
         assertEquals("exempt-methods must be HTTP methods such as OPTIONS but was 'GET /'", e.getMessage());
+        // A typo must not silently exempt nothing (and leave preflights counted)
+        IllegalArgumentException typo = assertThrows(IllegalArgumentException.class,
+                () -> Enforcer.builder().exemptMethods("OPTINS"));
+        assertEquals("exempt-methods must be registered HTTP methods such as OPTIONS but was 'OPTINS'"
+                + " (did you mean 'OPTIONS'?)", typo.getMessage());
         ConfigException c = assertThrows(ConfigException.class, () -> SluiceConfig.newEnforcer(
                 Map.of("policies", "a = fixed-window 1/1m key=ip", "exempt-methods", "OPTIONS,OPTIONS")::get,
                 List.of("policies", "exempt-methods"), null, "test"));
