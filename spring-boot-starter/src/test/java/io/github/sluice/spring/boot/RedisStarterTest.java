@@ -44,7 +44,8 @@ class RedisStarterTest {
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class,
-                    SluiceActuatorAutoConfiguration.class))
+                    SluiceActuatorAutoConfiguration.class,
+                    io.github.sluice.spring.boot.actuate.SluiceHealthAutoConfiguration.class))
             .withPropertyValues("sluice.listener=none", "sluice.policies.per-client=fixed-window 1/1h key=ip");
 
     @BeforeEach

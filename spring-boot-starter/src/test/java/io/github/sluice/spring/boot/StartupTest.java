@@ -42,6 +42,7 @@ class StartupTest {
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class,
                     SluiceWebMvcAutoConfiguration.class, SluiceActuatorAutoConfiguration.class,
+                    io.github.sluice.spring.boot.actuate.SluiceHealthAutoConfiguration.class,
                     WebMvcAutoConfiguration.class, DispatcherServletAutoConfiguration.class,
                     HttpMessageConvertersAutoConfiguration.class))
             .withPropertyValues("sluice.listener=none");

@@ -7,7 +7,6 @@ import io.github.sluice.spring.boot.SluiceAutoConfiguration;
 import io.github.sluice.spring.boot.SluiceProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -18,9 +17,13 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Sluice in the actuator, when {@code spring-boot-actuator} is on the class path: the
- * {@link SluiceEndpoint}, the {@link SluiceHealthIndicator} and, with {@code sluice-micrometer}
- * and Micrometer present, the {@link SluiceMetrics} meters (Boot binds every {@code MeterBinder}
- * bean to its registries).
+ * {@link SluiceEndpoint} and, with {@code sluice-micrometer} and Micrometer present, the
+ * {@link SluiceMetrics} meters (Boot binds every {@code MeterBinder} bean to its registries). The
+ * same on Boot 3.5 and 4.0.
+ *
+ * <p>The health contributor moved packages between those Boot generations, so it has an
+ * auto-configuration for each: {@link SluiceHealthAutoConfiguration} (Boot 3.5) and
+ * {@link io.github.sluice.spring.boot.health.SluiceHealthContributorAutoConfiguration} (Boot 4.0).
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
 @ConditionalOnSluicePolicies
@@ -44,19 +47,6 @@ public class SluiceActuatorAutoConfiguration {
     @ConditionalOnAvailableEndpoint
     public SluiceEndpoint sluiceEndpoint(Enforcer enforcer, SluiceProperties properties) {
         return new SluiceEndpoint(enforcer, properties.getPolicies());
-    }
-
-    /**
-     * The {@code sluice} health contributor.
-     *
-     * @param enforcer the enforcer
-     * @return the indicator
-     */
-    @Bean
-    @ConditionalOnMissingBean(name = "sluiceHealthIndicator")
-    @ConditionalOnEnabledHealthIndicator("sluice")
-    public SluiceHealthIndicator sluiceHealthIndicator(Enforcer enforcer) {
-        return new SluiceHealthIndicator(enforcer);
     }
 
     /** Micrometer meters, when the {@code sluice-micrometer} module and Micrometer are present. */

@@ -1,0 +1,41 @@
+package io.github.sluice.spring.boot.boot4;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.spring.boot.boot4.JettyBoot4Test.OnJetty;
+import io.github.sluice.spring.boot.boot4.app.TestApplication;
+import org.eclipse.jetty.server.Server;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.jetty.servlet.JettyServletWebServerFactory;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The starter on Jetty 12.1 (Boot 4.0's Jetty): the same contract as on Tomcat 11. Both containers
+ * are on the test class path; a {@link JettyServletWebServerFactory} bean makes Boot choose Jetty.
+ */
+@SpringBootTest(classes = {TestApplication.class, OnJetty.class},
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class JettyBoot4Test extends StarterContract {
+
+    @Autowired
+    ServletWebServerApplicationContext context;
+
+    @Test
+    void container_isJetty12_1() {
+        assertTrue(context.getWebServer().getClass().getName().contains("Jetty"), context.getWebServer().toString());
+        assertTrue(Server.getVersion().startsWith("12.1."), Server.getVersion());
+    }
+
+    /** Jetty instead of Tomcat. */
+    @TestConfiguration(proxyBeanMethods = false)
+    static class OnJetty {
+        @Bean
+        JettyServletWebServerFactory jetty() {
+            return new JettyServletWebServerFactory();
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package io.github.sluice.spring.boot.boot4;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.PolicyMetrics;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/**
+ * What the starter promises on every embedded container of Boot 4.0, over real HTTP (the Boot 3.5
+ * contract's cases, copied: the same jar must keep the same promises): the filter's limits,
+ * headers and denial body from {@code application.yml}, {@code @RateLimited} on methods and
+ * classes, a {@code key=bean:} resolver, and permits released exactly once on every way a handler
+ * ends. Each test uses keys of its own, since the context (and its counts) is shared.
+ */
+abstract class StarterContract {
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    Enforcer enforcer;
+
+    HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(30));
+        if (headers.length > 0) {
+            b.headers(headers);
+        }
+        return CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void filterPolicy_fromApplicationYml_refusesTheFourthRequestWithHeadersAndProblem() throws Exception {
+        for (int i = 1; i <= 3; i++) {
+            HttpResponse<String> ok = get("/hello");
+            assertEquals(200, ok.statusCode(), "request " + i);
+            assertEquals("hello", ok.body());
+            assertTrue(ok.headers().firstValue("RateLimit-Policy").orElse("").contains("per-ip"), ok.headers().toString());
+        }
+        HttpResponse<String> denied = get("/hello");
+        assertEquals(429, denied.statusCode());
+        assertTrue(denied.headers().firstValue("Retry-After").isPresent(), denied.headers().toString());
+        assertTrue(denied.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"),
+                denied.headers().toString());
+        assertTrue(denied.body().contains("per-ip"), denied.body());
+    }
+
+    @Test
+    void rateLimited_onAMethod_limitsEachApiKeySeparately() throws Exception {
+        assertEquals(200, get("/annotated", "X-Api-Key", "contract-a").statusCode());
+        assertEquals(200, get("/annotated", "X-Api-Key", "contract-a").statusCode());
+        HttpResponse<String> denied = get("/annotated", "X-Api-Key", "contract-a");
+        assertEquals(429, denied.statusCode());
+        assertTrue(denied.body().contains("per-key"), denied.body());
+        assertTrue(denied.headers().firstValue("Retry-After").isPresent(), denied.headers().toString());
+        assertEquals(200, get("/annotated", "X-Api-Key", "contract-b").statusCode(), "another key has its own quota");
+    }
+
+    @Test
+    void rateLimited_onTheClass_limitsItsMethods() throws Exception {
+        assertEquals(200, get("/class-level").statusCode());
+        assertEquals(429, get("/class-level").statusCode());
+    }
+
+    @Test
+    void beanKeyResolver_namedInThePolicy_limitsEachTenantSeparately() throws Exception {
+        assertEquals(200, get("/tenant", "X-Tenant", "acme").statusCode());
+        assertEquals(200, get("/tenant", "X-Tenant", "acme").statusCode());
+        assertEquals(429, get("/tenant", "X-Tenant", "acme").statusCode());
+        assertEquals(200, get("/tenant", "X-Tenant", "globex").statusCode());
+    }
+
+    /**
+     * The permit leak: a handler that ends any other way than returning synchronously must still
+     * give its concurrency permit back, once. Many requests released together through every
+     * ending; afterwards nothing is in flight and every admitted request was released.
+     */
+    @Test
+    void everyWayAHandlerEnds_releasesItsPermitExactlyOnce() throws Exception {
+        List<String> paths = List.of("/inflight/sync", "/inflight/throw", "/inflight/deferred",
+                "/inflight/deferred-error", "/inflight/timeout", "/inflight/callable", "/inflight/future");
+        PolicyMetrics inflight = enforcer.metrics().policy("inflight");
+        long allowedBefore = inflight.allowed();
+        long releasedBefore = inflight.released();
+        int rounds = 10;
+        int threads = 14;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        Map<String, AtomicInteger> statuses = new ConcurrentHashMap<>();
+        List<Future<?>> done = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                String path = paths.get(t % paths.size());
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int r = 0; r < rounds; r++) {
+                        int status = get(path).statusCode();
+                        statuses.computeIfAbsent(path + " " + status, k -> new AtomicInteger()).incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        int total = rounds * threads;
+        // The container completes an async request (and calls its listeners) after the client has
+        // the response, so the last releases may trail the last responses a little.
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (inflight.inFlight() != 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, inflight.inFlight(), "permits leaked; statuses: " + new TreeMap<>(statuses));
+        assertEquals(total, inflight.allowed() - allowedBefore, new TreeMap<>(statuses).toString());
+        assertEquals(total, inflight.released() - releasedBefore, "each admitted request released exactly once");
+        assertNotNull(statuses.get("/inflight/sync 200"));
+        assertNotNull(statuses.get("/inflight/deferred 200"));
+        assertNotNull(statuses.get("/inflight/callable 200"));
+        assertNotNull(statuses.get("/inflight/future 200"));
+        assertNotNull(statuses.get("/inflight/throw 500"), new TreeMap<>(statuses).toString());
+        assertNotNull(statuses.get("/inflight/timeout 503"), new TreeMap<>(statuses).toString());
+    }
+
+    /**
+     * Clients that go away while their async request is held: each permit still goes back once,
+     * when the application completes the result for a connection that is gone.
+     */
+    @Test
+    void asyncRequest_clientGoneAway_releasesItsPermit() throws Exception {
+        PolicyMetrics inflight = enforcer.metrics().policy("inflight");
+        long releasedBefore = inflight.released();
+        long inFlightBefore = inflight.inFlight();
+        int clients = 12;
+        List<java.net.Socket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < clients; i++) {
+                java.net.Socket s = new java.net.Socket("127.0.0.1", port);
+                s.getOutputStream().write(("GET /inflight/hold HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                sockets.add(s);
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (io.github.sluice.spring.boot.boot4.app.TestApplication.HELD.size() < clients
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(clients, io.github.sluice.spring.boot.boot4.app.TestApplication.HELD.size());
+            assertEquals(inFlightBefore + clients, inflight.inFlight(), "every held request holds its permit");
+        } finally {
+            for (java.net.Socket s : sockets) {
+                s.setSoLinger(true, 0); // a reset, as a client that crashed
+                s.close();
+            }
+        }
+        org.springframework.web.context.request.async.DeferredResult<String> held;
+        while ((held = io.github.sluice.spring.boot.boot4.app.TestApplication.HELD.poll()) != null) {
+            held.setResult("too late");
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (inflight.inFlight() != inFlightBefore && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(inFlightBefore, inflight.inFlight(), "permits of clients that went away leaked");
+        assertEquals(clients, inflight.released() - releasedBefore);
+    }
+}
