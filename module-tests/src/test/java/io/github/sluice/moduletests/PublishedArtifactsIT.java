@@ -274,8 +274,15 @@ class PublishedArtifactsIT {
                 failures.put(artifact, "sources jar lacks the packages " + without);
                 continue;
             }
-            if (!names(sources).contains("module-info.java")) {
-                failures.put(artifact, "sources jar lacks module-info.java");
+            // An explicit module ships its descriptor's source; an automatic one (the Spring Boot
+            // starter, like Spring's own jars) names itself in the manifest instead.
+            if (names(main).contains("module-info.class")) {
+                if (!names(sources).contains("module-info.java")) {
+                    failures.put(artifact, "sources jar lacks module-info.java");
+                    continue;
+                }
+            } else if (automaticModuleName(main) == null) {
+                failures.put(artifact, "neither a module-info.class nor an Automatic-Module-Name");
                 continue;
             }
             List<String> docs = names(javadoc);
@@ -293,6 +300,13 @@ class PublishedArtifactsIT {
             }
         }
         assertEquals(Map.of(), failures, "published jars without what Maven Central requires beside them");
+    }
+
+    /** @return the jar's {@code Automatic-Module-Name}, or {@code null} */
+    private static String automaticModuleName(Path jar) throws IOException {
+        try (JarFile f = new JarFile(jar.toFile())) {
+            return f.getManifest() == null ? null : f.getManifest().getMainAttributes().getValue("Automatic-Module-Name");
+        }
     }
 
     private static List<String> names(Path jar) throws IOException {
