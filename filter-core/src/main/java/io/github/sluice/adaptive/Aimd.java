@@ -9,18 +9,22 @@ import java.util.Objects;
  * Additive increase, multiplicative decrease, a loss-based rule like Netflix
  * concurrency-limits' {@code AIMDLimit} and TCP's congestion window: while a batch holds no
  * drop and every request in it ended within {@code latency}, the limit grows by one, as long as
- * the key uses at least half of it (an idle limit proves nothing); when a batch holds a drop,
- * or a request slower than {@code latency}, the limit is multiplied by {@code backoff}.
+ * the key uses at least half of it (an idle limit proves nothing); when a batch holds drops
+ * (a request dropped, or slower than {@code latency}), the limit is multiplied by
+ * {@code min(backoff, 1 - f / 2)}, where {@code f} is the share of the batch's requests that
+ * were: as DCTCP (RFC 8257) cuts its window by half the fraction of marked packets. A batch with
+ * a few drops shows a limit near what the server carries and is cut by {@code backoff}; a batch
+ * entirely over {@code latency} shows one far above it (capacity fell) and is halved at once.
  *
  * <p>Once per batch, either way, not once per request: a batch holds only requests admitted
  * since the limit last changed, so it lasts at least a round trip, and the rule moves like TCP's
- * window, by one per round trip up and by the backoff per round trip down. Netflix's grows by
+ * window, by one per round trip up and at most one cut per round trip down. Netflix's grows by
  * one per request and cuts once per slow request; in the simulation (docs/adaptive.md) that
- * overshoots then starves (67 % goodput at overload); this holds latency near
- * {@code latency} with the server busy. With the default backoff of 0.9, a halving of capacity
- * takes about seven round trips to absorb; a lower backoff reacts faster and saws deeper. Use it when overload shows as failures or timeouts rather than
- * as a gradual rise in latency, or with a {@code latency} threshold from the service's
- * objectives.
+ * overshoots then starves (68 % goodput at overload); this holds latency near
+ * {@code latency} with the server busy, and absorbs a halving of capacity in a few round trips
+ * (with the backoff alone, 0.9 per round trip, it took about seven, each as slow as the queue
+ * it left standing). Use it when overload shows as failures or timeouts rather than as a
+ * gradual rise in latency, or with a {@code latency} threshold from the service's objectives.
  *
  * <p>Immutable and thread-safe.
  */
@@ -59,7 +63,10 @@ public final class Aimd extends AdaptiveLimit<AdaptiveCell> {
         return builder().min(min).max(max).initial(initial).latency(latency).build();
     }
 
-    /** @return the factor applied to the limit after a batch with a drop */
+    /**
+     * @return the factor applied to the limit after a batch with a drop, or a smaller one
+     *     ({@code 1 - f / 2}) when a share {@code f} of its requests were dropped
+     */
     public double backoff() {
         return backoff;
     }
@@ -88,7 +95,10 @@ public final class Aimd extends AdaptiveLimit<AdaptiveCell> {
     void update(AdaptiveCell cell, long now, long n, long drops, long meanRtt, long peak) {
         double estimate = cell.estimate;
         if (drops > 0) {
-            estimate = estimate * backoff;
+            // As DCTCP (RFC 8257) cuts its window by half the fraction of marked packets: a
+            // batch mostly over the objective shows a limit far above capacity, and is cut by up
+            // to half at once; a batch with a few shows it near, and is cut by the backoff.
+            estimate = estimate * Math.min(backoff, 1 - drops / (2.0 * n));
         } else if (2 * peak >= estimate) {
             estimate = estimate + 1;
         }
@@ -120,8 +130,10 @@ public final class Aimd extends AdaptiveLimit<AdaptiveCell> {
         }
 
         /**
-         * Sets the factor applied to the limit after a batch with a drop. Default:
-         * {@value Aimd#DEFAULT_BACKOFF}.
+         * Sets the factor applied to the limit after a batch with a drop: the gentlest cut. A
+         * batch in which a share {@code f} of the requests were dropped (or slower than
+         * {@code latency}) is cut by {@code min(backoff, 1 - f / 2)}, so by half when all were.
+         * Default: {@value Aimd#DEFAULT_BACKOFF}.
          *
          * @param backoff at least 0.5 and below 1
          * @return this builder

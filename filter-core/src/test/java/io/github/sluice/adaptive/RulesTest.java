@@ -123,6 +123,38 @@ class RulesTest {
     }
 
     @Test
+    void aimd_batchWithAFewDrops_isCutByTheBackoff() {
+        Driver<AdaptiveCell> d = new Driver<>(Aimd.builder().min(1).max(1000).initial(100).samples(100).build());
+
+        d.round(100, 5 * MS, 2); // 2 % dropped: 1 - 0.02 / 2 = 0.99 would barely move it
+
+        assertEquals(90, d.cell.limit());
+    }
+
+    @Test
+    void aimd_capacityHalves_everyRequestOverTheObjective_halvesTheLimitInOneBatch() {
+        // Capacity halved under a limit of 100: the whole batch is over the objective, a sign
+        // that the limit is far above what the server carries, not near it; the backoff alone
+        // (0.9) would take seven round trips, each as slow as the queue it lets stand.
+        Driver<AdaptiveCell> d = new Driver<>(Aimd.builder().min(1).max(1000).initial(100).samples(100)
+                .latency(Duration.ofMillis(30)).build());
+
+        d.round(100, 60 * MS, 0);
+
+        assertEquals(50, d.cell.limit());
+    }
+
+    @Test
+    void aimd_cutGrowsWithTheShareOverTheObjective() {
+        // Half the batch over: cut by a quarter (DCTCP's alpha / 2).
+        Driver<AdaptiveCell> d = new Driver<>(Aimd.builder().min(1).max(1000).initial(100).samples(100).build());
+
+        d.round(100, 5 * MS, 50);
+
+        assertEquals(75, d.cell.limit());
+    }
+
+    @Test
     void aimd_neverBelowMin() {
         Driver<AdaptiveCell> d = new Driver<>(
                 Aimd.builder().min(3).max(1000).initial(20).samples(1).backoff(0.5).build());
