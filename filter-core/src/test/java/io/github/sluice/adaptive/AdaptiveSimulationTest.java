@@ -109,31 +109,31 @@ class AdaptiveSimulationTest {
     }
 
     @Test
-    void aimd_meetsTheTargetsAtOverload_andReconvergesWithinAFewRoundTrips() {
-        // AIMD holds latency at its objective and falls by its backoff (0.9) once per round
-        // trip: after capacity halves it needs about seven round trips to settle, and the
-        // queue of the transition shows in that phase's p99 (see docs/adaptive.md).
-        Simulation.Run aimd = RUNS.get("sluice aimd");
-        String report = describe(aimd);
-        for (String phase : List.of("overload", "halved")) {
-            assertTrue(aimd.phase(phase).goodput() >= 0.90, phase + " goodput: " + report);
-        }
-        assertTrue(aimd.phase("overload").p99Millis() <= 2 * unloadedP99, report);
-        assertTrue(aimd.phase("halved").p99Millis() <= 2.5 * unloadedP99, report);
-        long converged = aimd.phase("halved").convergedAfter();
-        assertTrue(converged >= 0 && converged <= 2_000, report);
+    void aimd_meetsEveryTarget() {
+        meetsTargets(RUNS.get("sluice aimd"));
     }
 
     @Test
-    void bbr_keepsGoodputAtOverload() {
-        // BBR sheds only above its CPU threshold and learns from a window of buckets: it keeps
-        // the server busy, but lets a queue build (see docs/adaptive.md), so only goodput is a target.
+    void bbr_keepsGoodputAtOverload_andMeetsTheTargetsAfterCapacityHalves() {
+        // BBR sheds only once its CPU gauge reports the threshold crossed. The gauge reads at
+        // most every 500 ms (like CpuGauge.process()), so a surge that starts between two
+        // readings is admitted up to max until the next one: the queue of that half second is
+        // the overload phase's p99 (see docs/adaptive.md), and only its goodput is a target.
         Simulation.Run bbr = RUNS.get("sluice bbr");
+        String report = describe(bbr);
         for (String phase : List.of("overload", "halved")) {
-            assertTrue(bbr.phase(phase).goodput() >= 0.90, describe(bbr));
+            assertTrue(bbr.phase(phase).goodput() >= 0.90, phase + " goodput: " + report);
         }
-        assertTrue(bbr.phase("light").admitted() == bbr.phase("light").offered(),
-                "below its CPU threshold BBR refuses nothing: " + describe(bbr));
+        assertTrue(bbr.phase("halved").p99Millis() <= 2 * unloadedP99, report);
+        long converged = bbr.phase("halved").convergedAfter();
+        assertTrue(converged >= 0 && converged <= 600, report);
+    }
+
+    @Test
+    void bbr_belowItsCpuThreshold_refusesNothing() {
+        Simulation.Run bbr = RUNS.get("sluice bbr");
+
+        assertEquals(bbr.phase("light").offered(), bbr.phase("light").admitted(), describe(bbr));
     }
 
     private static void meetsTargets(Simulation.Run run) {

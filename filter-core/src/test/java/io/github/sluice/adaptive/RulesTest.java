@@ -123,6 +123,65 @@ class RulesTest {
     }
 
     @Test
+    void aimd_batchOfDrops_isCutByTheBackoff() {
+        // A drop (an error, a timeout) says the server is overloaded, not by how much: the
+        // backoff, however many of the batch were dropped.
+        Driver<AdaptiveCell> d = new Driver<>(Aimd.builder().min(1).max(1000).initial(100).samples(100).build());
+
+        d.round(100, 5 * MS, 100);
+
+        assertEquals(90, d.cell.limit());
+    }
+
+    @Test
+    void aimd_aFewRequestsOverTheObjective_cutByTheBackoff() {
+        Driver<AdaptiveCell> d = new Driver<>(Aimd.builder().min(1).max(1000).initial(100).samples(100)
+                .latency(Duration.ofMillis(30)).build());
+
+        batch(d, 98, 10 * MS, 2, 60 * MS); // 1 - 0.02 / 2 = 0.99 would barely move it
+
+        assertEquals(90, d.cell.limit());
+    }
+
+    @Test
+    void aimd_capacityHalves_everyRequestOverTheObjective_halvesTheLimitInOneBatch() {
+        // Capacity halved under a limit of 100: the whole batch is over the objective, a sign
+        // that the limit is far above what the server carries, not near it; the backoff alone
+        // (0.9) would take seven round trips, each as slow as the queue it lets stand.
+        Driver<AdaptiveCell> d = new Driver<>(Aimd.builder().min(1).max(1000).initial(100).samples(100)
+                .latency(Duration.ofMillis(30)).build());
+
+        d.round(100, 60 * MS, 0);
+
+        assertEquals(50, d.cell.limit());
+    }
+
+    @Test
+    void aimd_cutGrowsWithTheShareOverTheObjective() {
+        // Half the batch over the objective: cut by a quarter (DCTCP's alpha / 2).
+        Driver<AdaptiveCell> d = new Driver<>(Aimd.builder().min(1).max(1000).initial(100).samples(100)
+                .latency(Duration.ofMillis(30)).build());
+
+        batch(d, 50, 10 * MS, 50, 60 * MS);
+
+        assertEquals(75, d.cell.limit());
+    }
+
+    /** Admits {@code fast + slow} requests at once; ends {@code fast} after one latency, the rest after the other. */
+    private static void batch(Driver<AdaptiveCell> d, int fast, long fastLatency, int slow, long slowLatency) {
+        long[] receipts = new long[fast + slow];
+        for (int i = 0; i < receipts.length; i++) {
+            assertEquals(Algorithm.ADMITTED, d.algorithm.acquire(d.cell, d.now, 1, d.out));
+            receipts[i] = d.out.receipt();
+        }
+        long start = d.now;
+        for (int i = 0; i < receipts.length; i++) {
+            d.algorithm.release(d.cell, start + (i < fast ? fastLatency : slowLatency), 1, receipts[i], false);
+        }
+        d.now = start + slowLatency + MS;
+    }
+
+    @Test
     void aimd_neverBelowMin() {
         Driver<AdaptiveCell> d = new Driver<>(
                 Aimd.builder().min(3).max(1000).initial(20).samples(1).backoff(0.5).build());

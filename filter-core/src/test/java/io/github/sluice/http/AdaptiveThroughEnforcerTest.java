@@ -40,7 +40,7 @@ class AdaptiveThroughEnforcerTest {
         running.forEach(Verdict::release);
 
         Verdict next = e.enforce(FakeRequest.get("/"));
-        assertEquals(9, next.decision(0).limit(), "10 x the default backoff 0.9, after a batch slower than 100ms");
+        assertEquals(5, next.decision(0).limit(), "10 x 0.5: a batch all slower than 100ms is halved");
         next.release();
     }
 
