@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -79,6 +80,39 @@ class ExactScheduleRedisTest {
             for (int m = 1; m < MINUTES; m++) {
                 assertEquals(7, perMinute[m], "minute " + m);
             }
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void storedInstant_microsecondsAndSevenDigits_readByAnOlderScriptWithinAMicrosecond(RedisServer redis) {
+        FakeClock clock = new FakeClock();
+        long t0 = clock.nanos() / 1000;
+        Algorithm<?> tb = TokenBucket.builder().rate(Rate.of(7, Duration.ofMinutes(1))).burst(2).build();
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).clientClock(clock).denialCacheSize(0).build()) {
+            KeySpace space = store.keySpace("stored-format", tb);
+            MutableDecision d = new MutableDecision();
+            assertTrue(space.acquire("c", 2, d));
+            List<String> keys = (List<String>) redis.call("KEYS", "*stored-format*");
+            assertEquals(1, keys.size(), keys.toString());
+            String key = keys.get(0);
+            // Empty exactly now: a whole microsecond, a plain integer as before
+            assertEquals(Long.toString(t0), redis.call("GET", key));
+
+            // One interval later, rounded up to the microsecond: 3/7 us of credit is left over
+            clock.advanceNanos(8_571_429_000L);
+            assertTrue(space.acquire("c", 1, d));
+            String stored = (String) redis.call("GET", key);
+            assertEquals((t0 + 8_571_428) + ".5714285", stored, "t0 + 60 s / 7, 4/7 us into a microsecond");
+            // An older script reads it with tonumber: within a microsecond of the instant
+            assertTrue(Math.abs(Double.parseDouble(stored) - (t0 + 60_000_000.0 / 7)) < 1, stored);
+
+            // A key an older version wrote (an integer instant) reads as that instant: empty
+            // one interval after now, so the next token is one interval away, to the nanosecond
+            long now = clock.nanos() / 1000;
+            redis.call("SET", key, Long.toString(now + 8_571_429), "PX", "60000");
+            assertFalse(space.acquire("c", 1, d));
+            assertEquals(8_571_429_000L + 8_571_428_572L, d.toDecision().retryAfterNanos());
         }
     }
 
