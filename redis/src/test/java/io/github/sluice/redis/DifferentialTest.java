@@ -68,13 +68,14 @@ class DifferentialTest {
 
     /**
      * Runs every fractional rate at several sizes (1, 2 and 5 permits in the window, or the
-     * window plus one for GCRA) on three keys with refunds, the clock stepping up to two windows.
+     * window plus one for GCRA) on three keys with refunds, the clock stepping up to two windows,
+     * keys kept past their TTL (see {@link Differential#persistKeys}).
      */
     private void fractional(BiFunction<Rate, Long, Algorithm<?>> build, long seed) {
         for (Rate rate : FRACTIONAL) {
             for (long size : new long[] {1, 2, 5}) {
                 Algorithm<?> algorithm = build.apply(rate, size);
-                exact.keys(3).maxCost(3).maxStep(Math.max(2, algorithm.windowNanos() / 1000 * 2))
+                exact.persistKeys(true).keys(3).maxCost(3).maxStep(Math.max(2, algorithm.windowNanos() / 1000 * 2))
                         .run(algorithm, seed++);
             }
         }

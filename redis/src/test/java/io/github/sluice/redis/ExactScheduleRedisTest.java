@@ -104,6 +104,9 @@ class ExactScheduleRedisTest {
             assertTrue(space.acquire("c", 1, d));
             String stored = (String) redis.call("GET", key);
             assertEquals((t0 + 8_571_428) + ".5714285", stored, "t0 + 60 s / 7, 4/7 us into a microsecond");
+            // It expires when the bucket is full again: two intervals less 3/7 us, in ms rounded up
+            long pttl = (Long) redis.call("PTTL", key);
+            assertTrue(pttl <= 17_143 && pttl > 16_000, "PTTL " + pttl);
             // An older script reads it with tonumber: within a microsecond of the instant
             assertTrue(Math.abs(Double.parseDouble(stored) - (t0 + 60_000_000.0 / 7)) < 1, stored);
 
