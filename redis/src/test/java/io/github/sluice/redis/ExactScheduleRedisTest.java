@@ -52,6 +52,7 @@ class ExactScheduleRedisTest {
         long start = clock.nanos();
         assertEquals(0, start % MINUTE, "the fake clock starts on a whole minute");
         try (RedisStore store = RedisStore.builder().uri(redis.uri()).clientClock(clock)
+                .commandTimeout(Duration.ofSeconds(5)).connectTimeout(Duration.ofSeconds(10))
                 .denialCacheSize(0).build()) {
             KeySpace red = store.keySpace("seven", algorithm);
             List<Long> admitted = greedy(red, clock);
@@ -89,7 +90,8 @@ class ExactScheduleRedisTest {
         FakeClock clock = new FakeClock();
         long t0 = clock.nanos() / 1000;
         Algorithm<?> tb = TokenBucket.builder().rate(Rate.of(7, Duration.ofMinutes(1))).burst(2).build();
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).clientClock(clock).denialCacheSize(0).build()) {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).clientClock(clock).denialCacheSize(0)
+                .commandTimeout(Duration.ofSeconds(5)).connectTimeout(Duration.ofSeconds(10)).build()) {
             KeySpace space = store.keySpace("stored-format", tb);
             MutableDecision d = new MutableDecision();
             assertTrue(space.acquire("c", 2, d));
@@ -133,7 +135,7 @@ class ExactScheduleRedisTest {
         boolean retried = false;
         while (clock.nanos() < end) {
             if (space.acquire("client", 1, d)) {
-                assertFalse(d.degraded());
+                assertFalse(d.degraded(), "Redis did not answer");
                 admitted.add(clock.nanos());
                 retried = false;
             } else {
