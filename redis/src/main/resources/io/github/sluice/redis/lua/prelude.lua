@@ -2,9 +2,9 @@
 -- algorithm follows, then main.lua, the dispatcher. The Java side concatenates them in that order.
 --
 -- Arithmetic: every value is an integer number of microseconds (or permits, or ticks of the
--- exact schedules below) held in a Lua
--- number, which is exact below 2^53; the Java side keeps every configured duration below 2^52
--- and now is about 2^50.6 (year 2026), so sums and differences stay exact. Divisions go through
+-- exact schedules below) held in a Lua number, which is exact below 2^53; the Java side keeps
+-- every configured duration below 2^52 and now is about 2^50.6 (year 2026), so sums and
+-- differences stay exact. Divisions go through
 -- idiv, which corrects the one-off error a floating-point quotient may carry.
 
 -- Before Redis 5 a script that reads TIME must switch to effects replication; later versions
