@@ -250,7 +250,7 @@ final class Acquisition {
                         + " too few for its policies", e.name, reply.length);
                 return false;
             }
-            Engine.decode(reply, at, a.space.limit, a.out);
+            Engine.decode(reply, at, a.space.limit, a.space.binding.nanosReply(), a.out);
             if (a.out.allowed() && !denied && a.cost > 0) {
                 a.out.receipt(reply[at + REPLY - 1]);
             }

@@ -213,14 +213,15 @@ final class Engine implements Reporter.Sink {
     }
 
     /**
-     * Writes one policy's decision from the script's reply (five integers from {@code at}).
+     * Writes one policy's decision from the script's reply (five integers from {@code at}), whose
+     * durations are nanoseconds if {@code nanos}, else microseconds.
      */
-    static void decode(long[] reply, int at, long limit, MutableDecision out) {
+    static void decode(long[] reply, int at, long limit, boolean nanos, MutableDecision out) {
         long admitted = reply[at];
         long remaining = reply[at + 1];
-        long reset = Micros.toNanos(reply[at + 2]);
+        long reset = nanos ? Math.max(0, reply[at + 2]) : Micros.toNanos(reply[at + 2]);
         long retry = reply[at + 3];
-        long delay = Micros.toNanos(reply[at + 4]);
+        long delay = nanos ? Math.max(0, reply[at + 4]) : Micros.toNanos(reply[at + 4]);
         if (admitted == 1) {
             if (delay > 0) {
                 out.shape(limit, remaining, reset, delay);
@@ -228,7 +229,8 @@ final class Engine implements Reporter.Sink {
                 out.allow(limit, remaining, reset);
             }
         } else {
-            out.deny(limit, remaining, reset, retry < 0 ? Decision.NEVER : Micros.toNanos(retry));
+            out.deny(limit, remaining, reset, retry < 0 ? Decision.NEVER
+                    : nanos ? retry : Micros.toNanos(retry));
         }
     }
 

@@ -98,6 +98,10 @@ class ClusterStoreTest {
         return Stream.of(
                 TokenBucket.builder().rate(Rate.of(5, Duration.ofSeconds(2))).burst(4).build(),
                 Gcra.builder().rate(Rate.of(5, Duration.ofSeconds(2))).burst(3).build(),
+                // Exact schedules whose interval is not whole microseconds (N = 7, 3, 7)
+                TokenBucket.builder().rate(Rate.of(7, Duration.ofMinutes(1))).burst(3).build(),
+                Gcra.builder().rate(Rate.perSecond(3)).burst(2).build(),
+                LeakyBucket.builder().capacity(4).rate(Rate.of(1000, Duration.ofSeconds(7))).build(),
                 FixedWindow.of(5, Duration.ofSeconds(10)),
                 FixedWindow.builder().limit(5).window(Duration.ofSeconds(10))
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build(),

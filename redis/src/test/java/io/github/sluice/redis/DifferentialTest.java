@@ -12,7 +12,9 @@ import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Rate;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
+import io.github.sluice.core.Algorithm;
 import java.time.Duration;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -51,6 +53,47 @@ class DifferentialTest {
         }
         exact.run(Gcra.of(Rate.perSecond(1)), 4);
         exact.maxCost(12).run(Gcra.builder().rate(Rate.perMinute(60)).burst(9).build(), 5);
+    }
+
+    /**
+     * Rates the in-memory algorithms schedule exactly whose interval is not a whole number of
+     * microseconds: reduced denominators N = 7, 3 and 13 ({@code 7/1m}, {@code 3/10s},
+     * {@code 13/1h}), a whole-nanosecond interval that is not whole microseconds (1.5000005 s),
+     * and a denominator above 1024 ({@code 1031/1h}), which memory rounds up to the nanosecond.
+     * Intervals are seconds long: Redis expires keys on its own clock, and a window must outlast
+     * the run's wall-clock time, or a key would expire under the fake clock's feet.
+     */
+    private static final Rate[] FRACTIONAL = {Rate.of(7, Duration.ofMinutes(1)), Rate.of(3, Duration.ofSeconds(10)),
+        Rate.of(13, Duration.ofHours(1)), Rate.every(Duration.ofNanos(1_500_000_500L)), Rate.of(1031, Duration.ofHours(1))};
+
+    /**
+     * Runs every fractional rate at several sizes (1, 2 and 5 permits in the window, or the
+     * window plus one for GCRA) on three keys with refunds, the clock stepping up to two windows,
+     * keys kept past their TTL (see {@link Differential#persistKeys}).
+     */
+    private void fractional(BiFunction<Rate, Long, Algorithm<?>> build, long seed) {
+        for (Rate rate : FRACTIONAL) {
+            for (long size : new long[] {1, 2, 5}) {
+                Algorithm<?> algorithm = build.apply(rate, size);
+                exact.persistKeys(true).keys(3).maxCost(3).maxStep(Math.max(2, algorithm.windowNanos() / 1000 * 2))
+                        .run(algorithm, seed++);
+            }
+        }
+    }
+
+    @Test
+    void tokenBucket_fractionalRates_decideAsMemoryOnItsExactSchedule() {
+        fractional((rate, burst) -> TokenBucket.builder().rate(rate).burst(burst).build(), 100);
+    }
+
+    @Test
+    void gcra_fractionalRates_decideAsMemoryOnItsExactSchedule() {
+        fractional((rate, burst) -> Gcra.builder().rate(rate).burst(burst - 1).build(), 200);
+    }
+
+    @Test
+    void leakyBucket_fractionalRates_decideAsMemoryOnItsExactSchedule() {
+        fractional((rate, capacity) -> LeakyBucket.builder().rate(rate).capacity(capacity).build(), 300);
     }
 
     @Test

@@ -95,6 +95,14 @@ public abstract class Binding {
         return 0;
     }
 
+    /**
+     * @return {@code true} if the script replies durations (reset, retry-after, delay) in
+     *     nanoseconds, {@code false} for microseconds
+     */
+    public boolean nanosReply() {
+        return false;
+    }
+
     /** @return {@code true} if a denial may be cached until its retry-after */
     public boolean cacheDenials() {
         return !concurrency();

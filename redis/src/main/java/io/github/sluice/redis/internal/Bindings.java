@@ -15,7 +15,8 @@ import java.time.Duration;
 
 /**
  * Picks the script binding for an algorithm's class, converting its configuration to integer
- * microseconds once (durations rounded up, see {@link Micros}). Algorithms the Redis store cannot
+ * microseconds once (durations rounded up, see {@link Micros}); the token bucket, GCRA and the
+ * policing leaky bucket keep their exact schedule instead (see {@link Schedule}). Algorithms the Redis store cannot
  * run are refused with an {@link IllegalArgumentException} that says why.
  */
 public final class Bindings {
@@ -71,9 +72,13 @@ public final class Bindings {
     }
 
     private static Binding tokenBucket(TokenBucket tb) {
-        long interval = Micros.ceil("token-bucket interval", tb.intervalNanos());
-        Micros.product("token-bucket burst * interval", tb.burst(), interval);
-        return new Binding(tb, interval, tb.burst()) {
+        Schedule x = Schedule.of("token-bucket burst * interval", tb.rate(), tb.intervalNanos(), tb.burst());
+        return new Binding(tb, x.ticks, x.step, tb.burst(), x.scale, x.divisor) {
+            @Override
+            public boolean nanosReply() {
+                return x.nanos;
+            }
+
             @Override
             public Algorithm<?> scaled(int instances) {
                 return TokenBucket.builder()
@@ -84,9 +89,14 @@ public final class Bindings {
     }
 
     private static Binding gcra(Gcra g) {
-        long emission = Micros.ceil("gcra emission interval", g.emissionIntervalNanos());
-        Micros.product("gcra emission interval * (burst + 1)", emission, g.limit());
-        return new Binding(g, emission, g.limit()) {
+        Schedule x = Schedule.of("gcra emission interval * (burst + 1)", g.rate(), g.emissionIntervalNanos(),
+                g.limit());
+        return new Binding(g, x.ticks, x.step, g.limit(), x.scale, x.divisor) {
+            @Override
+            public boolean nanosReply() {
+                return x.nanos;
+            }
+
             @Override
             public Algorithm<?> scaled(int instances) {
                 return Gcra.builder()
@@ -123,9 +133,13 @@ public final class Bindings {
     }
 
     private static Binding leakyBucket(LeakyBucket l) {
-        long interval = Micros.ceil("leaky-bucket leak interval", l.intervalNanos());
-        Micros.product("leaky-bucket capacity * interval", l.capacity(), interval);
-        return new Binding(l, interval, l.capacity()) {
+        Schedule x = Schedule.of("leaky-bucket capacity * interval", l.rate(), l.intervalNanos(), l.capacity());
+        return new Binding(l, x.ticks, x.step, l.capacity(), x.scale, x.divisor) {
+            @Override
+            public boolean nanosReply() {
+                return x.nanos;
+            }
+
             @Override
             public Algorithm<?> scaled(int instances) {
                 return LeakyBucket.builder().capacity(share(l.capacity(), instances))

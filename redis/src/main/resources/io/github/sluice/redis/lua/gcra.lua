@@ -1,5 +1,7 @@
--- gcra: the state is the theoretical arrival time (TAT, us), as in redis-cell and in
--- io.github.sluice.algorithm.Gcra. p[1] = emission interval (us), p[2] = limit (burst + 1).
+-- gcra: the state is the theoretical arrival time (TAT), as in redis-cell and in
+-- io.github.sluice.algorithm.Gcra, on its exact schedule (see "Exact schedules" in the prelude).
+-- Below, instants are ticks from now. p[1] = ticks per us, p[2] = emission interval (ticks),
+-- p[3] = limit (burst + 1), p[4], p[5]: the reply's unit.
 local function gcra_remaining(tolerance, emission, ttl)
   local nxt = tolerance - ttl
   if nxt > 0 then
@@ -10,29 +12,28 @@ end
 
 A['gcra'] = {
   decide = function(key, now, cost, p)
-    local emission, limit = p[1], p[2]
+    local emission, limit = p[2], p[3]
     local tolerance = emission * limit
-    local tat = get_number(key)
-    if not tat or tat < now then
-      tat = now
+    local ttl = read_offset(key, now, p[1], 0)
+    if not ttl or ttl < 0 then
+      ttl = 0
     end
     if cost > limit then
-      return {0, gcra_remaining(tolerance, emission, tat - now), tat - now, NEVER, 0}
+      return {0, gcra_remaining(tolerance, emission, ttl), dur(ttl, p), NEVER, 0}
     end
-    local new_tat = tat + cost * emission
-    local allow_at = new_tat - tolerance
-    if now < allow_at then
-      return {0, gcra_remaining(tolerance, emission, tat - now), tat - now, allow_at - now, 0}
+    local new_tat = ttl + cost * emission
+    local early = new_tat - tolerance
+    if early > 0 then
+      return {0, gcra_remaining(tolerance, emission, ttl), dur(ttl, p), dur(early, p), 0}
     end
-    local r = {1, gcra_remaining(tolerance, emission, new_tat - now), new_tat - now, 0, 0, new_tat}
+    local r = {1, gcra_remaining(tolerance, emission, new_tat), dur(new_tat, p), 0, 0, new_tat}
+    r.fresh = new_tat
     r.receipt = now
     return r
   end,
-  commit = commit_instant,
-  -- A refund: the receipt is the admission's clock reading (see instant_refund).
+  commit = commit_offset,
+  -- A refund: the receipt is the admission's clock reading (see offset_refund).
   release = function(key, now, cost, p)
-    local emission, limit = p[1], p[2]
-    instant_refund(key, now, min(cost, limit) * emission, receipt_of(p), now)
+    offset_refund(key, now, p, min(cost, p[3]) * p[2], receipt_of(p), 0)
   end
 }
-

@@ -1,28 +1,39 @@
--- leaky-bucket (policing): the state is the instant the bucket would be empty (us), as
--- io.github.sluice.algorithm.LeakyBucket keeps it; the water level is what is left until then.
--- p[1] = leak interval (us per permit), p[2] = capacity.
+-- leaky-bucket (policing): the state is the instant the bucket would be empty, as
+-- io.github.sluice.algorithm.LeakyBucket keeps it, on its exact schedule (see "Exact schedules"
+-- in the prelude); the water level is what is left until then, in ticks.
+-- p[1] = ticks per us, p[2] = leak interval (ticks per permit), p[3] = capacity, p[4], p[5]: the
+-- reply's unit.
+local function lb_free(depth, level, step)
+  local room = depth - level
+  if room > 0 then
+    return idiv(room, step)
+  end
+  return 0
+end
+
 A['leaky-bucket'] = {
   decide = function(key, now, cost, p)
-    local interval, capacity = p[1], p[2]
-    local depth = interval * capacity
-    local empty_at = get_number(key) or now
-    local level = max(empty_at, now) - now
+    local step, capacity = p[2], p[3]
+    local depth = step * capacity
+    local level = read_offset(key, now, p[1], 0)
+    if not level or level < 0 then
+      level = 0
+    end
     if cost > capacity then
-      return {0, idiv(depth - level, interval), level, NEVER, 0}
+      return {0, lb_free(depth, level, step), dur(level, p), NEVER, 0}
     end
-    local after = level + cost * interval
+    local after = level + cost * step
     if after > depth then
-      return {0, idiv(depth - level, interval), level, after - depth, 0}
+      return {0, lb_free(depth, level, step), dur(level, p), dur(after - depth, p), 0}
     end
-    local r = {1, idiv(depth - after, interval), after, 0, 0, now + after}
+    local r = {1, lb_free(depth, after, step), dur(after, p), 0, 0, after}
+    r.fresh = after
     r.receipt = now
     return r
   end,
-  commit = commit_instant,
-  -- A refund: the receipt is the admission's clock reading (see instant_refund).
+  commit = commit_offset,
+  -- A refund: the receipt is the admission's clock reading (see offset_refund).
   release = function(key, now, cost, p)
-    local interval, capacity = p[1], p[2]
-    instant_refund(key, now, min(cost, capacity) * interval, receipt_of(p), now)
+    offset_refund(key, now, p, min(cost, p[3]) * p[2], receipt_of(p), 0)
   end
 }
-

@@ -1,9 +1,10 @@
 -- Sluice's Redis store: one script per decision. This file is the prelude; one file per
 -- algorithm follows, then main.lua, the dispatcher. The Java side concatenates them in that order.
 --
--- Arithmetic: every value is an integer number of microseconds (or permits) held in a Lua
--- number, which is exact below 2^53; the Java side keeps every configured duration below 2^52
--- and now is about 2^50.6 (year 2026), so sums and differences stay exact. Divisions go through
+-- Arithmetic: every value is an integer number of microseconds (or permits, or ticks of the
+-- exact schedules below) held in a Lua number, which is exact below 2^53; the Java side keeps
+-- every configured duration below 2^52 and now is about 2^50.6 (year 2026), so sums and
+-- differences stay exact. Divisions go through
 -- idiv, which corrects the one-off error a floating-point quotient may carry.
 
 -- Before Redis 5 a script that reads TIME must switch to effects replication; later versions
@@ -136,14 +137,7 @@ local function zmax_score(key)
   return nil
 end
 
--- The algorithms whose state is one instant (us) in a string key: token bucket, GCRA and both
--- leaky buckets. Their commit stores the decision's new instant, r[6], for r[3]: the time until
--- the state is fresh again, when the key may expire.
-local function commit_instant(key, now, cost, p, r)
-  redis.call('SET', key, s(r[6]), 'PX', s(px(r[3])))
-end
-
--- Lowers an instant-algorithm key to `instant`, its state being fresh from `floor` on: the key is
+-- Lowers an instant key (shaping) to `instant`, its state being fresh from `floor` on: the key is
 -- deleted when nothing is left above the floor (a missing key reads as fresh), and otherwise
 -- expires when the floor catches up with it.
 local function set_instant(key, instant, floor)
@@ -166,24 +160,91 @@ local function receipt_of(p)
   return nil
 end
 
--- The refund of the instant algorithms (token bucket, GCRA, policing leaky bucket), as
--- io.github.sluice.algorithm.TimeWord: an admission at reading t of `took` microseconds (cost
--- times the interval) moves the stored instant back by took - (now - t), never below `floor`
--- (the fresh state), and not at all once that is not positive: what time refilled since t may
--- already have been given back and taken by later requests. The script is atomic and reads its
--- clock after every admission it can see, so now bounds their readings (with a client clock,
--- as far as the instances' clocks agree).
-local function instant_refund(key, now, took, t, floor)
-  if not t or now < t then
+-- Exact schedules: the token bucket, GCRA and the policing leaky bucket keep the in-memory
+-- algorithm's rational schedule (io.github.sluice.redis.internal.Schedule). Their parameters:
+-- p[1] = ticks per microsecond (T, at most 1,024,000), p[2] = ticks per permit, p[3] = permits in
+-- the window (burst, burst + 1, capacity), and a duration replied is ceil(ticks * p[4] / p[5])
+-- (nanoseconds, or microseconds; the Java side knows which). The window, p[2] * p[3], is at most
+-- 2^51 ticks. The state is one instant, stored as whole microseconds and, when it falls between
+-- two, a fraction of seven decimal digits, floor(rem * 10^7 / T) for a remainder of rem ticks:
+-- "1764027123456789.4285714". Seven digits tell every remainder apart (T < 10^7), and a script of
+-- an older version reads the value as a number within a microsecond of the instant. Every
+-- decision computes with the instant minus now, in ticks, which stays within 2^53.
+
+-- How far (ticks) a stored instant may lead now, for clients whose clocks disagree: 2^52.
+local LEAD = 4503599627370496
+
+-- The instant in `key` minus now, in ticks; nil when the key is missing, holds another type, is
+-- more than `behind` ticks in the past (fresh for the caller), or more than LEAD in the future
+-- (a clock gone wrong: read as fresh, as the in-memory algorithms read a wrapped word).
+local function read_offset(key, now, T, behind)
+  local v = redis.pcall('GET', key)
+  if type(v) ~= 'string' then
+    return nil
+  end
+  local rem = 0
+  local us, frac = string.match(v, '^(%d+)%.(%d%d%d%d%d%d%d)$')
+  if us then
+    us = tonumber(us)
+    rem = idiv(tonumber(frac) * T + 9999999, 10000000)
+  else
+    us = tonumber(v)
+    if not us then
+      return nil
+    end
+  end
+  local du = us - now
+  if du < -(idiv(behind, T) + 1) or du > idiv(LEAD, T) + 1 then
+    return nil
+  end
+  return du * T + rem
+end
+
+-- Stores the instant now + d ticks, the key expiring once `fresh` ticks have passed.
+local function write_offset(key, now, T, d, fresh)
+  local q = idiv(d, T)
+  local rem = d - q * T
+  local v = s(now + q)
+  if rem > 0 then
+    v = v .. '.' .. string.format('%07d', idiv(rem * 10000000, T))
+  end
+  redis.call('SET', key, v, 'PX', s(px(idiv(fresh + T - 1, T))))
+end
+
+-- A duration of `ticks` (>= 0) in the reply's unit, rounded up as the in-memory algorithm rounds.
+local function dur(ticks, p)
+  return idiv(ticks * p[4] + p[5] - 1, p[5])
+end
+
+-- The commit of the exact-schedule algorithms: the decision's new instant (r[6], ticks from
+-- now), fresh again after r.fresh ticks.
+local function commit_offset(key, now, cost, p, r)
+  write_offset(key, now, p[1], r[6], r.fresh)
+end
+
+-- The refund of the exact-schedule algorithms, as io.github.sluice.algorithm.TimeWord: an
+-- admission at reading t (us) of `took` ticks (cost times the interval) moves the stored instant
+-- back by took - (now - t), never below `keep` ticks before now (the fresh state), and not at all
+-- once that is not positive: what time refilled since t may already have been given back and
+-- taken by later requests. The script is atomic and reads its clock after every admission it can
+-- see, so now bounds their readings (with a client clock, as far as the instances' clocks agree).
+local function offset_refund(key, now, p, took, t, keep)
+  local T = p[1]
+  if not t or now < t or now - t > idiv(took, T) then
     return
   end
-  local back = took - (now - t)
+  local back = took - (now - t) * T
   if back <= 0 then
     return
   end
-  local stored = get_number(key)
-  if not stored or stored <= floor then
+  local d = read_offset(key, now, T, keep)
+  if not d or d <= -keep then
     return
   end
-  set_instant(key, max(stored - back, floor), floor)
+  local target = max(d - back, -keep)
+  if target <= -keep then
+    redis.call('DEL', key)
+  else
+    write_offset(key, now, T, target, target + keep)
+  end
 end

@@ -38,7 +38,7 @@ A['smooth-bursty'] = {
   commit = function(key, now, cost, p, r)
     redis.call('SET', key, s(r[6]), 'PX', s(px(r[3] + p[2])))
   end,
-  -- A refund: the receipt is the admission's clock reading; as instant_refund, but the key is
+  -- A refund: the receipt is the admission's clock reading; as offset_refund, but the key is
   -- kept (a missing key is a new limiter, not a full one).
   release = function(key, now, cost, p)
     local interval, burst, max_cost = p[1], p[2], p[4]

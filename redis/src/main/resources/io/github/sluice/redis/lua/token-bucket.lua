@@ -1,31 +1,38 @@
--- token-bucket: the state is "base", the instant (us) at which the bucket would hold zero
--- tokens, exactly as io.github.sluice.algorithm.TokenBucket keeps it in memory.
--- p[1] = interval between tokens (us), p[2] = burst.
+-- token-bucket: the state is "base", the instant at which the bucket would hold zero tokens,
+-- exactly as io.github.sluice.algorithm.TokenBucket keeps it in memory, on its exact schedule
+-- (see "Exact schedules" in the prelude). Below, instants are ticks from now.
+-- p[1] = ticks per us, p[2] = ticks per token, p[3] = burst, p[4], p[5]: the reply's unit.
+local function tb_whole(credit, step)
+  if credit <= 0 then
+    return 0
+  end
+  return idiv(credit, step)
+end
+
 A['token-bucket'] = {
   decide = function(key, now, cost, p)
-    local interval, burst = p[1], p[2]
-    local full = now - burst * interval
-    local eff = full
-    local base = get_number(key)
-    if base and base > full then
-      eff = base
+    local step, burst = p[2], p[3]
+    local window = burst * step
+    local eff = read_offset(key, now, p[1], window)
+    if not eff or eff < -window then
+      eff = -window
     end
     if cost > burst then
-      return {0, idiv(max(0, now - eff), interval), eff - full, NEVER, 0}
+      return {0, tb_whole(-eff, step), dur(eff + window, p), NEVER, 0}
     end
-    local nxt = eff + cost * interval
-    if nxt > now then
-      return {0, idiv(max(0, now - eff), interval), eff - full, nxt - now, 0}
+    local nxt = eff + cost * step
+    if nxt > 0 then
+      return {0, tb_whole(-eff, step), dur(eff + window, p), dur(nxt, p), 0}
     end
-    local r = {1, idiv(now - nxt, interval), nxt - full, 0, 0, nxt}
+    local r = {1, tb_whole(-nxt, step), dur(nxt + window, p), 0, 0, nxt}
+    r.fresh = nxt + window
     r.receipt = now
     return r
   end,
-  commit = commit_instant,
-  -- A refund: the receipt is the admission's clock reading (see instant_refund).
+  commit = commit_offset,
+  -- A refund: the receipt is the admission's clock reading (see offset_refund).
   release = function(key, now, cost, p)
-    local interval, burst = p[1], p[2]
-    instant_refund(key, now, min(cost, burst) * interval, receipt_of(p), now - burst * interval)
+    local step, burst = p[2], p[3]
+    offset_refund(key, now, p, min(cost, burst) * step, receipt_of(p), burst * step)
   end
 }
-
