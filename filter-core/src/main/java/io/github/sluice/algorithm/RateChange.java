@@ -147,9 +147,17 @@ public final class RateChange {
             ExactInterval x = a.exact();
             ExactInterval y = b.exact();
             long credit = x.ticks(now) - word;
-            long tokens = credit > x.window || credit < -ExactInterval.SLACK ? x.window : Math.max(0, credit);
-            // Tokens kept, the fraction rounded down to a tick of the new schedule (fewer tokens).
-            long converted = Math.min(y.window, scale(tokens, y.step, x.step, false));
+            long converted;
+            if (credit > x.window || credit < -ExactInterval.SLACK) {
+                converted = y.window; // full, or idle so long that the word wrapped
+            } else if (credit >= 0) {
+                // Tokens kept, the fraction rounded down to a tick of the new schedule (fewer tokens).
+                converted = scale(credit, y.step, x.step, false, y.window);
+            } else {
+                // A base after now: an admission decided on a later clock reading. Its debt is kept,
+                // rounded up (more debt).
+                converted = -scale(-credit, y.step, x.step, true, ExactInterval.SLACK / 2);
+            }
             next = y.ticks(now) - converted;
         } else if (from instanceof Gcra a && to instanceof Gcra b) {
             next = consumed(a.exact(), b.exact(), word, now);
@@ -165,16 +173,18 @@ public final class RateChange {
     /** GCRA's TAT and the leaky bucket's empty instant: what is owed at now is kept, rounded up. */
     private static long consumed(ExactInterval x, ExactInterval y, long word, long now) {
         long ahead = word - x.ticks(now);
-        long owed = ahead > 0 && ahead <= x.window + ExactInterval.SLACK ? Math.min(ahead, x.window) : 0;
-        return y.ticks(now) + Math.min(y.window, scale(owed, y.step, x.step, true));
+        long owed = ahead > 0 && ahead <= x.window + ExactInterval.SLACK ? ahead : 0;
+        // Beyond the window only by a later clock reading's admission: kept, within the slack the
+        // algorithm reads as such (a larger value would read as an idle key).
+        return y.ticks(now) + scale(owed, y.step, x.step, true, y.window + ExactInterval.SLACK / 2);
     }
 
-    /** {@code value * mul / div}, rounded up or down, for non-negative operands. */
-    private static long scale(long value, long mul, long div, boolean up) {
+    /** {@code min(cap, value * mul / div)}, rounded up or down, for non-negative operands. */
+    private static long scale(long value, long mul, long div, boolean up, long cap) {
         BigInteger[] qr = BigInteger.valueOf(value).multiply(BigInteger.valueOf(mul))
                 .divideAndRemainder(BigInteger.valueOf(div));
-        long q = qr[0].longValueExact();
-        return up && qr[1].signum() > 0 ? q + 1 : q;
+        BigInteger q = up && qr[1].signum() > 0 ? qr[0].add(BigInteger.ONE) : qr[0];
+        return q.min(BigInteger.valueOf(cap)).longValueExact();
     }
 
     private static UnsupportedOperationException unsupported(Algorithm<?> algorithm) {

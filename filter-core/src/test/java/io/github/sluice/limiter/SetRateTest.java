@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
 import io.github.sluice.algorithm.LeakyBucket;
+import io.github.sluice.algorithm.RateChange;
 import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
@@ -196,6 +197,25 @@ class SetRateTest {
             limiter.setRate(Rate.of(7, Duration.ofMinutes(1)));
         }
         assertEquals(4, drain(limiter), "whole tokens are converted exactly, never lost or created");
+    }
+
+    /**
+     * An admission decided on a later clock reading than the rate change's leaves the bucket in
+     * debt at the change's reading; the debt is carried (x/time/rate: tokens, negative included,
+     * kept), not forgiven.
+     */
+    @Test
+    void tokenBucket_carryAfterAnAdmissionOnALaterClockReading_keepsItsDebt() {
+        TokenBucket old = TokenBucket.builder().rate(Rate.perSecond(100)).burst(4).build();
+        long t = clock.nanos();
+        Cell cell = old.newCell(t);
+        assertEquals(Algorithm.ADMITTED, old.acquire(cell, t + 10_000_000L, 4, null)); // 1 token earned at t + 10 ms
+        Algorithm<Cell> doubled = RateChange.withRate(old, Rate.perSecond(200));
+        Cell carried = RateChange.carry(old, cell, doubled, t); // -1 token at t
+        assertTrue(cell.retired(), "the old state is retired by the carry");
+        assertEquals(Algorithm.DENIED, doubled.acquire(carried, t + 9_999_999L, 1, null),
+                "-1 token at t refills at 200/s: 0.99 tokens at t + 10 ms - 1 ns");
+        assertEquals(Algorithm.ADMITTED, doubled.acquire(carried, t + 10_000_000L, 1, null));
     }
 
     // ---- uber-go shaping: the next slot under the old interval, then the new one ----
