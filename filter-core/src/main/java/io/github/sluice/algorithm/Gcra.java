@@ -229,6 +229,11 @@ public final class Gcra extends Algorithm<Cell> {
         return rate;
     }
 
+    /** @return the exact schedule, for {@link RateChange} */
+    ExactInterval exact() {
+        return exact;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof Gcra g && g.exact.equals(exact) && g.burst == burst;

@@ -201,6 +201,11 @@ public final class LeakyBucket extends Algorithm<Cell> {
         return rate;
     }
 
+    /** @return the exact schedule, for {@link RateChange} */
+    ExactInterval exact() {
+        return exact;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof LeakyBucket b && b.exact.equals(exact) && b.capacity == capacity;

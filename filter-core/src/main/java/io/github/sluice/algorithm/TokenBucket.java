@@ -207,6 +207,11 @@ public final class TokenBucket extends Algorithm<Cell> {
         return TimeWord.retireIfFreshTicks(cell, exact.ticks(now) - capTicks);
     }
 
+    /** @return the exact schedule, for {@link RateChange} */
+    ExactInterval exact() {
+        return exact;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof TokenBucket t && t.exact.equals(exact) && t.burst == burst;

@@ -1,5 +1,6 @@
 package io.github.sluice.limiter;
 
+import io.github.sluice.algorithm.RateChange;
 import io.github.sluice.algorithm.Reservable;
 import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.core.Algorithm;
@@ -8,6 +9,7 @@ import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
+import io.github.sluice.core.Rate;
 import io.github.sluice.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
@@ -44,31 +46,54 @@ import java.util.Objects;
  * without taking anything; interrupted while it sleeps, it gives back exactly what it reserved
  * (the algorithm's receipt-based refund) before throwing. Guava's waits cannot be interrupted.
  *
- * <p>Thread-safe. No lock: a reservation is the algorithm's compare-and-set. Each waiting call
- * allocates one decision holder (the blocking path is not the hot path; for that, use
+ * <h2>Changing the rate</h2>
+ * {@link #setRate(Rate)} and {@link #setRate(double)} (Guava's {@code setRate}) change the rate of
+ * a live limiter with the reference's rule: the state is advanced to now under the old rate, then
+ * the new rate applies ({@code smooth-bursty} and {@code warm-up} rescale the stored permits as
+ * Guava's {@code doSetRate} does; token bucket, GCRA and leaky bucket keep the tokens held, resp.
+ * what was consumed, as x/time/rate's {@code SetLimit}; {@code shaping} keeps its next slot). See
+ * {@link RateChange} and "Changing the rate" in {@code docs/algorithms.md}. Windows have no
+ * rate change here.
+ *
+ * <p>Thread-safe. No lock on the acquire path: a reservation is the algorithm's compare-and-set
+ * on the state the limiter currently holds, an immutable (algorithm, state) pair read from one
+ * volatile field. A rate change (serialized with other rate changes by a lock that acquirers never
+ * take) publishes a new pair; where the state must be converted, the old state is retired by one
+ * compare-and-set from the value converted, so an acquirer that comes after it finds it retired
+ * and retries on the new pair: no admission is lost, and none is decided twice. An acquirer that
+ * read the old pair just before the change may still be decided under the old rate. Each waiting
+ * call allocates one decision holder (the blocking path is not the hot path; for that, use
  * {@link Limiter}).
  *
  * @param <S> the algorithm's state type
  */
 public final class BlockingLimiter<S extends Cell> {
 
-    private final Algorithm<S> algorithm;
-    private final Reservable<S> reservable;
     private final Clock clock;
     private final TokenBucketLimiter.Sleeper sleeper;
-    private final S cell;
+    /** Serializes rate changes; acquirers never take it. */
+    private final Object rateChange = new Object();
+    /** The algorithm and the state it decides on, replaced as a whole by a rate change. */
+    private volatile Binding<S> binding;
 
-    @SuppressWarnings("unchecked")
+    /** An immutable (algorithm, state) pair. */
+    private record Binding<S extends Cell>(Algorithm<S> algorithm, Reservable<S> reservable, S cell) {
+
+        @SuppressWarnings("unchecked")
+        static <S extends Cell> Binding<S> of(Algorithm<S> algorithm, S cell) {
+            return new Binding<>(algorithm, algorithm instanceof Reservable<?> r ? (Reservable<S>) r : null, cell);
+        }
+    }
+
     private BlockingLimiter(Algorithm<S> algorithm, Clock clock, TokenBucketLimiter.Sleeper sleeper) {
-        this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
+        Objects.requireNonNull(algorithm, "algorithm");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
         if (algorithm.concurrency()) {
             throw new IllegalArgumentException("algorithm must be a rate algorithm but was " + algorithm
                     + " (a concurrency limit holds permits while work runs: use ConcurrencyLimiter)");
         }
-        this.reservable = algorithm instanceof Reservable<?> r ? (Reservable<S>) r : null;
-        this.cell = Objects.requireNonNull(algorithm.newCell(clock.nanos()), "newCell");
+        this.binding = Binding.of(algorithm, Objects.requireNonNull(algorithm.newCell(clock.nanos()), "newCell"));
     }
 
     /**
@@ -101,9 +126,86 @@ public final class BlockingLimiter<S extends Cell> {
         return new BlockingLimiter<>(algorithm, clock, sleeper);
     }
 
-    /** @return the algorithm */
+    /** @return the algorithm, with the rate last set by {@link #setRate(Rate)} */
     public Algorithm<S> algorithm() {
-        return algorithm;
+        return binding.algorithm();
+    }
+
+    /**
+     * Changes the rate from now on, keeping the limiter's state with the algorithm's rule (see
+     * "Changing the rate" in the class documentation): the state is first advanced to now under
+     * the old rate, then the new rate applies. Every other parameter (max burst, warm-up period,
+     * cold factor, burst, capacity, slack, max delay) is unchanged. Callers already waiting keep
+     * the wait they were given (as in Guava); later calls are decided under the new rate.
+     *
+     * <p>Thread-safe: concurrent acquirers never block on it; concurrent rate changes take effect
+     * one after the other.
+     *
+     * @param rate the new rate
+     * @throws NullPointerException if {@code rate} is null
+     * @throws UnsupportedOperationException if the algorithm is a window (fixed-window,
+     *     sliding-window, sliding-log): change its limit with the policy-level
+     *     {@code Enforcer.reconfigure}
+     * @throws IllegalArgumentException if the new rate is out of the algorithm's range (the
+     *     message names the parameter and the value); the rate is then unchanged
+     */
+    public void setRate(Rate rate) {
+        Objects.requireNonNull(rate, "rate");
+        synchronized (rateChange) {
+            Binding<S> old = binding;
+            Algorithm<S> next = RateChange.withRate(old.algorithm(), rate);
+            while (true) {
+                S cell = RateChange.carry(old.algorithm(), old.cell(), next, clock.nanos());
+                if (cell != null) {
+                    binding = Binding.of(next, cell);
+                    return;
+                }
+                if (old.cell().retired()) {
+                    throw new IllegalStateException("the limiter's state was retired");
+                }
+                // An admission changed the state meanwhile: convert the new state.
+            }
+        }
+    }
+
+    /**
+     * Changes the rate, in permits per second, as Guava's {@code setRate(permitsPerSecond)}: see
+     * {@link #setRate(Rate)}. The double is read as the fraction it stands for
+     * ({@link Rate#perSecond(double)}).
+     *
+     * @param permitsPerSecond the new rate, {@code > 0} and finite
+     * @throws IllegalArgumentException if {@code permitsPerSecond} is not positive, is NaN or
+     *     infinite, or is out of the algorithm's range (Guava: "rate must be positive")
+     * @throws UnsupportedOperationException if the algorithm is a window
+     */
+    public void setRate(double permitsPerSecond) {
+        if (!(permitsPerSecond > 0) || Double.isInfinite(permitsPerSecond)) {
+            throw new IllegalArgumentException("permitsPerSecond must be > 0 and finite but was "
+                    + permitsPerSecond + " (Guava: 'rate must be positive')");
+        }
+        setRate(Rate.perSecond(permitsPerSecond));
+    }
+
+    /**
+     * Returns the current rate as configured: the one the limiter was built with, or the last
+     * {@link #setRate(Rate)}. For {@code shaping}, one request per interval.
+     *
+     * @return the rate
+     * @throws UnsupportedOperationException if the algorithm is a window
+     */
+    public Rate rate() {
+        return RateChange.rateOf(binding.algorithm());
+    }
+
+    /**
+     * Returns the current rate in permits per second, as Guava's {@code getRate()}.
+     *
+     * @return permits per second, {@code > 0}
+     * @throws UnsupportedOperationException if the algorithm is a window
+     */
+    public double getRate() {
+        Rate rate = rate();
+        return rate.permits() * 1e9 / rate.periodNanos();
     }
 
     /**
@@ -175,23 +277,25 @@ public final class BlockingLimiter<S extends Cell> {
         }
         MutableDecision out = new MutableDecision();
         while (true) {
+            Binding<S> b = binding;
             long now = clock.nanos();
-            int r = reservable != null
-                    ? reservable.reserve(cell, now, permits, Checks.MAX_NANOS, out)
-                    : algorithm.acquire(cell, now, permits, out);
+            int r = b.reservable() != null
+                    ? b.reservable().reserve(b.cell(), now, permits, Checks.MAX_NANOS, out)
+                    : b.algorithm().acquire(b.cell(), now, permits, out);
             if (r == Algorithm.RETIRED) {
-                throw new IllegalStateException("the limiter's state was retired");
+                awaitRebind(b);
+                continue;
             }
             if (r == Algorithm.ADMITTED) {
                 long delay = out.outcome() == Outcome.SHAPED ? out.delayNanos() : 0;
                 if (delay > 0) {
-                    sleepOrRefund(delay, permits, out.receipt());
+                    sleepOrRefund(b, delay, permits, out.receipt());
                 }
                 return now + delay;
             }
             long retry = out.retryAfterNanos();
             if (retry == Decision.NEVER) {
-                refuse(permits, true, retry);
+                refuse(b, permits, true, retry);
             }
             sleeper.sleep(retry);
         }
@@ -216,18 +320,26 @@ public final class BlockingLimiter<S extends Cell> {
      */
     public boolean tryAcquire(long permits) {
         checkPermits(permits);
-        MutableDecision out = null;
-        if (algorithm instanceof ShapingLeakyBucket) {
-            // A shaped admission must be waited for; without waiting, only an immediate one counts.
-            out = new MutableDecision();
-            int r = algorithm.acquire(cell, clock.nanos(), permits, out);
-            if (r == Algorithm.ADMITTED && out.outcome() == Outcome.SHAPED) {
-                algorithm.refund(cell, permits, out.receipt(), clock);
-                return false;
+        while (true) {
+            Binding<S> b = binding;
+            MutableDecision out = null;
+            int r;
+            if (b.algorithm() instanceof ShapingLeakyBucket) {
+                // A shaped admission must be waited for; without waiting, only an immediate one counts.
+                out = new MutableDecision();
+                r = b.algorithm().acquire(b.cell(), clock.nanos(), permits, out);
+                if (r == Algorithm.ADMITTED && out.outcome() == Outcome.SHAPED) {
+                    b.algorithm().refund(b.cell(), permits, out.receipt(), clock);
+                    return false;
+                }
+            } else {
+                r = b.algorithm().acquire(b.cell(), clock.nanos(), permits, out);
             }
-            return r == Algorithm.ADMITTED;
+            if (r != Algorithm.RETIRED) {
+                return r == Algorithm.ADMITTED;
+            }
+            awaitRebind(b);
         }
-        return algorithm.acquire(cell, clock.nanos(), permits, out) == Algorithm.ADMITTED;
     }
 
     /**
@@ -259,11 +371,12 @@ public final class BlockingLimiter<S extends Cell> {
      *     {@code smooth-bursty} and {@code warm-up} do)
      */
     public double storedPermits() {
-        if (reservable == null) {
-            throw new UnsupportedOperationException("storedPermits: algorithm " + algorithm.kind()
+        Binding<S> b = binding;
+        if (b.reservable() == null) {
+            throw new UnsupportedOperationException("storedPermits: algorithm " + b.algorithm().kind()
                     + " stores no permits (smooth-bursty and warm-up do)");
         }
-        return reservable.storedPermits(cell, clock.nanos());
+        return b.reservable().storedPermits(b.cell(), clock.nanos());
     }
 
     /**
@@ -278,51 +391,72 @@ public final class BlockingLimiter<S extends Cell> {
         long start = clock.nanos();
         long waited = 0;
         while (true) {
+            Binding<S> b = binding;
             long now = clock.nanos();
             long budget = Math.max(0, maxWait - Math.max(0, now - start));
-            int r = reservable != null
-                    ? reservable.reserve(cell, now, permits, budget, out)
-                    : algorithm.acquire(cell, now, permits, out);
+            int r = b.reservable() != null
+                    ? b.reservable().reserve(b.cell(), now, permits, budget, out)
+                    : b.algorithm().acquire(b.cell(), now, permits, out);
             if (r == Algorithm.RETIRED) {
-                throw new IllegalStateException("the limiter's state was retired");
+                awaitRebind(b);
+                continue;
             }
             if (r == Algorithm.ADMITTED) {
                 if (out.outcome() == Outcome.SHAPED) {
                     long delay = out.delayNanos();
                     if (delay > budget) {
-                        algorithm.refund(cell, permits, out.receipt(), clock);
-                        return refuse(permits, must, Decision.NEVER);
+                        b.algorithm().refund(b.cell(), permits, out.receipt(), clock);
+                        return refuse(b, permits, must, Decision.NEVER);
                     }
-                    sleepOrRefund(delay, permits, out.receipt());
+                    sleepOrRefund(b, delay, permits, out.receipt());
                     waited += delay;
                 }
                 return waited;
             }
             long retry = out.retryAfterNanos();
-            if (retry == Decision.NEVER || (reservable != null && !must)) {
-                return refuse(permits, must, retry);
+            if (retry == Decision.NEVER || (b.reservable() != null && !must)) {
+                return refuse(b, permits, must, retry);
             }
             if (retry > budget) {
-                return refuse(permits, must, retry);
+                return refuse(b, permits, must, retry);
             }
             sleeper.sleep(retry);
             waited += retry;
         }
     }
 
-    private long refuse(long permits, boolean must, long retry) {
+    private static long refuse(Binding<?> b, long permits, boolean must, long retry) {
         if (must) {
-            throw new IllegalArgumentException("permits must be at most what " + algorithm
+            throw new IllegalArgumentException("permits must be at most what " + b.algorithm()
                     + " can ever admit at once but was " + permits);
         }
         return -1;
     }
 
-    private void sleepOrRefund(long nanos, long permits, long receipt) throws InterruptedException {
+    /**
+     * Waits for the rate change that retired {@code b}'s state to publish the new pair: it does so
+     * right after the retiring compare-and-set, with nothing in between that can fail.
+     */
+    private void awaitRebind(Binding<S> b) {
+        for (int spins = 0; binding == b; spins++) {
+            if (spins < 64) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
+    /**
+     * Sleeps; interrupted, gives the reservation back to the state it was taken from (after a
+     * rate change that converted the state, that state is retired and the refund gives nothing
+     * back: the limiter errs towards refusing).
+     */
+    private void sleepOrRefund(Binding<S> b, long nanos, long permits, long receipt) throws InterruptedException {
         try {
             sleeper.sleep(nanos);
         } catch (InterruptedException e) {
-            algorithm.refund(cell, permits, receipt, clock);
+            b.algorithm().refund(b.cell(), permits, receipt, clock);
             throw e;
         }
     }
@@ -336,6 +470,6 @@ public final class BlockingLimiter<S extends Cell> {
 
     @Override
     public String toString() {
-        return "BlockingLimiter{" + algorithm + '}';
+        return "BlockingLimiter{" + binding.algorithm() + '}';
     }
 }

@@ -1,0 +1,195 @@
+package io.github.sluice.algorithm;
+
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Cell;
+import io.github.sluice.core.Rate;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Changing the rate of a rate algorithm on a live key, with the reference libraries' rule: the
+ * key is first advanced to now under the old rate, then the new rate applies from its state. Used
+ * by {@code io.github.sluice.limiter.BlockingLimiter#setRate}; see "Changing the rate" in
+ * {@code docs/algorithms.md}.
+ * <ul>
+ *   <li>{@code smooth-bursty} (Guava's {@code SmoothBursty.doSetRate}: stored permits scaled by
+ *       {@code maxPermits / oldMaxPermits}) and {@code warm-up} (Guava's
+ *       {@code SmoothWarmingUp.doSetRate}, the same scaling; a fresh key stays cold): both keep
+ *       their stored permits as time ({@code storedPermits} times the interval they cost, resp.
+ *       the cool-down interval), and Guava's scaling keeps exactly that time, so the key's state
+ *       carries over unchanged; the next free ticket too stays where the old rate put it.
+ *   <li>{@code token-bucket}, {@code gcra}, {@code leaky-bucket}: x/time/rate's
+ *       {@code SetLimitAt}: the tokens held at now (for GCRA and the leaky bucket, what was
+ *       consumed) are kept, converted to the new schedule, rounding towards refusing; the burst or
+ *       capacity is unchanged.
+ *   <li>{@code shaping}: the next slot, computed under the old interval, is kept; the requests
+ *       after it are spaced by the new interval. Slack and max delay are unchanged.
+ * </ul>
+ * Windows ({@code fixed-window}, {@code sliding-window}, {@code sliding-log}) are not supported
+ * here: change their limit with the policy-level {@code Enforcer.reconfigure}.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class RateChange {
+
+    private RateChange() {
+    }
+
+    /**
+     * Whether {@link #withRate} supports the algorithm.
+     *
+     * @param algorithm an algorithm
+     * @return {@code true} for smooth-bursty, warm-up, token-bucket, gcra, leaky-bucket and shaping
+     * @throws NullPointerException if {@code algorithm} is null
+     */
+    public static boolean supports(Algorithm<?> algorithm) {
+        Objects.requireNonNull(algorithm, "algorithm");
+        return algorithm instanceof SmoothBursty || algorithm instanceof WarmUp
+                || algorithm instanceof TokenBucket || algorithm instanceof Gcra
+                || algorithm instanceof LeakyBucket || algorithm instanceof ShapingLeakyBucket;
+    }
+
+    /**
+     * The rate an algorithm was built with.
+     *
+     * @param algorithm a supported algorithm (see {@link #supports})
+     * @return its rate; for {@code shaping}, one request per interval
+     * @throws UnsupportedOperationException if the algorithm is not supported
+     */
+    public static Rate rateOf(Algorithm<?> algorithm) {
+        if (algorithm instanceof SmoothBursty s) {
+            return Rate.of(s.permits(), Duration.ofNanos(s.periodNanos()));
+        } else if (algorithm instanceof WarmUp w) {
+            return Rate.of(w.permits(), Duration.ofNanos(w.periodNanos()));
+        } else if (algorithm instanceof TokenBucket t) {
+            return t.rate();
+        } else if (algorithm instanceof Gcra g) {
+            return g.rate();
+        } else if (algorithm instanceof LeakyBucket l) {
+            return l.rate();
+        } else if (algorithm instanceof ShapingLeakyBucket s) {
+            return Rate.of(1, Duration.ofNanos(s.intervalNanos()));
+        }
+        throw unsupported(algorithm);
+    }
+
+    /**
+     * The same algorithm with another rate and every other parameter unchanged (max burst,
+     * warm-up period and cold factor, burst, capacity, slack, max delay, start).
+     *
+     * @param algorithm a supported algorithm
+     * @param rate the new rate
+     * @param <S> the state type
+     * @return the algorithm with the new rate
+     * @throws NullPointerException if an argument is null
+     * @throws UnsupportedOperationException if the algorithm is not supported
+     * @throws IllegalArgumentException if the new rate is out of the algorithm's range (the
+     *     builder's message names the parameter and the value)
+     */
+    @SuppressWarnings("unchecked")
+    public static <S extends Cell> Algorithm<S> withRate(Algorithm<S> algorithm, Rate rate) {
+        Objects.requireNonNull(algorithm, "algorithm");
+        Objects.requireNonNull(rate, "rate");
+        Algorithm<?> changed;
+        if (algorithm instanceof SmoothBursty s) {
+            changed = SmoothBursty.builder().rate(rate).maxBurst(Duration.ofNanos(s.maxBurstNanos())).build();
+        } else if (algorithm instanceof WarmUp w) {
+            changed = WarmUp.builder().rate(rate).warmUp(Duration.ofNanos(w.warmUpNanos()))
+                    .coldFactor(w.coldFactor()).build();
+        } else if (algorithm instanceof TokenBucket t) {
+            changed = TokenBucket.builder().rate(rate).burst(t.burst()).build();
+        } else if (algorithm instanceof Gcra g) {
+            changed = Gcra.builder().rate(rate).burst(g.burst()).build();
+        } else if (algorithm instanceof LeakyBucket l) {
+            changed = LeakyBucket.builder().rate(rate).capacity(l.capacity()).build();
+        } else if (algorithm instanceof ShapingLeakyBucket s) {
+            changed = ShapingLeakyBucket.builder().rate(rate).slack(s.slack())
+                    .maxDelay(Duration.ofNanos(s.maxDelayNanos())).start(s.start()).build();
+        } else {
+            throw unsupported(algorithm);
+        }
+        return (Algorithm<S>) changed;
+    }
+
+    /**
+     * Carries a key's state from {@code from} to {@code to} (the same algorithm with another rate,
+     * made by {@link #withRate}) at {@code now}. Where the state is kept as time that the new rate
+     * reads alike (smooth-bursty, warm-up, shaping), the cell itself is returned and stays live.
+     * Otherwise a new cell is returned and the old one has been retired by one compare-and-set
+     * from the state the new one was computed from, so that no admission on the old cell is lost:
+     * one that comes after the retirement finds it retired and must retry on the new cell.
+     *
+     * @param from the algorithm the cell belongs to
+     * @param cell the key's state
+     * @param to the algorithm with the new rate
+     * @param now the clock reading, nanoseconds
+     * @param <S> the state type
+     * @return the cell to use with {@code to}; {@code null} if the cell changed meanwhile (call
+     *     again) or was already retired
+     * @throws UnsupportedOperationException if the algorithm is not supported
+     * @throws IllegalArgumentException if {@code to} is not the same kind of algorithm
+     */
+    @SuppressWarnings("unchecked")
+    public static <S extends Cell> S carry(Algorithm<S> from, S cell, Algorithm<S> to, long now) {
+        if (from.getClass() != to.getClass()) {
+            throw new IllegalArgumentException("to must be the same kind of algorithm as " + from + " but was " + to);
+        }
+        if (from instanceof SmoothBursty || from instanceof WarmUp || from instanceof ShapingLeakyBucket) {
+            return cell.retired() ? null : cell;
+        }
+        long word = cell.word();
+        if (word == Cell.RETIRED) {
+            return null;
+        }
+        long next;
+        if (from instanceof TokenBucket a && to instanceof TokenBucket b) {
+            ExactInterval x = a.exact();
+            ExactInterval y = b.exact();
+            long credit = x.ticks(now) - word;
+            long converted;
+            if (credit > x.window || credit < -ExactInterval.SLACK) {
+                converted = y.window; // full, or idle so long that the word wrapped
+            } else if (credit >= 0) {
+                // Tokens kept, the fraction rounded down to a tick of the new schedule (fewer tokens).
+                converted = scale(credit, y.step, x.step, false, y.window);
+            } else {
+                // A base after now: an admission decided on a later clock reading. Its debt is kept,
+                // rounded up (more debt).
+                converted = -scale(-credit, y.step, x.step, true, ExactInterval.SLACK / 2);
+            }
+            next = y.ticks(now) - converted;
+        } else if (from instanceof Gcra a && to instanceof Gcra b) {
+            next = consumed(a.exact(), b.exact(), word, now);
+        } else if (from instanceof LeakyBucket a && to instanceof LeakyBucket b) {
+            next = consumed(a.exact(), b.exact(), word, now);
+        } else {
+            throw unsupported(from);
+        }
+        Cell fresh = new Cell(ExactInterval.word(next));
+        return cell.retire(word) ? (S) fresh : null;
+    }
+
+    /** GCRA's TAT and the leaky bucket's empty instant: what is owed at now is kept, rounded up. */
+    private static long consumed(ExactInterval x, ExactInterval y, long word, long now) {
+        long ahead = word - x.ticks(now);
+        long owed = ahead > 0 && ahead <= x.window + ExactInterval.SLACK ? ahead : 0;
+        // Beyond the window only by a later clock reading's admission: kept, within the slack the
+        // algorithm reads as such (a larger value would read as an idle key).
+        return y.ticks(now) + scale(owed, y.step, x.step, true, y.window + ExactInterval.SLACK / 2);
+    }
+
+    /** {@code min(cap, value * mul / div)}, rounded up or down, for non-negative operands. */
+    private static long scale(long value, long mul, long div, boolean up, long cap) {
+        BigInteger[] qr = BigInteger.valueOf(value).multiply(BigInteger.valueOf(mul))
+                .divideAndRemainder(BigInteger.valueOf(div));
+        BigInteger q = up && qr[1].signum() > 0 ? qr[0].add(BigInteger.ONE) : qr[0];
+        return q.min(BigInteger.valueOf(cap)).longValueExact();
+    }
+
+    private static UnsupportedOperationException unsupported(Algorithm<?> algorithm) {
+        return new UnsupportedOperationException("setRate: algorithm " + algorithm.kind()
+                + " has no run-time rate change (smooth-bursty, warm-up, token-bucket, gcra,"
+                + " leaky-bucket and shaping have; change a window's limit with Enforcer.reconfigure)");
+    }
+}

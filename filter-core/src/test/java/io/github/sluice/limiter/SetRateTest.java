@@ -1,0 +1,372 @@
+package io.github.sluice.limiter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.algorithm.FixedWindow;
+import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.LeakyBucket;
+import io.github.sluice.algorithm.RateChange;
+import io.github.sluice.algorithm.ShapingLeakyBucket;
+import io.github.sluice.algorithm.SlidingLog;
+import io.github.sluice.algorithm.SlidingWindow;
+import io.github.sluice.algorithm.SmoothBursty;
+import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.algorithm.WarmUp;
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Cell;
+import io.github.sluice.core.Rate;
+import io.github.sluice.testing.FakeClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link BlockingLimiter#setRate(Rate)} on a manual clock: Guava's rule for smooth-bursty and
+ * warm-up (compared with {@link GuavaSetRateModel}, a transcription of Guava's double
+ * arithmetic: every wait within 1 microsecond of Guava's, never shorter), x/time/rate's rule for
+ * token bucket, GCRA and leaky bucket (the tokens held, or what was consumed, kept), the next slot
+ * kept for shaping; and rate changes racing with acquirers released together on a frozen clock.
+ */
+class SetRateTest {
+
+    private static final long SECOND = 1_000_000_000L;
+
+    private final FakeClock clock = new FakeClock();
+    private final long start = clock.nanos();
+    private final List<Long> slept = Collections.synchronizedList(new ArrayList<>());
+    private final TokenBucketLimiter.Sleeper sleeper = nanos -> {
+        slept.add(nanos);
+        clock.advanceNanos(nanos);
+    };
+
+    // ---- Guava: smooth-bursty and warm-up against the model ----
+
+    /** A script step: a positive number acquires that many permits; the others are below. */
+    private record Step(char op, double value) {
+        static Step acquire(long n) {
+            return new Step('a', n);
+        }
+
+        static Step idle(double seconds) {
+            return new Step('i', seconds);
+        }
+
+        static Step rate(double perSecond) {
+            return new Step('r', perSecond);
+        }
+    }
+
+    private void runAgainstGuava(BlockingLimiter<?> limiter, GuavaSetRateModel guava, List<Step> script)
+            throws InterruptedException {
+        int i = 0;
+        for (Step step : script) {
+            double now = clock.nanos() - start;
+            switch (step.op()) {
+                case 'a' -> {
+                    long sluice = limiter.acquire((long) step.value()).toNanos();
+                    double reference = guava.reserve(now, (long) step.value());
+                    String where = "step " + i + " " + step + ": sluice " + sluice + " ns, Guava " + reference + " ns";
+                    assertTrue(sluice >= reference, "never shorter than Guava: " + where);
+                    assertTrue(sluice - reference <= 1_000, "within 1 microsecond of Guava: " + where);
+                }
+                case 'i' -> clock.advanceNanos((long) (step.value() * SECOND));
+                case 'r' -> {
+                    limiter.setRate(step.value());
+                    guava.setRate(step.value(), now);
+                    assertEquals(guava.storedPermits(now), limiter.storedPermits(), 1e-6,
+                            "stored permits rescaled as Guava's doSetRate at step " + i);
+                }
+                default -> throw new AssertionError(step);
+            }
+            i++;
+        }
+    }
+
+    private static List<Step> script() {
+        return List.of(Step.acquire(1), Step.acquire(1), Step.acquire(3), Step.rate(2), Step.acquire(1),
+                Step.acquire(1), Step.idle(0.7), Step.rate(10), Step.acquire(1), Step.acquire(4), Step.acquire(1),
+                Step.idle(5), Step.rate(3), Step.acquire(2), Step.acquire(1), Step.acquire(1), Step.rate(0.5),
+                Step.acquire(1), Step.acquire(1), Step.idle(1.3), Step.rate(7), Step.acquire(1), Step.acquire(1),
+                Step.rate(7), Step.acquire(2), Step.acquire(1));
+    }
+
+    @Test
+    void smoothBursty_setRateMidSchedule_waitsAsGuavasDoSetRate() throws Exception {
+        BlockingLimiter<?> limiter = BlockingLimiter.of(SmoothBursty.of(Rate.perSecond(5)), clock, sleeper);
+        runAgainstGuava(limiter, GuavaSetRateModel.bursty(5, SECOND), script());
+    }
+
+    @Test
+    void smoothBursty_setRateAfterIdle_storedPermitsScaledByMaxPermitsRatio() throws Exception {
+        BlockingLimiter<?> limiter = BlockingLimiter.of(
+                SmoothBursty.builder().rate(Rate.perSecond(4)).maxBurst(Duration.ofSeconds(2)).build(), clock, sleeper);
+        limiter.acquire();
+        clock.advance(Duration.ofSeconds(1)); // idle 0.75 s past the paid ticket: 3 stored of maxPermits 8
+        limiter.setRate(10); // Guava: 3 * 20 / 8 = 7.5 stored
+        assertEquals(7.5, limiter.storedPermits(), 1e-9);
+        assertEquals(10.0, limiter.getRate(), 0.0);
+        assertEquals(Duration.ZERO, limiter.acquire(7));
+        assertEquals(Duration.ZERO, limiter.acquire(1), "half a stored permit pays; the fresh half pushes the next");
+        assertEquals(Duration.ofMillis(50), limiter.acquire(1));
+    }
+
+    @Test
+    void warmUp_setRateMidSchedule_waitsAsGuavasDoSetRate() throws Exception {
+        BlockingLimiter<?> limiter = BlockingLimiter.of(WarmUp.builder().rate(Rate.perSecond(2))
+                .warmUp(Duration.ofSeconds(4)).coldFactor(3).build(), clock, sleeper);
+        runAgainstGuava(limiter, GuavaSetRateModel.warmingUp(2, 4 * SECOND, 3), script());
+    }
+
+    @Test
+    void warmUp_setRateOnAFreshLimiter_staysCold() throws Exception {
+        BlockingLimiter<?> limiter = BlockingLimiter.of(WarmUp.of(Rate.perSecond(2), Duration.ofSeconds(4)), clock, sleeper);
+        GuavaSetRateModel guava = GuavaSetRateModel.warmingUp(2, 4 * SECOND, 3);
+        limiter.setRate(8);
+        guava.setRate(8, 0);
+        assertEquals(guava.storedPermits(0), limiter.storedPermits(), 1e-6, "maxPermits of the new rate: cold");
+        runAgainstGuava(limiter, guava, List.of(Step.acquire(1), Step.acquire(1), Step.acquire(1), Step.acquire(1)));
+        // Cold at 8/s with cold factor 3: the second request waits about 3/8 s, not 1/8 s.
+        assertTrue(slept.get(0) > 300_000_000L, "cold spacing after setRate on a fresh limiter: " + slept);
+    }
+
+    // ---- x/time/rate's rule: token bucket, GCRA, policing leaky bucket ----
+
+    @Test
+    void tokenBucket_setRate_keepsTheTokensHeldAndRefillsAtTheNewRate() {
+        BlockingLimiter<?> limiter = BlockingLimiter.of(TokenBucket.of(Rate.perSecond(10)), clock, sleeper);
+        for (int i = 0; i < 10; i++) {
+            assertTrue(limiter.tryAcquire());
+        }
+        clock.advance(Duration.ofMillis(550)); // 5.5 tokens under the old rate
+        limiter.setRate(Rate.perSecond(1));
+        assertEquals(Rate.perSecond(1), limiter.rate());
+        assertEquals(5, drain(limiter), "the 5 whole tokens held at the change are kept");
+        clock.advance(Duration.ofMillis(499));
+        assertFalse(limiter.tryAcquire(), "the half token left refills at 1/s: 0.999 tokens after 499 ms");
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(limiter.tryAcquire());
+        assertEquals(10, ((TokenBucket) limiter.algorithm()).burst(), "the burst is unchanged");
+    }
+
+    @Test
+    void gcra_setRate_keepsWhatWasConsumedAndEmitsAtTheNewRate() {
+        BlockingLimiter<?> limiter = BlockingLimiter.of(Gcra.of(Rate.perSecond(10)), clock, sleeper);
+        assertEquals(10, drain(limiter));
+        clock.advance(Duration.ofMillis(500)); // 5 of 10 consumed still
+        limiter.setRate(Rate.perSecond(2));
+        assertEquals(5, drain(limiter), "5 consumed of a limit of 10 at the change: 5 more fit");
+        clock.advance(Duration.ofMillis(499));
+        assertFalse(limiter.tryAcquire(), "the new emission interval is 500 ms");
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(limiter.tryAcquire());
+    }
+
+    @Test
+    void leakyBucket_setRate_keepsTheWaterAndLeaksAtTheNewRate() {
+        BlockingLimiter<?> limiter = BlockingLimiter.of(LeakyBucket.of(Rate.perSecond(4)), clock, sleeper);
+        assertEquals(4, drain(limiter));
+        clock.advance(Duration.ofMillis(250)); // 3 units of water left
+        limiter.setRate(Rate.of(1, Duration.ofSeconds(2)));
+        assertEquals(1, drain(limiter), "3 of 4 units of water kept: one more fits");
+        clock.advance(Duration.ofMillis(1_999));
+        assertFalse(limiter.tryAcquire(), "leaks one unit per 2 s now");
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(limiter.tryAcquire());
+    }
+
+    @Test
+    void tokenBucket_setRateRoundTrip_onAFrozenClock_changesNothing() {
+        BlockingLimiter<?> limiter = BlockingLimiter.of(TokenBucket.of(Rate.of(7, Duration.ofMinutes(1))), clock, sleeper);
+        for (int i = 0; i < 3; i++) {
+            assertTrue(limiter.tryAcquire());
+        }
+        for (int i = 0; i < 50; i++) {
+            limiter.setRate(Rate.perSecond(1_000 + i * 37));
+            limiter.setRate(Rate.of(7, Duration.ofMinutes(1)));
+        }
+        assertEquals(4, drain(limiter), "whole tokens are converted exactly, never lost or created");
+    }
+
+    /**
+     * An admission decided on a later clock reading than the rate change's leaves the bucket in
+     * debt at the change's reading; the debt is carried (x/time/rate: tokens, negative included,
+     * kept), not forgiven.
+     */
+    @Test
+    void tokenBucket_carryAfterAnAdmissionOnALaterClockReading_keepsItsDebt() {
+        TokenBucket old = TokenBucket.builder().rate(Rate.perSecond(100)).burst(4).build();
+        long t = clock.nanos();
+        Cell cell = old.newCell(t);
+        assertEquals(Algorithm.ADMITTED, old.acquire(cell, t + 10_000_000L, 4, null)); // 1 token earned at t + 10 ms
+        Algorithm<Cell> doubled = RateChange.withRate(old, Rate.perSecond(200));
+        Cell carried = RateChange.carry(old, cell, doubled, t); // -1 token at t
+        assertTrue(cell.retired(), "the old state is retired by the carry");
+        assertEquals(Algorithm.DENIED, doubled.acquire(carried, t + 9_999_999L, 1, null),
+                "-1 token at t refills at 200/s: 0.99 tokens at t + 10 ms - 1 ns");
+        assertEquals(Algorithm.ADMITTED, doubled.acquire(carried, t + 10_000_000L, 1, null));
+    }
+
+    // ---- uber-go shaping: the next slot under the old interval, then the new one ----
+
+    @Test
+    void shaping_setRate_keepsTheNextSlotThenSpacesByTheNewInterval() throws Exception {
+        BlockingLimiter<?> limiter = BlockingLimiter.of(ShapingLeakyBucket.builder().rate(Rate.perSecond(10))
+                .slack(0).maxDelay(Duration.ofDays(1)).build(), clock, sleeper);
+        long t = clock.nanos();
+        assertEquals(t, limiter.take());
+        limiter.setRate(1);
+        assertEquals(1.0, limiter.getRate(), 0.0);
+        assertEquals(t + 100_000_000L, limiter.take(), "the slot computed under the old 100 ms interval");
+        assertEquals(t + 1_100_000_000L, limiter.take(), "then the new 1 s interval");
+    }
+
+    // ---- windows, bad input ----
+
+    @Test
+    void windows_setRate_refusedWithAMessageNamingTheAlgorithm() {
+        List<Algorithm<?>> windows = List.of(FixedWindow.of(5, Duration.ofSeconds(1)),
+                SlidingWindow.of(5, Duration.ofSeconds(1)), SlidingLog.of(5, Duration.ofSeconds(1)));
+        for (Algorithm<?> window : windows) {
+            BlockingLimiter<?> limiter = BlockingLimiter.of(window, clock, sleeper);
+            String message = assertThrows(UnsupportedOperationException.class,
+                    () -> limiter.setRate(Rate.perSecond(3))).getMessage();
+            assertTrue(message.contains(window.kind()), message);
+            assertTrue(limiter.tryAcquire(), "the limiter still works");
+        }
+    }
+
+    @Test
+    void setRate_notPositiveOrNotFinite_refusedNamingTheValue() {
+        BlockingLimiter<?> limiter = BlockingLimiter.of(SmoothBursty.of(Rate.perSecond(5)), clock, sleeper);
+        for (double bad : new double[] {0, -1, Double.NaN, Double.POSITIVE_INFINITY}) {
+            String message = assertThrows(IllegalArgumentException.class, () -> limiter.setRate(bad)).getMessage();
+            assertTrue(message.startsWith("permitsPerSecond must be > 0 and finite but was " + bad), message);
+        }
+        assertThrows(NullPointerException.class, () -> limiter.setRate(null));
+        assertEquals(5.0, limiter.getRate(), 0.0, "a refused change changes nothing");
+    }
+
+    @Test
+    void setRate_rateAboveOnePerNanosecond_refusedAndRateUnchanged() {
+        BlockingLimiter<?> limiter = BlockingLimiter.of(Gcra.of(Rate.perSecond(5)), clock, sleeper);
+        assertThrows(IllegalArgumentException.class, () -> limiter.setRate(Rate.of(2, Duration.ofNanos(1))));
+        assertEquals(Rate.perSecond(5), limiter.rate());
+        assertEquals(5, drain(limiter));
+    }
+
+    // ---- concurrency: acquirers released together while another thread changes the rate ----
+
+    /**
+     * Frozen clock, so nothing refills: whatever the rate, a token bucket, GCRA or leaky bucket
+     * can admit at most its burst in total (large, so that every take races with the changes). Threads released together take permits while another
+     * thread flips the rate; the admitted plus what is left must be exactly the burst (nothing
+     * admitted twice, nothing lost), and nobody sees an exception.
+     */
+    @Test
+    void setRateRacingAcquirers_frozenClock_admittedPlusLeftIsExactlyTheBurst() throws Exception {
+        List<Algorithm<? extends Cell>> algorithms = List.of(
+                TokenBucket.builder().rate(Rate.perSecond(100)).burst(100_000).build(),
+                Gcra.builder().rate(Rate.perSecond(100)).burst(99_999).build(),
+                LeakyBucket.builder().rate(Rate.perSecond(100)).capacity(100_000).build());
+        for (Algorithm<? extends Cell> algorithm : algorithms) {
+            BlockingLimiter<?> limiter = BlockingLimiter.of(algorithm, clock, sleeper);
+            long admitted = race(() -> limiter.tryAcquire() ? 1 : 0,
+                    i -> limiter.setRate(Rate.of(100 + 7 * (i % 5), Duration.ofSeconds(1 + i % 3))));
+            assertTrue(admitted <= 100_000, algorithm + ": admitted " + admitted);
+            assertEquals(100_000, admitted + drain(limiter), algorithm + ": admitted " + admitted);
+        }
+    }
+
+    /**
+     * Frozen clock, smooth-bursty and warm-up (cold factor 1, so every permit costs a stable
+     * interval): every reservation of one permit pushes the next free ticket by the stable
+     * interval of the rate in force when it was decided, so after {@code k} reservations the next
+     * one is told to wait between {@code k} of the shorter and {@code k} of the longer interval.
+     * A lost reservation would make it shorter, one counted twice longer.
+     */
+    @Test
+    void setRateRacingReservations_frozenClock_noReservationLost() throws Exception {
+        List<Algorithm<? extends Cell>> algorithms = List.of(SmoothBursty.of(Rate.perSecond(1_000)),
+                WarmUp.builder().rate(Rate.perSecond(1_000)).warmUp(Duration.ofMillis(10)).coldFactor(1).build());
+        for (Algorithm<? extends Cell> algorithm : algorithms) {
+            TokenBucketLimiter.Sleeper frozen = nanos -> { }; // the clock never moves
+            BlockingLimiter<?> limiter = BlockingLimiter.of(algorithm, clock, frozen);
+            long admitted = race(() -> {
+                limiter.acquire();
+                return 1;
+            }, i -> limiter.setRate(i % 2 == 0 ? 2_000 : 1_000));
+            long shortest = 500_000L; // 1/2000 s
+            long longest = 1_000_000L;
+            long next = limiter.acquire().toNanos();
+            assertTrue(next >= admitted * shortest && next <= admitted * (longest + 1),
+                    algorithm + ": " + admitted + " reservations, the next one waits " + next + " ns");
+        }
+    }
+
+    /** A count-returning action that may throw. */
+    private interface Action {
+        long run() throws Exception;
+    }
+
+    /** A rate change number {@code i}. */
+    private interface Change {
+        void apply(int i);
+    }
+
+    /** Threads released together run {@code action} while one thread applies rate changes. */
+    private static long race(Action action, Change change) throws Exception {
+        int threads = 6;
+        int each = 1_000;
+        CyclicBarrier go = new CyclicBarrier(threads + 1);
+        AtomicLong admitted = new AtomicLong();
+        AtomicBoolean done = new AtomicBoolean();
+        ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                futures.add(pool.submit(() -> {
+                    go.await();
+                    for (int i = 0; i < each; i++) {
+                        admitted.addAndGet(action.run());
+                    }
+                    return null;
+                }));
+            }
+            Future<?> changer = pool.submit(() -> {
+                go.await();
+                for (int i = 0; !done.get() || i < 20; i++) {
+                    change.apply(i);
+                }
+                return null;
+            });
+            for (Future<?> f : futures) {
+                f.get(60, TimeUnit.SECONDS); // rethrows any exception
+            }
+            done.set(true);
+            changer.get(60, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        return admitted.get();
+    }
+
+    private static int drain(BlockingLimiter<?> limiter) {
+        int n = 0;
+        while (limiter.tryAcquire()) {
+            n++;
+        }
+        return n;
+    }
+}
