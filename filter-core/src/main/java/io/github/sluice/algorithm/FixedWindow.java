@@ -76,14 +76,23 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
 
     /**
      * A key's state: the {@link Cell} word plus the fixed origin its window numbers count from.
-     * Thread-safe.
+     * Thread-safe. Not extensible outside this package.
      */
-    public static final class WindowCell extends Cell {
+    public static class WindowCell extends Cell {
         private final long origin;
 
         WindowCell(long origin) {
-            super(0);
+            this(origin, 0);
+        }
+
+        WindowCell(long origin, long word) {
+            super(word);
             this.origin = origin;
+        }
+
+        /** The count beyond the word's of the window at {@code index}; see {@link CarriedCell}. */
+        long excess(long index) {
+            return 0;
         }
 
         /**
@@ -92,6 +101,26 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
          */
         public long origin() {
             return origin;
+        }
+    }
+
+    /**
+     * A cell made by a rate change ({@link #carry}) that carried a window over the new limit: the
+     * word holds the new limit (the window refuses until it ends) and {@code excess} the count
+     * above it, so that raising the limit again in the same window lets in only what the count
+     * taken leaves. Only a carried cell has the extra field, so keys of an enforcer pay nothing.
+     */
+    static final class CarriedCell extends WindowCell {
+        private final long excess;
+
+        CarriedCell(long origin, long word, long excess) {
+            super(origin, word);
+            this.excess = excess;
+        }
+
+        @Override
+        long excess(long index) {
+            return index == 0 ? excess : 0;
         }
     }
 
@@ -266,6 +295,9 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
             return;
         }
         long index = receipt - cell.origin;
+        if (cell.excess(index) > 0) {
+            return; // the window is over its limit even without the refunded permits
+        }
         while (true) {
             long w = cell.word();
             if (w == Cell.RETIRED || layout.index(w) != index) {
@@ -276,6 +308,46 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
                 return;
             }
         }
+    }
+
+    /**
+     * Carries a key's window to {@code to}, the same alignment with another limit or window (see
+     * {@link RateChange#carry}): the count taken in the window open at {@code now} is kept (a
+     * count above the new limit refuses until the window ends). The window keeps its start and
+     * ends a new window after it ({@link Alignment#FIRST_REQUEST}, never earlier than the new
+     * window after its start), resp. for {@link Alignment#EPOCH} with another window length, the
+     * count moves into the new-length window that contains now, so windows stay epoch-aligned. A
+     * passed or empty window carries nothing.
+     *
+     * @return the new cell, the old one having been retired by one compare-and-set from the word
+     *     the new one was computed from; {@code null} if the word changed meanwhile or was retired
+     */
+    WindowCell carry(WindowCell cell, FixedWindow to, long now) {
+        long w = cell.word();
+        if (w == Cell.RETIRED) {
+            return null;
+        }
+        long index = layout.index(w);
+        long count = layout.count(w) + cell.excess(index);
+        WindowCell fresh;
+        if (count == 0 || cellOf(cell, now) >= index + span) {
+            fresh = to.newCell(now);
+        } else {
+            long start = start(cell, index);
+            long origin;
+            if (to.unit == unit) {
+                origin = cell.origin + index; // the same window: receipts stay valid
+            } else if (alignment == Alignment.EPOCH) {
+                origin = Math.floorDiv(Math.max(now, start), to.unit);
+            } else {
+                // Rounded down to the new cell; the new span still reaches the window past start.
+                origin = Math.floorDiv(start, to.unit);
+            }
+            long kept = Math.min(count, to.limit);
+            long word = to.layout.pack(0, kept);
+            fresh = count > kept ? new CarriedCell(origin, word, count - kept) : new WindowCell(origin, word);
+        }
+        return cell.retire(w) ? fresh : null;
     }
 
     @Override

@@ -25,9 +25,14 @@ import java.util.Objects;
  *       capacity is unchanged.
  *   <li>{@code shaping}: the next slot, computed under the old interval, is kept; the requests
  *       after it are spaced by the new interval. Slack and max delay are unchanged.
+ *   <li>{@code fixed-window}: the count taken in the current window is kept, re-packed under
+ *       the new limit (a window over it refuses until it ends; a raised limit lets the rest in at
+ *       once); with another window length, an epoch-aligned window moves the count into the new-length
+ *       window containing now, a first-request window keeps its start and ends the new length
+ *       after it.
  * </ul>
- * Windows ({@code fixed-window}, {@code sliding-window}, {@code sliding-log}) are not supported
- * here: change their limit with the policy-level {@code Enforcer.reconfigure}.
+ * {@code sliding-window} and {@code sliding-log} are not supported here: change their limit with
+ * the policy-level {@code Enforcer.reconfigure}.
  *
  * <p>Stateless and thread-safe.
  */
@@ -40,21 +45,24 @@ public final class RateChange {
      * Whether {@link #withRate} supports the algorithm.
      *
      * @param algorithm an algorithm
-     * @return {@code true} for smooth-bursty, warm-up, token-bucket, gcra, leaky-bucket and shaping
+     * @return {@code true} for smooth-bursty, warm-up, token-bucket, gcra, leaky-bucket, shaping
+     *     and fixed-window
      * @throws NullPointerException if {@code algorithm} is null
      */
     public static boolean supports(Algorithm<?> algorithm) {
         Objects.requireNonNull(algorithm, "algorithm");
         return algorithm instanceof SmoothBursty || algorithm instanceof WarmUp
                 || algorithm instanceof TokenBucket || algorithm instanceof Gcra
-                || algorithm instanceof LeakyBucket || algorithm instanceof ShapingLeakyBucket;
+                || algorithm instanceof LeakyBucket || algorithm instanceof ShapingLeakyBucket
+                || algorithm instanceof FixedWindow;
     }
 
     /**
      * The rate an algorithm was built with.
      *
      * @param algorithm a supported algorithm (see {@link #supports})
-     * @return its rate; for {@code shaping}, one request per interval
+     * @return its rate; for {@code shaping}, one request per interval; for
+     *     {@code fixed-window}, the limit per window
      * @throws UnsupportedOperationException if the algorithm is not supported
      */
     public static Rate rateOf(Algorithm<?> algorithm) {
@@ -70,13 +78,16 @@ public final class RateChange {
             return l.rate();
         } else if (algorithm instanceof ShapingLeakyBucket s) {
             return Rate.of(1, Duration.ofNanos(s.intervalNanos()));
+        } else if (algorithm instanceof FixedWindow f) {
+            return Rate.of(f.limit(), Duration.ofNanos(f.windowNanos()));
         }
         throw unsupported(algorithm);
     }
 
     /**
      * The same algorithm with another rate and every other parameter unchanged (max burst,
-     * warm-up period and cold factor, burst, capacity, slack, max delay, start).
+     * warm-up period and cold factor, burst, capacity, slack, max delay, start, alignment). For
+     * {@code fixed-window}, the rate's permits are the limit and its period the window.
      *
      * @param algorithm a supported algorithm
      * @param rate the new rate
@@ -106,6 +117,9 @@ public final class RateChange {
         } else if (algorithm instanceof ShapingLeakyBucket s) {
             changed = ShapingLeakyBucket.builder().rate(rate).slack(s.slack())
                     .maxDelay(Duration.ofNanos(s.maxDelayNanos())).start(s.start()).build();
+        } else if (algorithm instanceof FixedWindow f) {
+            changed = FixedWindow.builder().limit(rate.permits()).window(Duration.ofNanos(rate.periodNanos()))
+                    .alignment(f.alignment()).build();
         } else {
             throw unsupported(algorithm);
         }
@@ -137,6 +151,9 @@ public final class RateChange {
         }
         if (from instanceof SmoothBursty || from instanceof WarmUp || from instanceof ShapingLeakyBucket) {
             return cell.retired() ? null : cell;
+        }
+        if (from instanceof FixedWindow a && to instanceof FixedWindow b) {
+            return (S) a.carry((FixedWindow.WindowCell) cell, b, now);
         }
         long word = cell.word();
         if (word == Cell.RETIRED) {
@@ -190,6 +207,7 @@ public final class RateChange {
     private static UnsupportedOperationException unsupported(Algorithm<?> algorithm) {
         return new UnsupportedOperationException("setRate: algorithm " + algorithm.kind()
                 + " has no run-time rate change (smooth-bursty, warm-up, token-bucket, gcra,"
-                + " leaky-bucket and shaping have; change a window's limit with Enforcer.reconfigure)");
+                + " leaky-bucket, shaping and fixed-window have; change a sliding window's limit"
+                + " with Enforcer.reconfigure)");
     }
 }

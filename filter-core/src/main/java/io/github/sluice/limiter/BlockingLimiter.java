@@ -52,8 +52,9 @@ import java.util.Objects;
  * the new rate applies ({@code smooth-bursty} and {@code warm-up} rescale the stored permits as
  * Guava's {@code doSetRate} does; token bucket, GCRA and leaky bucket keep the tokens held, resp.
  * what was consumed, as x/time/rate's {@code SetLimit}; {@code shaping} keeps its next slot). See
- * {@link RateChange} and "Changing the rate" in {@code docs/algorithms.md}. Windows have no
- * rate change here.
+ * {@code fixed-window} keeps the count taken in the current window under the new limit). See
+ * {@link RateChange} and "Changing the rate" in {@code docs/algorithms.md}. Sliding windows and
+ * sliding logs have no rate change here.
  *
  * <p>Thread-safe. No lock on the acquire path: a reservation is the algorithm's compare-and-set
  * on the state the limiter currently holds, an immutable (algorithm, state) pair read from one
@@ -143,8 +144,8 @@ public final class BlockingLimiter<S extends Cell> {
      *
      * @param rate the new rate
      * @throws NullPointerException if {@code rate} is null
-     * @throws UnsupportedOperationException if the algorithm is a window (fixed-window,
-     *     sliding-window, sliding-log): change its limit with the policy-level
+     * @throws UnsupportedOperationException if the algorithm is a sliding window or sliding log:
+     *     change its limit with the policy-level
      *     {@code Enforcer.reconfigure}
      * @throws IllegalArgumentException if the new rate is out of the algorithm's range (the
      *     message names the parameter and the value); the rate is then unchanged
@@ -176,7 +177,7 @@ public final class BlockingLimiter<S extends Cell> {
      * @param permitsPerSecond the new rate, {@code > 0} and finite
      * @throws IllegalArgumentException if {@code permitsPerSecond} is not positive, is NaN or
      *     infinite, or is out of the algorithm's range (Guava: "rate must be positive")
-     * @throws UnsupportedOperationException if the algorithm is a window
+     * @throws UnsupportedOperationException if the algorithm is a sliding window or sliding log
      */
     public void setRate(double permitsPerSecond) {
         if (!(permitsPerSecond > 0) || Double.isInfinite(permitsPerSecond)) {
@@ -191,7 +192,7 @@ public final class BlockingLimiter<S extends Cell> {
      * {@link #setRate(Rate)}. For {@code shaping}, one request per interval.
      *
      * @return the rate
-     * @throws UnsupportedOperationException if the algorithm is a window
+     * @throws UnsupportedOperationException if the algorithm is a sliding window or sliding log
      */
     public Rate rate() {
         return RateChange.rateOf(binding.algorithm());
@@ -201,7 +202,7 @@ public final class BlockingLimiter<S extends Cell> {
      * Returns the current rate in permits per second, as Guava's {@code getRate()}.
      *
      * @return permits per second, {@code > 0}
-     * @throws UnsupportedOperationException if the algorithm is a window
+     * @throws UnsupportedOperationException if the algorithm is a sliding window or sliding log
      */
     public double getRate() {
         Rate rate = rate();

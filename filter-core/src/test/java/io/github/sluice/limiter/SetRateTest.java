@@ -234,9 +234,111 @@ class SetRateTest {
 
     // ---- windows, bad input ----
 
+    // ---- fixed window: the count taken in the current window is kept ----
+
+    private static final long MINUTE = 60 * SECOND;
+
+    /** Moves the clock to the start of the next epoch-aligned window of {@code length} ns. */
+    private void toWindowStart(long length) {
+        clock.advanceNanos(length - Math.floorMod(clock.nanos(), length));
+    }
+
     @Test
-    void windows_setRate_refusedWithAMessageNamingTheAlgorithm() {
-        List<Algorithm<?>> windows = List.of(FixedWindow.of(5, Duration.ofSeconds(1)),
+    void fixedWindow_raiseLimit_letsTheRestInAtOnceUntilTheWindowEnds() {
+        toWindowStart(MINUTE);
+        BlockingLimiter<?> limiter = BlockingLimiter.of(FixedWindow.of(5, Duration.ofMinutes(1)), clock, sleeper);
+        assertEquals(5, drain(limiter));
+        clock.advance(Duration.ofSeconds(20));
+        limiter.setRate(Rate.of(8, Duration.ofMinutes(1)));
+        assertEquals(Rate.of(8, Duration.ofMinutes(1)), limiter.rate());
+        assertEquals(3, drain(limiter), "5 taken in this window are kept: 3 more of the new 8");
+        clock.advance(Duration.ofSeconds(40).minusNanos(1));
+        assertFalse(limiter.tryAcquire(), "the window still ends where it did");
+        clock.advanceNanos(1);
+        assertEquals(8, drain(limiter), "a new window counts from zero under the new limit");
+    }
+
+    @Test
+    void fixedWindow_lowerBelowTheCountThenRaise_refusesUntilTheWindowEndsAndForgetsNothing() {
+        toWindowStart(MINUTE);
+        BlockingLimiter<?> limiter = BlockingLimiter.of(FixedWindow.of(10, Duration.ofMinutes(1)), clock, sleeper);
+        for (int i = 0; i < 8; i++) {
+            assertTrue(limiter.tryAcquire());
+        }
+        limiter.setRate(Rate.of(5, Duration.ofMinutes(1)));
+        assertFalse(limiter.tryAcquire(), "8 taken is over the new limit of 5: refused");
+        limiter.setRate(Rate.of(9, Duration.ofMinutes(1)));
+        assertEquals(1, drain(limiter), "the 8 taken are remembered through the lower limit: 1 of 9 left");
+        limiter.setRate(Rate.of(10, Duration.ofMinutes(1)));
+        assertEquals(1, drain(limiter), "9 taken of 10");
+        clock.advance(Duration.ofMinutes(1));
+        assertEquals(10, drain(limiter));
+    }
+
+    @Test
+    void fixedWindow_longerEpochWindow_countMovesIntoTheAlignedWindowContainingNow() {
+        toWindowStart(2 * MINUTE);
+        clock.advance(Duration.ofSeconds(70)); // 10 s into a one-minute window, 70 s into a two-minute one
+        BlockingLimiter<?> limiter = BlockingLimiter.of(FixedWindow.of(5, Duration.ofMinutes(1)), clock, sleeper);
+        for (int i = 0; i < 3; i++) {
+            assertTrue(limiter.tryAcquire());
+        }
+        limiter.setRate(Rate.of(5, Duration.ofMinutes(2)));
+        assertEquals(2, drain(limiter), "3 taken are kept");
+        clock.advance(Duration.ofSeconds(50).minusNanos(1));
+        assertFalse(limiter.tryAcquire(), "the epoch-aligned two-minute window has not ended");
+        clock.advanceNanos(1);
+        assertEquals(5, drain(limiter));
+    }
+
+    @Test
+    void fixedWindow_firstRequestWindowLengthened_keepsItsStartAndEndsTheNewLengthAfterIt() {
+        FixedWindow tenSeconds = FixedWindow.builder().limit(4).window(Duration.ofSeconds(10))
+                .alignment(FixedWindow.Alignment.FIRST_REQUEST).build();
+        BlockingLimiter<?> limiter = BlockingLimiter.of(tenSeconds, clock, sleeper);
+        assertEquals(4, drain(limiter));
+        clock.advance(Duration.ofSeconds(5));
+        limiter.setRate(Rate.of(100, Duration.ofSeconds(20))); // a limit whose cells are longer
+        assertEquals(96, drain(limiter), "4 taken are kept");
+        clock.advance(Duration.ofSeconds(15).minusMillis(1));
+        assertFalse(limiter.tryAcquire(), "the window opened 20 s ago less 1 ms is still open");
+        clock.advance(Duration.ofMillis(2));
+        assertEquals(100, drain(limiter));
+    }
+
+    @Test
+    void fixedWindow_firstRequestWindowShortenedBelowItsAge_endsAtOnce() {
+        FixedWindow tenSeconds = FixedWindow.builder().limit(4).window(Duration.ofSeconds(10))
+                .alignment(FixedWindow.Alignment.FIRST_REQUEST).build();
+        BlockingLimiter<?> limiter = BlockingLimiter.of(tenSeconds, clock, sleeper);
+        assertEquals(4, drain(limiter));
+        clock.advance(Duration.ofSeconds(5));
+        limiter.setRate(Rate.of(4, Duration.ofSeconds(2)));
+        assertEquals(4, drain(limiter), "a window opened 5 s ago has ended under a 2 s window");
+    }
+
+    /** A refund must not reopen a window that a lowered limit left over its limit. */
+    @Test
+    void fixedWindow_refundIntoAWindowCarriedOverItsLimit_admitsNothing() {
+        FixedWindow ten = FixedWindow.of(10, Duration.ofHours(1));
+        long t = clock.nanos();
+        FixedWindow.WindowCell cell = ten.newCell(t);
+        io.github.sluice.core.MutableDecision out = new io.github.sluice.core.MutableDecision();
+        assertEquals(Algorithm.ADMITTED, ten.acquire(cell, t, 8, out));
+        long receipt = out.receipt();
+        Algorithm<FixedWindow.WindowCell> five = RateChange.withRate(ten, Rate.of(5, Duration.ofHours(1)));
+        FixedWindow.WindowCell carried = RateChange.carry(ten, cell, five, t);
+        assertTrue(cell.retired());
+        five.refund(carried, 3, receipt, clock);
+        assertEquals(Algorithm.DENIED, five.acquire(carried, t, 1, null),
+                "8 taken less 3 refunded is still over 5");
+    }
+
+    // ---- sliding windows, bad input ----
+
+    @Test
+    void slidingWindows_setRate_refusedWithAMessageNamingTheAlgorithm() {
+        List<Algorithm<?>> windows = List.of(
                 SlidingWindow.of(5, Duration.ofSeconds(1)), SlidingLog.of(5, Duration.ofSeconds(1)));
         for (Algorithm<?> window : windows) {
             BlockingLimiter<?> limiter = BlockingLimiter.of(window, clock, sleeper);
@@ -286,6 +388,29 @@ class SetRateTest {
                     i -> limiter.setRate(Rate.of(100 + 7 * (i % 5), Duration.ofSeconds(1 + i % 3))));
             assertTrue(admitted <= 100_000, algorithm + ": admitted " + admitted);
             assertEquals(100_000, admitted + drain(limiter), algorithm + ": admitted " + admitted);
+        }
+    }
+
+    /**
+     * Frozen clock, fixed windows of both alignments: threads released together take permits while
+     * another thread flips the limit between 100 and 300 and the window between one and two hours.
+     * The count taken in the window is kept through every change, so the admitted never exceed the
+     * most permissive limit in force (300), and after a last change to 300 per hour the admitted
+     * plus what is left is exactly 300: nothing admitted twice, nothing forgotten.
+     */
+    @Test
+    void fixedWindow_setRateRacingAcquirers_frozenClock_admittedPlusLeftIsExactlyTheLargestLimit() throws Exception {
+        for (FixedWindow.Alignment alignment : FixedWindow.Alignment.values()) {
+            toWindowStart(2 * 3_600 * SECOND);
+            clock.advance(Duration.ofMinutes(1));
+            FixedWindow algorithm = FixedWindow.builder().limit(100).window(Duration.ofHours(1))
+                    .alignment(alignment).build();
+            BlockingLimiter<?> limiter = BlockingLimiter.of(algorithm, clock, sleeper);
+            long admitted = race(() -> limiter.tryAcquire() ? 1 : 0,
+                    i -> limiter.setRate(Rate.of(i % 2 == 0 ? 300 : 100, Duration.ofHours(1 + i % 3 / 2))));
+            assertTrue(admitted <= 300, alignment + ": admitted " + admitted);
+            limiter.setRate(Rate.of(300, Duration.ofHours(1)));
+            assertEquals(300, admitted + drain(limiter), alignment + ": admitted " + admitted);
         }
     }
 
