@@ -62,6 +62,16 @@ import java.util.Objects;
  * cells for {@link Alignment#FIRST_REQUEST}); if the key has moved to a later window, the refund
  * is dropped: the new window owes the old one nothing.
  *
+ * <h2>Changing the limit on a live limiter</h2>
+ * {@code BlockingLimiter.setRate} (through {@link RateChange}) applies a new limit to the current
+ * window and keeps the count already taken in it: a window over the new limit refuses until it
+ * ends, a raised limit lets the rest in at once. The count above a lowered limit is remembered
+ * for that window, so lowering then raising the limit admits no more than the count taken leaves,
+ * and a refund into such a window gives nothing back. A new window length keeps an
+ * {@link Alignment#EPOCH} key aligned (the count moves into the new-length window containing now)
+ * and lets a {@link Alignment#FIRST_REQUEST} window keep its start and end the new length after
+ * it. See "Changing the rate" in {@code docs/algorithms.md}.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
