@@ -1,9 +1,9 @@
-package io.github.sluice.spring.boot.boot4;
+package io.github.sluice.spring.boot;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.spring.boot.boot4.app.TestApplication;
+import io.github.sluice.spring.boot.app.TestApplication;
 import io.github.sluice.spring.boot.boot4bad.Misspelt;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;

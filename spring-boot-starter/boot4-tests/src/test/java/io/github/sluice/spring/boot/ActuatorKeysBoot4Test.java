@@ -1,9 +1,9 @@
-package io.github.sluice.spring.boot.boot4;
+package io.github.sluice.spring.boot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.spring.boot.boot4.app.TestApplication;
+import io.github.sluice.spring.boot.app.TestApplication;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,7 +19,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * The {@code sluice} endpoint's key operations on Boot 4.0 over real HTTP (copied from the Boot 3.5 tests): a key's state is read without
  * consuming anything, and a reset is possible only when the endpoint's access is unrestricted.
  */
-class ActuatorKeysTest {
+class ActuatorKeysBoot4Test {
 
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 

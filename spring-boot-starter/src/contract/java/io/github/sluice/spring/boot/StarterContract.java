@@ -1,4 +1,4 @@
-package io.github.sluice.spring.boot.boot4;
+package io.github.sluice.spring.boot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -27,8 +27,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
- * What the starter promises on every embedded container of Boot 4.0, over real HTTP (the Boot 3.5
- * contract's cases, copied: the same jar must keep the same promises): the filter's limits,
+ * What the starter promises on every embedded container of every Boot generation it supports (compiled by
+ * the Boot 3.5 tests and by boot4-tests), over real HTTP: the filter's limits,
  * headers and denial body from {@code application.yml}, {@code @RateLimited} on methods and
  * classes, a {@code key=bean:} resolver, and permits released exactly once on every way a handler
  * ends. Each test uses keys of its own, since the context (and its counts) is shared.
@@ -168,11 +168,11 @@ abstract class StarterContract {
                 sockets.add(s);
             }
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (io.github.sluice.spring.boot.boot4.app.TestApplication.HELD.size() < clients
+            while (io.github.sluice.spring.boot.app.TestApplication.HELD.size() < clients
                     && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            assertEquals(clients, io.github.sluice.spring.boot.boot4.app.TestApplication.HELD.size());
+            assertEquals(clients, io.github.sluice.spring.boot.app.TestApplication.HELD.size());
             assertEquals(inFlightBefore + clients, inflight.inFlight(), "every held request holds its permit");
         } finally {
             for (java.net.Socket s : sockets) {
@@ -181,7 +181,7 @@ abstract class StarterContract {
             }
         }
         org.springframework.web.context.request.async.DeferredResult<String> held;
-        while ((held = io.github.sluice.spring.boot.boot4.app.TestApplication.HELD.poll()) != null) {
+        while ((held = io.github.sluice.spring.boot.app.TestApplication.HELD.poll()) != null) {
             held.setResult("too late");
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();

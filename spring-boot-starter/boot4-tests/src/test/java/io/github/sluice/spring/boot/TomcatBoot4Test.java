@@ -1,4 +1,4 @@
-package io.github.sluice.spring.boot.boot4;
+package io.github.sluice.spring.boot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.servlet.SluiceFilter;
 import io.github.sluice.spring.boot.SluiceAutoConfiguration;
-import io.github.sluice.spring.boot.boot4.TomcatBoot4Test.OnTomcat;
-import io.github.sluice.spring.boot.boot4.app.TestApplication;
+import io.github.sluice.spring.boot.TomcatBoot4Test.OnTomcat;
+import io.github.sluice.spring.boot.app.TestApplication;
 import io.github.sluice.spring.boot.health.SluiceHealthIndicator;
 import jakarta.servlet.DispatcherType;
 import java.io.IOException;
