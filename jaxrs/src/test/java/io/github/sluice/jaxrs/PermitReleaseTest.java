@@ -207,10 +207,27 @@ class PermitReleaseTest {
     private record Kind(String name, java.util.function.Supplier<CompletableFuture<Integer>> send, List<Integer> statuses) {
     }
 
+    /**
+     * "Status" of a response that is the servlet container's own failure page for a response the
+     * application completed on another thread (only for the kinds that list it): Jersey's servlet writer answers 500 "Request
+     * failed." when Jetty's {@code AsyncContext.complete()}, called from the application's thread
+     * right after the resource method suspended the request, throws {@code IllegalStateException}
+     * ({@code ServletChannelState.complete}, "s=HANDLING rs=BLOCKING", thrown inside Jersey's
+     * {@code ResponseWriter.commit} after every filter has run); a race between Jersey and the
+     * container, open upstream as eclipse-ee4j/jersey#3691, seen once in 50,000 mixed requests
+     * here. Sluice's response filter has run by then, and the permits must come back all the
+     * same, which the test still checks. The page does not tell the race from a failure of
+     * Sluice's own filter on those paths, so more than a handful of them (a failure that is
+     * systematic, not a rare race: each kind is sent about 130 times) still fails the test.
+     */
+    private static final int CONTAINER_RACE = -500;
+
     private static Kind http(String method, String path, String header, Integer... statuses) {
+        boolean racing = List.of(statuses).contains(CONTAINER_RACE);
         return new Kind(method + " " + path + (header == null ? "" : " " + header), () -> {
-            return server.client().sendAsync(request(method, path, header), HttpResponse.BodyHandlers.discarding())
-                    .thenApply(HttpResponse::statusCode);
+            return server.client().sendAsync(request(method, path, header), HttpResponse.BodyHandlers.ofString())
+                    .thenApply(r -> racing && r.statusCode() == 500 && r.body().contains("Request failed.")
+                            ? CONTAINER_RACE : r.statusCode());
         }, List.of(statuses));
     }
 
@@ -240,10 +257,10 @@ class PermitReleaseTest {
                 http("GET", "/paths/error", null, 500),
                 http("GET", "/paths/ok", "X-Forbid", 403),
                 http("GET", "/paths/ok", "X-Break", 500),
-                http("GET", "/paths/resume", null, 200),
+                http("GET", "/paths/resume", null, 200, CONTAINER_RACE),
                 http("GET", "/paths/resume-failure", null, 500),
-                http("GET", "/paths/cancel", null, 503),
-                http("GET", "/paths/timeout", null, 503),
+                http("GET", "/paths/cancel", null, 503, CONTAINER_RACE),
+                http("GET", "/paths/timeout", null, 503, CONTAINER_RACE),
                 http("GET", "/paths/metered", null, 200, 429),
                 http("GET", "/paths/not-there", null, 404),
                 hangUp());
@@ -251,6 +268,7 @@ class PermitReleaseTest {
         Semaphore window = new Semaphore(32);
         Map<String, AtomicInteger> unexpected = new ConcurrentHashMap<>();
         AtomicInteger denied = new AtomicInteger();
+        AtomicInteger raced = new AtomicInteger();
         List<CompletableFuture<Integer>> all = new ArrayList<>();
 
         // When 2,000 of them are sent
@@ -264,6 +282,8 @@ class PermitReleaseTest {
                             k -> new AtomicInteger()).incrementAndGet();
                 } else if (status == 429) {
                     denied.incrementAndGet();
+                } else if (status == CONTAINER_RACE) {
+                    raced.incrementAndGet();
                 }
                 return status;
             }));
@@ -273,6 +293,7 @@ class PermitReleaseTest {
         // Then every request ended as its kind does, some were refused, and no permit is held
         assertEquals(Map.of(), Map.copyOf(unexpected));
         assertTrue(denied.get() > 0, "the mix includes denials");
+        assertTrue(raced.get() <= 5, raced + " responses lost to the container's race: more than a rare race");
         Permits.awaitHeld(enforcer, "global-inflight", "global", 0);
         Permits.awaitHeld(enforcer, "per-method", "global", 0);
         assertEquals(0, feature.inFlight(), "every decided request went through its response phase");
