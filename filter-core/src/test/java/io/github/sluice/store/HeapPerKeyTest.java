@@ -69,19 +69,27 @@ class HeapPerKeyTest {
         int n = (int) Math.max(2_000, CELL_HEAP / algorithm.bytesPerKey());
         long now = new FakeClock().nanos();
 
-        // When their retained heap is measured (the array that holds them exists before)
-        Object[] cells = new Object[n];
+        // When their retained heap is measured (the array that holds them exists before), three
+        // times with fresh cells: the median, as another thread's allocation between two
+        // collections can move one measurement by a few bytes per cell
         MutableDecision out = new MutableDecision();
-        double measured = perKey(n, () -> {
-            for (int i = 0; i < n; i++) {
-                cells[i] = used(algorithm, now, out);
-            }
-            return cells;
-        });
+        double[] measurements = new double[3];
+        for (int m = 0; m < measurements.length; m++) {
+            Object[] cells = new Object[n];
+            measurements[m] = perKey(n, () -> {
+                for (int i = 0; i < n; i++) {
+                    cells[i] = used(algorithm, now, out);
+                }
+                return cells;
+            });
+        }
+        java.util.Arrays.sort(measurements);
+        double measured = measurements[1];
 
         // Then it is the algorithm's figure
         long expected = algorithm.bytesPerKey();
-        System.out.printf(java.util.Locale.ROOT, "cell %s: measured %.1f, bytesPerKey %d%n", algorithm, measured, expected);
+        System.out.printf(java.util.Locale.ROOT, "cell %s: measured %.1f (of %s), bytesPerKey %d%n", algorithm, measured,
+                java.util.Arrays.toString(measurements), expected);
         double tolerance = Math.max(2, expected / 50.0);
         assertTrue(Math.abs(measured - expected) <= tolerance,
                 () -> algorithm + ": measured " + measured + " bytes per cell, bytesPerKey() says "
