@@ -199,7 +199,7 @@ public final class EnforcerJmx {
 
         @Override
         public String getDescription() {
-            return enforcer.toString();
+            return enforcer.description();
         }
     }
 }

@@ -51,6 +51,10 @@ public interface EnforcerMXBean {
     /** @return the names of the shared stores that are degraded now (their failure policy decides) */
     String[] getDegradedStores();
 
-    /** @return the enforcer's own description */
+    /**
+     * @return the enforcer in one line, as logged at start-up ({@link Enforcer#description()}):
+     *     its policies in the policy language, header style, trusted proxies, exempt methods and
+     *     store; the policies in force now, after any reconfiguration
+     */
     String getDescription();
 }

@@ -48,6 +48,9 @@ class EnforcerJmxTest {
             assertEquals(3, policies.length);
             assertTrue(policies[1].contains("trial") && policies[1].contains("dry-run"), policies[1]);
             assertArrayEquals(new String[0], (String[]) server.getAttribute(name, "DegradedStores"));
+            assertEquals(e.description(), server.getAttribute(name, "Description"));
+            String description = (String) server.getAttribute(name, "Description");
+            assertTrue(description.contains("rate = token-bucket 2/1m key=ip"), description);
         } finally {
             e.close();
         }
