@@ -42,18 +42,18 @@ public class DemoApplication extends Application {
 
     @Override
     public Set<Class<?>> getClasses() {
-        return Set.of(HelloResource.class, SlowResource.class, AdaptiveResource.class, ClientAddressFilter.class);
+        return Set.of(HelloResource.class, SlowResource.class, AdaptiveResource.class);
     }
 
     /**
-     * The feature, told where the client's address comes from; its policies come from the
-     * properties. JAX-RS 3.1 deprecates this method in favour of CDI, but it remains the portable
+     * The feature; its policies come from the properties, and the client's address from the
+     * servlet request, which the feature reads itself in a servlet container. JAX-RS 3.1 deprecates this method in favour of CDI, but it remains the portable
      * way to register a configured instance in a runtime without CDI, such as this WAR's Jersey.
      */
     @Override
     @SuppressWarnings("deprecation")
     public Set<Object> getSingletons() {
-        return Set.of(SluiceFeature.builder().peerAddress(ClientAddressFilter::peer).build());
+        return Set.of(SluiceFeature.builder().build());
     }
 
     @Override
