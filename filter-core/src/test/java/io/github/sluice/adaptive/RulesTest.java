@@ -381,7 +381,7 @@ class RulesTest {
     }
 
     @Test
-    void processGauge_readsTheProcesssCpuUsage() {
+    void processGauge_readsTheProcessCpuUsage() {
         CpuGauge gauge = CpuGauge.process();
         double usage = gauge.usage(System.nanoTime());
 
