@@ -21,15 +21,19 @@ public interface CpuGauge {
     double usage(long nowNanos);
 
     /**
-     * Returns the JVM process's CPU usage, as the platform's {@code OperatingSystemMXBean}
-     * reports it ({@code com.sun.management.OperatingSystemMXBean.getProcessCpuLoad()}: the
-     * share of the CPUs available to the JVM that the process used since the previous reading),
-     * read at most every {@value ProcessCpu#INTERVAL_MILLIS} ms of the caller's clock by whichever
-     * thread is first to find the reading due. The process's usage, not the system's: it is this
-     * server's overload that the limit guards against, not a neighbour's.
+     * Returns the JVM process's CPU usage: the CPU time the process used between two readings
+     * of this gauge ({@code com.sun.management.OperatingSystemMXBean.getProcessCpuTime()}),
+     * divided by the time between them and by the processors available to the JVM (a
+     * container's CPU limit where the JVM sees one), read at most every
+     * {@value ProcessCpu#INTERVAL_MILLIS} ms of the caller's clock by whichever thread is first
+     * to find the reading due; the others read the cached value. The process's usage, not the
+     * system's: it is this server's overload that the limit guards against, not a neighbour's.
+     * The window is the gauge's own: other readers of the MXBean in the process (a metrics agent
+     * polling {@code getProcessCpuLoad()}, whose window the JVM shares between all its callers)
+     * do not change its readings. One reading costs a system call (about a microsecond).
      *
      * @return the shared gauge, never {@code null}
-     * @throws UnsupportedOperationException if this JVM does not report its process's CPU load
+     * @throws UnsupportedOperationException if this JVM does not report its process's CPU time
      */
     static CpuGauge process() {
         return ProcessCpu.instance();

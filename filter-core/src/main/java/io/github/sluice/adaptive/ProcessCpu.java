@@ -8,10 +8,18 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 
 /**
- * {@link CpuGauge#process()}: the process CPU load of the platform MXBean, refreshed at most
- * every {@value #INTERVAL_MILLIS} ms. The HotSpot (and OpenJ9) extension interface is reached
- * through a public method handle, so that filter-core needs only {@code java.management}, and a
- * JVM without it is detected when a policy is built, not at its first request.
+ * {@link CpuGauge#process()}: the share of the processors available to the JVM that the process
+ * used between two readings of this gauge, from the platform MXBean's cumulative process CPU
+ * time ({@code com.sun.management.OperatingSystemMXBean.getProcessCpuTime()}), read at most
+ * every {@value #INTERVAL_MILLIS} ms of the caller's clock, as Sentinel's system rule computes
+ * it. Not {@code getProcessCpuLoad()}: the JVM keeps one window for that value, shared by
+ * every caller in the process, so another reader (a metrics agent polling it) shortens the
+ * window of this one's readings down to nothing, and one call costs a few hundred microseconds
+ * (it reads {@code /proc} files on Linux), paid by the request that finds the reading due; the
+ * CPU time is one system call, and the window is this gauge's own. The HotSpot (and OpenJ9)
+ * extension interface is reached through a public method handle, so that filter-core needs only
+ * {@code java.management}, and a JVM without it is detected when a policy is built, not at its
+ * first request.
  */
 final class ProcessCpu implements CpuGauge {
 
@@ -20,6 +28,8 @@ final class ProcessCpu implements CpuGauge {
 
     private static final long INTERVAL = INTERVAL_MILLIS * 1_000_000L;
     private static final VarHandle NEXT;
+    private static final MethodHandle READ;
+    private static final Object BEAN;
     private static final ProcessCpu INSTANCE;
     private static final String UNAVAILABLE;
 
@@ -29,41 +39,60 @@ final class ProcessCpu implements CpuGauge {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
-        ProcessCpu gauge = null;
+        MethodHandle read = null;
+        Object bean = null;
         String why = null;
         try {
-            OperatingSystemMXBean bean = ManagementFactory.getOperatingSystemMXBean();
+            OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
             Class<?> extension = Class.forName("com.sun.management.OperatingSystemMXBean", false,
                     ClassLoader.getPlatformClassLoader());
-            if (!extension.isInstance(bean)) {
-                why = "its OperatingSystemMXBean (" + bean.getClass().getName() + ") is not a "
+            if (!extension.isInstance(os)) {
+                why = "its OperatingSystemMXBean (" + os.getClass().getName() + ") is not a "
                         + extension.getName();
             } else {
-                MethodHandle read = MethodHandles.publicLookup()
-                        .findVirtual(extension, "getProcessCpuLoad", MethodType.methodType(double.class))
-                        .asType(MethodType.methodType(double.class, Object.class));
-                gauge = new ProcessCpu(bean, read);
+                MethodHandle h = MethodHandles.publicLookup()
+                        .findVirtual(extension, "getProcessCpuTime", MethodType.methodType(long.class))
+                        .asType(MethodType.methodType(long.class, Object.class));
+                long probe = (long) h.invokeExact((Object) os);
+                if (probe < 0) {
+                    why = "getProcessCpuTime() returned " + probe + " (not supported on this platform)";
+                } else {
+                    read = h;
+                    bean = os;
+                }
             }
-        } catch (ReflectiveOperationException | LinkageError | SecurityException e) {
-            why = "com.sun.management.OperatingSystemMXBean.getProcessCpuLoad() is not available ("
-                    + e + ")";
+        } catch (LinkageError e) {
+            why = "com.sun.management.OperatingSystemMXBean.getProcessCpuTime() is not available (" + e + ")";
+        } catch (Error e) {
+            throw e;
+        } catch (Throwable e) {
+            why = "com.sun.management.OperatingSystemMXBean.getProcessCpuTime() is not available (" + e + ")";
         }
-        INSTANCE = gauge;
+        READ = read;
+        BEAN = bean;
         UNAVAILABLE = why;
+        INSTANCE = read == null ? null : new ProcessCpu();
     }
 
-    private final Object bean;
-    private final MethodHandle read;
+    /** The counters at one reading; immutable, so a reading publishes both at once. */
+    private record Reading(long cpuNanos, long wallNanos) {
+    }
+
     /** The clock reading at which the next reading is due. */
     private volatile long next = Long.MIN_VALUE;
     private volatile double value = -1;
+    /** The counters at the last reading: the start of the next one's window. */
+    private volatile Reading last;
 
-    private ProcessCpu(Object bean, MethodHandle read) {
-        this.bean = bean;
-        this.read = read;
+    private ProcessCpu() {
+        this.last = new Reading(cpuTime(), System.nanoTime());
     }
 
-    static CpuGauge instance() {
+    /**
+     * @return the shared gauge
+     * @throws UnsupportedOperationException if this JVM does not report its process's CPU time
+     */
+    static ProcessCpu instance() {
         if (INSTANCE == null) {
             throw new UnsupportedOperationException("the CPU usage of this JVM's process is not available: "
                     + UNAVAILABLE + "; give the bbr algorithm a CpuGauge of its own");
@@ -71,22 +100,46 @@ final class ProcessCpu implements CpuGauge {
         return INSTANCE;
     }
 
+    /**
+     * @return a gauge of its own, with its own window (for tests)
+     * @throws UnsupportedOperationException if this JVM does not report its process's CPU time
+     */
+    static ProcessCpu fresh() {
+        instance();
+        return new ProcessCpu();
+    }
+
     @Override
     public double usage(long nowNanos) {
         long due = next;
         if (nowNanos >= due && NEXT.compareAndSet(this, due, nowNanos + INTERVAL)) {
-            value = readLoad();
+            read();
         }
         return value;
     }
 
-    private double readLoad() {
+    private void read() {
+        long cpu = cpuTime();
+        long wall = System.nanoTime();
+        Reading before = last;
+        int processors = Runtime.getRuntime().availableProcessors();
+        long elapsed = wall - before.wallNanos;
+        if (cpu < 0 || before.cpuNanos < 0) {
+            value = -1; // unknown: never shed on a reading we do not have
+        } else if (elapsed > 0) {
+            double used = (double) (cpu - before.cpuNanos) / ((double) elapsed * processors);
+            value = Math.max(0, Math.min(1, used));
+        }
+        last = new Reading(cpu, wall);
+    }
+
+    private static long cpuTime() {
         try {
-            return (double) read.invokeExact(bean);
+            return (long) READ.invokeExact(BEAN);
         } catch (Error e) {
             throw e;
         } catch (Throwable e) {
-            return -1; // unknown: never shed on a reading we do not have
+            return -1;
         }
     }
 

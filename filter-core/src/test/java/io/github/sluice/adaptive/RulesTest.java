@@ -381,7 +381,7 @@ class RulesTest {
     }
 
     @Test
-    void processGauge_readsTheJvmsCpuLoad() {
+    void processGauge_readsTheProcessCpuUsage() {
         CpuGauge gauge = CpuGauge.process();
         double usage = gauge.usage(System.nanoTime());
 
