@@ -1,5 +1,6 @@
 package io.github.sluice.adaptive;
 
+import io.github.sluice.core.Clock;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -85,7 +86,7 @@ final class ProcessCpu implements CpuGauge {
     private volatile Reading last;
 
     private ProcessCpu() {
-        this.last = new Reading(cpuTime(), System.nanoTime());
+        this.last = new Reading(cpuTime(), Clock.system().nanos());
     }
 
     /**
@@ -120,7 +121,7 @@ final class ProcessCpu implements CpuGauge {
 
     private void read() {
         long cpu = cpuTime();
-        long wall = System.nanoTime();
+        long wall = Clock.system().nanos();
         Reading before = last;
         int processors = Runtime.getRuntime().availableProcessors();
         long elapsed = wall - before.wallNanos;
