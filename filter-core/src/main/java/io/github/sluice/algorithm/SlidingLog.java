@@ -62,6 +62,15 @@ import java.util.Objects;
  * {@code limit} and the window as configured; {@code remaining} is {@code limit} minus the permits
  * in the window; {@code reset} is the time until the newest logged permit leaves the window.
  *
+ * <h2>Changing the limit on a live limiter</h2>
+ * {@code BlockingLimiter.setRate} (through {@link RateChange}) keeps the timestamps in the window
+ * at now: the ring is resized to the new limit ({@value #MAX_LIMIT} at most, the builder's
+ * message otherwise) and holds the newest, which decide exactly as the whole log would; if more
+ * are in the window than the new limit, the older ones are remembered beside the ring, only so
+ * that raising the limit again counts them. A new window length moves the horizon; what had
+ * already left the old window never comes back. See "Changing the rate" in
+ * {@code docs/algorithms.md}.
+ *
  * <p>Immutable and thread-safe. Clock readings must lie in {@code [0, 2^62)} (until the year 2116).
  */
 public final class SlidingLog extends Algorithm<SlidingLogCell> {

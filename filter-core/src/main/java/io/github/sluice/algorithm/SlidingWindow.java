@@ -82,6 +82,17 @@ import java.util.Objects;
  * is still there, that slot's final count in the ring once it has moved on. The permits thus
  * leave exactly the windows that counted them, never a later slot's.
  *
+ * <h2>Changing the limit on a live limiter</h2>
+ * {@code BlockingLimiter.setRate} (through {@link RateChange}) keeps the counts in the window at
+ * now under the new limit: a window over it refuses until enough slots leave, a raised limit
+ * lets the difference in at once. With another window length (the number of slots is kept), each
+ * slot's count moves into the new slot that holds the old slot's last nanosecond (or now, for the
+ * slot in progress), so no permit counts for less time than its own reading would make it count
+ * under the new window, and at most one old slot longer. A slot's count above the new limit is
+ * remembered, so lowering then raising the limit admits no more than the counts taken leave, and
+ * a refund into such a slot gives nothing back. What had already left the old window never
+ * comes back. See "Changing the rate" in {@code docs/algorithms.md}.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
