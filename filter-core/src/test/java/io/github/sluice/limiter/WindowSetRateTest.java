@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.FixedWindow;
+import io.github.sluice.algorithm.RateChange;
 import io.github.sluice.algorithm.SlidingLog;
 import io.github.sluice.algorithm.SlidingWindow;
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Rate;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
@@ -117,6 +120,28 @@ class WindowSetRateTest {
                 () -> limiter.setRate(Rate.of(10, Duration.ofNanos(5)))).getMessage();
         assertTrue(message.startsWith("window must be at least 10ns (one per slot) but was 5ns"), message);
         assertEquals(Rate.of(10, Duration.ofMinutes(1)), limiter.rate());
+    }
+
+    /** A refund must not reopen a slot that a lowered limit left over its limit. */
+    @Test
+    void slidingWindow_refundIntoASlotCarriedOverItsLimit_admitsNothing() {
+        SlidingWindow ten = SlidingWindow.of(10, Duration.ofMinutes(1));
+        long t = clock.nanos();
+        SlidingWindow.SlotCell cell = ten.newCell(t);
+        MutableDecision out = new MutableDecision();
+        assertEquals(Algorithm.ADMITTED, ten.acquire(cell, t, 8, out));
+        long receipt = out.receipt();
+        Algorithm<SlidingWindow.SlotCell> five = RateChange.withRate(ten, Rate.of(5, Duration.ofMinutes(1)));
+        SlidingWindow.SlotCell carried = RateChange.carry(ten, cell, five, t);
+        assertTrue(cell.retired());
+        five.refund(carried, 3, receipt, clock);
+        assertEquals(Algorithm.DENIED, five.acquire(carried, t, 1, null), "8 taken less 3 refunded is still over 5");
+        // Without the excess, the same refund into a slot within the limit gives back.
+        SlidingWindow.SlotCell within = ten.newCell(t);
+        assertEquals(Algorithm.ADMITTED, ten.acquire(within, t, 5, out));
+        SlidingWindow.SlotCell kept = RateChange.carry(ten, within, five, t);
+        five.refund(kept, 3, out.receipt(), clock);
+        assertEquals(Algorithm.ADMITTED, five.acquire(kept, t, 3, null), "the slot's own receipt still refunds");
     }
 
     // ---- sliding log ----
