@@ -3,6 +3,7 @@ package io.github.sluice.algorithm;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Rate;
+import io.github.sluice.internal.Units;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.Objects;
@@ -30,9 +31,19 @@ import java.util.Objects;
  *       once); with another window length, an epoch-aligned window moves the count into the new-length
  *       window containing now, a first-request window keeps its start and ends the new length
  *       after it.
+ *   <li>{@code sliding-window}: the counts in the window at now are kept under the new limit
+ *       (a window over it refuses until enough slots leave; a raised limit lets the difference
+ *       in at once); with another window length, each slot's count moves into the new slot that
+ *       holds its last instant, so no permit counts for a shorter time than its own reading
+ *       would make it count under the new window. The number of slots is kept.
+ *   <li>{@code sliding-log}: the timestamps in the window at now are kept; the ring is resized
+ *       to the new limit, keeping the newest (which decide exactly as the whole log would); a new
+ *       window length moves the horizon.
  * </ul>
- * {@code sliding-window} and {@code sliding-log} are not supported here: change their limit with
- * the policy-level {@code Enforcer.reconfigure}.
+ * Permits that had already left the old window are never brought back by a longer one (the old
+ * state is advanced to now first). A count above a lowered limit is remembered (fixed window,
+ * sliding window, sliding log), so lowering then raising the limit lets in only what the
+ * permits taken leave.
  *
  * <p>Stateless and thread-safe.
  */
@@ -45,8 +56,9 @@ public final class RateChange {
      * Whether {@link #withRate} supports the algorithm.
      *
      * @param algorithm an algorithm
-     * @return {@code true} for smooth-bursty, warm-up, token-bucket, gcra, leaky-bucket, shaping
-     *     and fixed-window
+     * @return {@code true} for smooth-bursty, warm-up, token-bucket, gcra, leaky-bucket, shaping,
+     *     fixed-window, sliding-window and sliding-log (every rate algorithm of this library);
+     *     {@code false} for a concurrency limit, an adaptive one, or an algorithm defined elsewhere
      * @throws NullPointerException if {@code algorithm} is null
      */
     public static boolean supports(Algorithm<?> algorithm) {
@@ -54,15 +66,16 @@ public final class RateChange {
         return algorithm instanceof SmoothBursty || algorithm instanceof WarmUp
                 || algorithm instanceof TokenBucket || algorithm instanceof Gcra
                 || algorithm instanceof LeakyBucket || algorithm instanceof ShapingLeakyBucket
-                || algorithm instanceof FixedWindow;
+                || algorithm instanceof FixedWindow || algorithm instanceof SlidingWindow
+                || algorithm instanceof SlidingLog;
     }
 
     /**
      * The rate an algorithm was built with.
      *
      * @param algorithm a supported algorithm (see {@link #supports})
-     * @return its rate; for {@code shaping}, one request per interval; for
-     *     {@code fixed-window}, the limit per window
+     * @return its rate; for {@code shaping}, one request per interval; for the windows
+     *     ({@code fixed-window}, {@code sliding-window}, {@code sliding-log}), the limit per window
      * @throws UnsupportedOperationException if the algorithm is not supported
      */
     public static Rate rateOf(Algorithm<?> algorithm) {
@@ -78,16 +91,57 @@ public final class RateChange {
             return l.rate();
         } else if (algorithm instanceof ShapingLeakyBucket s) {
             return Rate.of(1, Duration.ofNanos(s.intervalNanos()));
-        } else if (algorithm instanceof FixedWindow f) {
-            return Rate.of(f.limit(), Duration.ofNanos(f.windowNanos()));
+        } else if (algorithm instanceof FixedWindow || algorithm instanceof SlidingWindow
+                || algorithm instanceof SlidingLog) {
+            return Rate.of(algorithm.limit(), Duration.ofNanos(algorithm.windowNanos()));
         }
         throw unsupported(algorithm);
     }
 
     /**
+     * The rate that {@code setRate(double permitsPerSecond)} (Guava's, x/time/rate's) means for an
+     * algorithm. For a window ({@code fixed-window}, {@code sliding-window}, {@code sliding-log})
+     * the window length is kept and the limit is the permits the rate gives over it,
+     * {@code floor(permitsPerSecond x window)}, computed on the exact fraction the double stands
+     * for ({@link Rate#perSecond(double)}), so {@code 2.5} on a one-minute window is 150 per
+     * minute and {@code 1 / 3.0} is 20 per minute; rounded down, never a faster rate than asked.
+     * For every other algorithm it is {@link Rate#perSecond(double)}.
+     *
+     * @param algorithm the algorithm whose rate changes
+     * @param permitsPerSecond the new rate, {@code > 0} and finite
+     * @return the rate to pass to {@link #withRate}
+     * @throws NullPointerException if {@code algorithm} is null
+     * @throws IllegalArgumentException if {@code permitsPerSecond} is not a valid rate (see
+     *     {@link Rate#perSecond(double)}), or gives less than one permit over the window
+     */
+    public static Rate perSecond(Algorithm<?> algorithm, double permitsPerSecond) {
+        Objects.requireNonNull(algorithm, "algorithm");
+        Rate rate = Rate.perSecond(permitsPerSecond);
+        if (!(algorithm instanceof FixedWindow || algorithm instanceof SlidingWindow
+                || algorithm instanceof SlidingLog)) {
+            return rate;
+        }
+        long window = algorithm.windowNanos();
+        BigInteger limit = BigInteger.valueOf(rate.permits()).multiply(BigInteger.valueOf(window))
+                .divide(BigInteger.valueOf(rate.periodNanos()));
+        if (limit.signum() == 0) {
+            throw new IllegalArgumentException("permitsPerSecond must give at least 1 permit per "
+                    + algorithm.kind() + " window of " + Units.duration(window) + " (the limit is"
+                    + " permitsPerSecond x window, rounded down) but was " + permitsPerSecond);
+        }
+        if (limit.bitLength() > 62) {
+            throw new IllegalArgumentException("permitsPerSecond x window must be below 2^62 permits but was "
+                    + permitsPerSecond + " per second over " + Units.duration(window));
+        }
+        return Rate.of(limit.longValueExact(), Duration.ofNanos(window));
+    }
+
+    /**
      * The same algorithm with another rate and every other parameter unchanged (max burst,
-     * warm-up period and cold factor, burst, capacity, slack, max delay, start, alignment). For
-     * {@code fixed-window}, the rate's permits are the limit and its period the window.
+     * warm-up period and cold factor, burst, capacity, slack, max delay, start, alignment, number
+     * of slots). For the windows ({@code fixed-window}, {@code sliding-window},
+     * {@code sliding-log}), the rate's permits are the limit and its period the window; a sliding
+     * log's limit above {@value SlidingLog#MAX_LIMIT} is refused with the builder's message.
      *
      * @param algorithm a supported algorithm
      * @param rate the new rate
@@ -120,6 +174,11 @@ public final class RateChange {
         } else if (algorithm instanceof FixedWindow f) {
             changed = FixedWindow.builder().limit(rate.permits()).window(Duration.ofNanos(rate.periodNanos()))
                     .alignment(f.alignment()).build();
+        } else if (algorithm instanceof SlidingWindow w) {
+            changed = SlidingWindow.builder().limit(rate.permits()).window(Duration.ofNanos(rate.periodNanos()))
+                    .slots(w.slots()).build();
+        } else if (algorithm instanceof SlidingLog) {
+            changed = SlidingLog.builder().limit(rate.permits()).window(Duration.ofNanos(rate.periodNanos())).build();
         } else {
             throw unsupported(algorithm);
         }
@@ -128,7 +187,7 @@ public final class RateChange {
 
     /**
      * Carries a key's state from {@code from} to {@code to} (the same algorithm with another rate,
-     * made by {@link #withRate}) at {@code now}. Where the state is kept as time that the new rate
+     * made by {@link #withRate}) at {@code now}, by the rules in the class documentation. Where the state is kept as time that the new rate
      * reads alike (smooth-bursty, warm-up, shaping), the cell itself is returned and stays live.
      * Otherwise a new cell is returned and the old one has been retired by one compare-and-set
      * from the state the new one was computed from, so that no admission on the old cell is lost:
@@ -154,6 +213,12 @@ public final class RateChange {
         }
         if (from instanceof FixedWindow a && to instanceof FixedWindow b) {
             return (S) a.carry((FixedWindow.WindowCell) cell, b, now);
+        }
+        if (from instanceof SlidingWindow a && to instanceof SlidingWindow b) {
+            return (S) a.carry((SlidingWindow.SlotCell) cell, b, now);
+        }
+        if (from instanceof SlidingLog a && to instanceof SlidingLog b) {
+            return (S) a.carry((SlidingLogCell) cell, b, now);
         }
         long word = cell.word();
         if (word == Cell.RETIRED) {
@@ -206,8 +271,7 @@ public final class RateChange {
 
     private static UnsupportedOperationException unsupported(Algorithm<?> algorithm) {
         return new UnsupportedOperationException("setRate: algorithm " + algorithm.kind()
-                + " has no run-time rate change (smooth-bursty, warm-up, token-bucket, gcra,"
-                + " leaky-bucket, shaping and fixed-window have; change a sliding window's limit"
-                + " with Enforcer.reconfigure)");
+                + " has no run-time rate change (every rate algorithm of this library has one;"
+                + " a concurrency limit or an algorithm defined elsewhere does not)");
     }
 }

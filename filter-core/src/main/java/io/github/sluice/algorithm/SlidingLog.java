@@ -62,6 +62,15 @@ import java.util.Objects;
  * {@code limit} and the window as configured; {@code remaining} is {@code limit} minus the permits
  * in the window; {@code reset} is the time until the newest logged permit leaves the window.
  *
+ * <h2>Changing the limit on a live limiter</h2>
+ * {@code BlockingLimiter.setRate} (through {@link RateChange}) keeps the timestamps in the window
+ * at now: the ring is resized to the new limit ({@value #MAX_LIMIT} at most, the builder's
+ * message otherwise) and holds the newest, which decide exactly as the whole log would; if more
+ * are in the window than the new limit, the older ones are remembered beside the ring, only so
+ * that raising the limit again counts them. A new window length moves the horizon; what had
+ * already left the old window never comes back. See "Changing the rate" in
+ * {@code docs/algorithms.md}.
+ *
  * <p>Immutable and thread-safe. Clock readings must lie in {@code [0, 2^62)} (until the year 2116).
  */
 public final class SlidingLog extends Algorithm<SlidingLogCell> {
@@ -416,6 +425,57 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
             target = top;
             spins = 0;
         }
+    }
+
+    /**
+     * Carries a key's log to {@code to}, the same algorithm with another limit or window (see
+     * {@link RateChange#carry}), at {@code now}: the permits in this log's window at now are kept
+     * with their timestamps (what the old window had already forgotten does not come back under a
+     * longer one), and {@code to}'s window then decides when each leaves. If more are kept than
+     * {@code to}'s limit, its ring holds the newest {@code limit} of them. That decides exactly as
+     * the whole log would: an admission of {@code n} permits needs the {@code (limit - n + 1)}-th
+     * newest permit out of the window, and that is the same permit in both. The older ones are
+     * remembered beside the ring ({@link SlidingLogCell.Carried}) only so that a later change that
+     * raises the limit again counts them. A permit claimed but not yet written is carried as the
+     * newest stamp ever claimed (later, never earlier, than its own).
+     *
+     * @return the new cell, the old one having been retired by one compare-and-set from the word
+     *     the new one was computed from; {@code null} if the word changed meanwhile or was retired
+     */
+    SlidingLogCell carry(SlidingLogCell cell, SlidingLog to, long now) {
+        long word = cell.word();
+        if (word == Cell.RETIRED) {
+            return null;
+        }
+        long latest = cell.latest();
+        long boundary = now - window;
+        long pending = pendingStamp(latest, boundary);
+        long[] older = cell.older();
+        long[] stamps = new long[limit + older.length];
+        int n = 0;
+        for (long t : older) {
+            if (t > boundary) {
+                stamps[n++] = t;
+            }
+        }
+        for (int back = limit; back >= 1; back--) {
+            long t = stamp(cell, word, back, pending);
+            if (t > boundary) {
+                stamps[n++] = t;
+            }
+        }
+        SlidingLogCell fresh;
+        if (n == 0) {
+            fresh = to.newCell(now);
+        } else {
+            // Sorted already but for a pending slot read as the newest claimed stamp.
+            java.util.Arrays.sort(stamps, 0, n);
+            long[] kept = java.util.Arrays.copyOf(stamps, n);
+            fresh = n > to.limit
+                    ? new SlidingLogCell.Carried(to.limit, NEVER << 1 | 1, latest, kept, n - to.limit)
+                    : new SlidingLogCell(to.limit, NEVER << 1 | 1, latest, kept, 0);
+        }
+        return cell.retire(word) ? fresh : null;
     }
 
     /** A log is fresh when no permit ever stamped on it, pending or written, is in the window. */

@@ -18,9 +18,10 @@ import java.lang.invoke.VarHandle;
  * <p>Memory: {@code 8 * limit} bytes for the ring, plus 56 bytes of headers and fields (with
  * compressed references; the refunds' turn flag fits in the cell's alignment padding).
  *
- * <p>Thread-safe. Instances are created by {@link SlidingLog#newCell(long)} only.
+ * <p>Thread-safe. Instances are created by {@link SlidingLog#newCell(long)} (and by a rate change)
+ * only; not extensible outside this package.
  */
-public final class SlidingLogCell extends Cell {
+public class SlidingLogCell extends Cell {
 
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle LATEST;
@@ -48,6 +49,50 @@ public final class SlidingLogCell extends Cell {
         this.ring = new long[limit];
         java.util.Arrays.fill(ring, emptySlot);
         this.latest = never;
+    }
+
+    /**
+     * A log holding {@code stamps} (ascending, at most {@code limit}) as its newest permits, the
+     * others never stamped: a rate change's carry. The word is 0 (position 0, lap 0), so slot
+     * {@code j} holds permit {@code j - limit} of the previous lap.
+     */
+    SlidingLogCell(int limit, long emptySlot, long latest, long[] stamps, int fromIndex) {
+        this(limit, emptySlot, latest);
+        int k = stamps.length - fromIndex;
+        for (int i = 0; i < k; i++) {
+            ring[limit - k + i] = stamps[fromIndex + i] << 1 | 1;
+        }
+    }
+
+    /**
+     * The in-window stamps a rate change dropped beyond the limit; see
+     * {@link SlidingLog#carry}.
+     *
+     * @return ascending stamps, none for a cell that no rate change left over its limit
+     */
+    long[] older() {
+        return NONE;
+    }
+
+    private static final long[] NONE = {};
+
+    /**
+     * A log that a rate change left with more permits in the window than its limit: the ring holds
+     * the newest {@code limit}, which alone decide every admission; the older ones are kept here
+     * only so that a later change that raises the limit again counts them.
+     */
+    static final class Carried extends SlidingLogCell {
+        private final long[] older;
+
+        Carried(int limit, long emptySlot, long latest, long[] stamps, int fromIndex) {
+            super(limit, emptySlot, latest, stamps, fromIndex);
+            this.older = java.util.Arrays.copyOf(stamps, fromIndex);
+        }
+
+        @Override
+        long[] older() {
+            return older;
+        }
     }
 
     long slot(int index) {

@@ -82,6 +82,17 @@ import java.util.Objects;
  * is still there, that slot's final count in the ring once it has moved on. The permits thus
  * leave exactly the windows that counted them, never a later slot's.
  *
+ * <h2>Changing the limit on a live limiter</h2>
+ * {@code BlockingLimiter.setRate} (through {@link RateChange}) keeps the counts in the window at
+ * now under the new limit: a window over it refuses until enough slots leave, a raised limit
+ * lets the difference in at once. With another window length (the number of slots is kept), each
+ * slot's count moves into the new slot that holds the old slot's last nanosecond (or now, for the
+ * slot in progress), so no permit counts for less time than its own reading would make it count
+ * under the new window, and at most one old slot longer. A slot's count above the new limit is
+ * remembered, so lowering then raising the limit admits no more than the counts taken leave, and
+ * a refund into such a slot gives nothing back. What had already left the old window never
+ * comes back. See "Changing the rate" in {@code docs/algorithms.md}.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
@@ -108,8 +119,9 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
     /**
      * A key's state: the head word, the fixed origin slot numbers count from, the ring of past
      * slots' counts, and the cached total of the past slots of the head's window. Thread-safe.
+     * Not extensible outside this package.
      */
-    public static final class SlotCell extends Cell {
+    public static class SlotCell extends Cell {
         private final long origin;
         private final long[] ring;
         /**
@@ -128,9 +140,44 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
             // past = 0: slot 0, nothing before it, the exact total of a fresh key.
         }
 
+        /** A cell with a given head, ring and cached past total (a rate change's carry). */
+        SlotCell(long origin, long head, long[] ring, long past) {
+            super(head);
+            this.origin = origin;
+            this.ring = ring;
+            this.past = past;
+        }
+
+        /** The count of slot {@code slot} beyond its ring or head count; see {@link CarriedSlotCell}. */
+        long excess(long slot) {
+            return 0;
+        }
+
         /** @return the origin, in slots since the epoch */
         public long origin() {
             return origin;
+        }
+    }
+
+    /**
+     * A cell made by a rate change ({@link #carry}) that carried slots over the new limit: their
+     * head or ring count holds the new limit (every slot of a window that holds one refuses, as the
+     * true count would) and {@code excess} the count above it, so that raising the limit again
+     * before those slots leave lets in only what the counts taken leave. Only a carried cell has
+     * the extra fields, so keys of an enforcer pay nothing.
+     */
+    static final class CarriedSlotCell extends SlotCell {
+        /** Indexed by slot number; the slots of the window the carry ended with. */
+        private final long[] excess;
+
+        CarriedSlotCell(long origin, long head, long[] ring, long past, long[] excess) {
+            super(origin, head, ring, past);
+            this.excess = excess;
+        }
+
+        @Override
+        long excess(long slot) {
+            return slot >= 0 && slot < excess.length ? excess[(int) slot] : 0;
         }
     }
 
@@ -422,8 +469,8 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
             return;
         }
         long slot = receipt - cell.origin;
-        if (slot < 0 || slot > layout.maxIndex) {
-            return;
+        if (slot < 0 || slot > layout.maxIndex || cell.excess(slot) > 0) {
+            return; // a slot a rate change left over the limit stays over it without these permits
         }
         while (true) {
             long head = cell.word();
@@ -457,6 +504,107 @@ public final class SlidingWindow extends Algorithm<SlidingWindow.SlotCell> {
                 }
             }
         }
+    }
+
+    /**
+     * Carries a key's window to {@code to}, the same algorithm with another limit or window (see
+     * {@link RateChange#carry}), at {@code now}: the permits counted in the window that ends with
+     * the slot of now (or of the head, for a reading before it) are kept, and nothing that had
+     * already left it comes back. Each old slot's count moves into the slot of {@code to}'s grid
+     * that contains the slot's last nanosecond (or now, for the slot in progress): every permit
+     * counted there was admitted no later than that instant, so under the new window it counts at
+     * least as long as its own reading would make it count, possibly up to one old slot longer,
+     * never shorter. Counts that leave the new window at once are dropped. With the same window
+     * and slot count the grid is the same and every count stays in its slot. A slot whose count
+     * exceeds the new limit holds the new limit and remembers the rest (a
+     * {@link CarriedSlotCell}), so every decision refuses while it is in the window and a later
+     * change that raises the limit again sees the whole count.
+     *
+     * @return the new cell, the old one having been retired by one compare-and-set from the head
+     *     the new one was computed from; {@code null} if the head changed meanwhile or was retired
+     */
+    SlotCell carry(SlotCell cell, SlidingWindow to, long now) {
+        long head = cell.word();
+        if (head == Cell.RETIRED) {
+            return null;
+        }
+        long headSlot = layout.index(head);
+        // A reading before the head's slot (a later reading moved the head) is taken as that
+        // slot's start: the head's permits are never dated after the carry's instant.
+        long at = Math.max(now, slotStart(cell, headSlot));
+        long current = Math.max(slotOf(cell, at), headSlot);
+        long from = current - slots + 1;
+        long newCurrent = Math.floorDiv(at, to.slotNanos);
+        long newFrom = newCurrent - to.slots + 1;
+        long[] counts = new long[to.slots]; // by new slot, from newFrom
+        long total = 0;
+        if (headSlot >= from) {
+            total += move(cell.origin + headSlot, layout.count(head) + cell.excess(headSlot), at, to, newFrom, counts);
+        }
+        long[] ring = cell.ring;
+        for (int i = 0; i < ring.length; i++) {
+            long entry = (long) RING.getVolatile(ring, i);
+            long s = layout.index(entry);
+            // An entry of no count may be a never-written one (tagged slot 0) anywhere in the
+            // ring: only a slot's own entry, holding a count, carries that slot's excess.
+            if (s >= from && s < headSlot && layout.count(entry) > 0 && s % slots == i) {
+                total += move(cell.origin + s, layout.count(entry) + cell.excess(s), at, to, newFrom, counts);
+            }
+        }
+        SlotCell fresh = total == 0 ? to.newCell(now) : to.cellOf(newFrom, counts);
+        return cell.retire(head) ? fresh : null;
+    }
+
+    /**
+     * Adds {@code count}, counted in the slot {@code slot} (since the epoch) of this grid, to the
+     * slot of {@code to}'s grid holding the slot's last nanosecond, or {@code at} if earlier.
+     *
+     * @return the count kept; 0 if that slot is before {@code newFrom} (out of the new window)
+     */
+    private long move(long slot, long count, long at, SlidingWindow to, long newFrom, long[] counts) {
+        if (count <= 0) {
+            return 0;
+        }
+        long last = Math.min((slot + 1) * slotNanos - 1, at);
+        long j = Math.floorDiv(last, to.slotNanos) - newFrom;
+        if (j < 0) {
+            return 0;
+        }
+        counts[(int) j] += count;
+        return count;
+    }
+
+    /**
+     * A cell whose window ends with its head's slot, {@code slots - 1} slots after its origin
+     * {@code origin}, holding {@code counts[i]} in slot {@code i}; counts above the limit are
+     * kept as excess.
+     */
+    private SlotCell cellOf(long origin, long[] counts) {
+        long[] ring = new long[slots];
+        long[] excess = null;
+        long past = 0;
+        long head = 0;
+        for (int i = 0; i < slots; i++) {
+            long kept = Math.min(counts[i], limit);
+            if (kept < counts[i]) {
+                if (excess == null) {
+                    excess = new long[slots];
+                }
+                excess[i] = counts[i] - kept;
+            }
+            if (i == slots - 1) {
+                head = layout.pack(i, kept);
+            } else if (kept > 0) {
+                ring[i] = layout.pack(i, kept);
+                past += kept;
+            }
+        }
+        // The cached past total of the head's slot, unless too large for the word (then every
+        // decision sums the ring, and refuses anyway: the window is over the limit).
+        // (-2^40 lies below every refund's invalidation value, so it is never written again.)
+        long cached = past <= layout.countMask ? layout.pack(slots - 1, past) : -(1L << 40);
+        return excess == null ? new SlotCell(origin, head, ring, cached)
+                : new CarriedSlotCell(origin, head, ring, cached, excess);
     }
 
     @Override

@@ -51,10 +51,10 @@ import java.util.Objects;
  * a live limiter with the reference's rule: the state is advanced to now under the old rate, then
  * the new rate applies ({@code smooth-bursty} and {@code warm-up} rescale the stored permits as
  * Guava's {@code doSetRate} does; token bucket, GCRA and leaky bucket keep the tokens held, resp.
- * what was consumed, as x/time/rate's {@code SetLimit}; {@code shaping} keeps its next slot). See
- * {@code fixed-window} keeps the count taken in the current window under the new limit). See
- * {@link RateChange} and "Changing the rate" in {@code docs/algorithms.md}. Sliding windows and
- * sliding logs have no rate change here.
+ * what was consumed, as x/time/rate's {@code SetLimit}; {@code shaping} keeps its next slot;
+ * {@code fixed-window} keeps the count taken in the current window, {@code sliding-window} and
+ * {@code sliding-log} the counts, resp. timestamps, in the sliding window, under the new limit).
+ * See {@link RateChange} and "Changing the rate" in {@code docs/algorithms.md}.
  *
  * <p>Thread-safe. No lock on the acquire path: a reservation is the algorithm's compare-and-set
  * on the state the limiter currently holds, an immutable (algorithm, state) pair read from one
@@ -136,17 +136,18 @@ public final class BlockingLimiter<S extends Cell> {
      * Changes the rate from now on, keeping the limiter's state with the algorithm's rule (see
      * "Changing the rate" in the class documentation): the state is first advanced to now under
      * the old rate, then the new rate applies. Every other parameter (max burst, warm-up period,
-     * cold factor, burst, capacity, slack, max delay) is unchanged. Callers already waiting keep
-     * the wait they were given (as in Guava); later calls are decided under the new rate.
+     * cold factor, burst, capacity, slack, max delay, alignment, number of slots) is unchanged.
+     * For a window algorithm the rate's permits are the limit and its period the window. Callers
+     * already waiting keep the wait they were given (as in Guava); later calls are decided under
+     * the new rate.
      *
      * <p>Thread-safe: concurrent acquirers never block on it; concurrent rate changes take effect
      * one after the other.
      *
      * @param rate the new rate
      * @throws NullPointerException if {@code rate} is null
-     * @throws UnsupportedOperationException if the algorithm is a sliding window or sliding log:
-     *     change its limit with the policy-level
-     *     {@code Enforcer.reconfigure}
+     * @throws UnsupportedOperationException if the algorithm is not one of this library's
+     *     ({@link RateChange#supports} is false: a subclass of {@code Algorithm} defined elsewhere)
      * @throws IllegalArgumentException if the new rate is out of the algorithm's range (the
      *     message names the parameter and the value); the rate is then unchanged
      */
@@ -172,27 +173,34 @@ public final class BlockingLimiter<S extends Cell> {
     /**
      * Changes the rate, in permits per second, as Guava's {@code setRate(permitsPerSecond)}: see
      * {@link #setRate(Rate)}. The double is read as the fraction it stands for
-     * ({@link Rate#perSecond(double)}).
+     * ({@link Rate#perSecond(double)}). A window algorithm ({@code fixed-window},
+     * {@code sliding-window}, {@code sliding-log}) keeps its window length and takes
+     * {@code floor(permitsPerSecond x window)} as its limit ({@link RateChange#perSecond}):
+     * {@code setRate(2.5)} on a one-minute window is 150 per minute.
      *
      * @param permitsPerSecond the new rate, {@code > 0} and finite
      * @throws IllegalArgumentException if {@code permitsPerSecond} is not positive, is NaN or
-     *     infinite, or is out of the algorithm's range (Guava: "rate must be positive")
-     * @throws UnsupportedOperationException if the algorithm is a sliding window or sliding log
+     *     infinite, gives less than one permit over a window, or is out of the algorithm's range
+     *     (Guava: "rate must be positive")
+     * @throws UnsupportedOperationException as {@link #setRate(Rate)}
      */
     public void setRate(double permitsPerSecond) {
         if (!(permitsPerSecond > 0) || Double.isInfinite(permitsPerSecond)) {
             throw new IllegalArgumentException("permitsPerSecond must be > 0 and finite but was "
                     + permitsPerSecond + " (Guava: 'rate must be positive')");
         }
-        setRate(Rate.perSecond(permitsPerSecond));
+        synchronized (rateChange) { // the window read is the one the change applies to
+            setRate(RateChange.perSecond(binding.algorithm(), permitsPerSecond));
+        }
     }
 
     /**
      * Returns the current rate as configured: the one the limiter was built with, or the last
-     * {@link #setRate(Rate)}. For {@code shaping}, one request per interval.
+     * {@link #setRate(Rate)}. For {@code shaping}, one request per interval; for a window
+     * algorithm, the limit per window.
      *
      * @return the rate
-     * @throws UnsupportedOperationException if the algorithm is a sliding window or sliding log
+     * @throws UnsupportedOperationException as {@link #setRate(Rate)}
      */
     public Rate rate() {
         return RateChange.rateOf(binding.algorithm());
@@ -202,7 +210,7 @@ public final class BlockingLimiter<S extends Cell> {
      * Returns the current rate in permits per second, as Guava's {@code getRate()}.
      *
      * @return permits per second, {@code > 0}
-     * @throws UnsupportedOperationException if the algorithm is a sliding window or sliding log
+     * @throws UnsupportedOperationException as {@link #setRate(Rate)}
      */
     public double getRate() {
         Rate rate = rate();

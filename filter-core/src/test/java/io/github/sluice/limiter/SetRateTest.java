@@ -334,19 +334,85 @@ class SetRateTest {
                 "8 taken less 3 refunded is still over 5");
     }
 
-    // ---- sliding windows, bad input ----
+    // ---- which algorithms, bad input ----
 
     @Test
-    void slidingWindows_setRate_refusedWithAMessageNamingTheAlgorithm() {
-        List<Algorithm<?>> windows = List.of(
+    void everyRateAlgorithmOfTheLibrary_supportsARateChange() {
+        List<Algorithm<?>> algorithms = List.of(SmoothBursty.of(Rate.perSecond(5)),
+                WarmUp.builder().rate(Rate.perSecond(5)).warmUp(Duration.ofSeconds(1)).build(),
+                TokenBucket.of(Rate.perSecond(5)), Gcra.of(Rate.perSecond(5)), LeakyBucket.of(Rate.perSecond(5)),
+                ShapingLeakyBucket.builder().rate(Rate.perSecond(5)).build(), FixedWindow.of(5, Duration.ofSeconds(1)),
                 SlidingWindow.of(5, Duration.ofSeconds(1)), SlidingLog.of(5, Duration.ofSeconds(1)));
-        for (Algorithm<?> window : windows) {
-            BlockingLimiter<?> limiter = BlockingLimiter.of(window, clock, sleeper);
-            String message = assertThrows(UnsupportedOperationException.class,
-                    () -> limiter.setRate(Rate.perSecond(3))).getMessage();
-            assertTrue(message.contains(window.kind()), message);
-            assertTrue(limiter.tryAcquire(), "the limiter still works");
+        for (Algorithm<?> algorithm : algorithms) {
+            assertTrue(RateChange.supports(algorithm), algorithm.toString());
+            BlockingLimiter<?> limiter = BlockingLimiter.of(algorithm, clock, sleeper);
+            limiter.setRate(Rate.of(8, Duration.ofSeconds(2)));
+            // (shaping reads a rate back as one request per interval)
+            Rate expected = algorithm instanceof ShapingLeakyBucket ? Rate.of(1, Duration.ofMillis(250))
+                    : Rate.of(8, Duration.ofSeconds(2));
+            assertEquals(expected, limiter.rate(), algorithm.toString());
+            assertEquals(4.0, limiter.getRate(), 0.0, algorithm.toString());
         }
+    }
+
+    /** An algorithm defined outside the library: nothing knows how to carry its state. */
+    @Test
+    void algorithmDefinedElsewhere_setRate_refusedWithAMessageNamingIt() {
+        Algorithm<Cell> custom = new Algorithm<>() {
+            @Override
+            public String kind() {
+                return "custom";
+            }
+
+            @Override
+            public long limit() {
+                return 1;
+            }
+
+            @Override
+            public long windowNanos() {
+                return SECOND;
+            }
+
+            @Override
+            public Cell newCell(long now) {
+                return new Cell(0);
+            }
+
+            @Override
+            public int acquire(Cell cell, long now, long cost, io.github.sluice.core.MutableDecision out) {
+                if (out != null) {
+                    out.allow(1, 1, 0);
+                }
+                return ADMITTED;
+            }
+
+            @Override
+            public void refund(Cell cell, long cost, long receipt, io.github.sluice.core.Clock clock) {
+            }
+
+            @Override
+            public boolean isFresh(Cell cell, long now) {
+                return true;
+            }
+
+            @Override
+            public boolean retireIfFresh(Cell cell, long now) {
+                return cell.retire(cell.word());
+            }
+
+            @Override
+            public long bytesPerKey() {
+                return 16;
+            }
+        };
+        assertFalse(RateChange.supports(custom));
+        BlockingLimiter<?> limiter = BlockingLimiter.of(custom, clock, sleeper);
+        for (Runnable change : List.<Runnable>of(() -> limiter.setRate(Rate.perSecond(3)), () -> limiter.setRate(3.0))) {
+            String message = assertThrows(UnsupportedOperationException.class, change::run).getMessage();
+            assertTrue(message.contains("custom"), message);
+        }
+        assertTrue(limiter.tryAcquire(), "the limiter still works");
     }
 
     @Test
@@ -411,6 +477,30 @@ class SetRateTest {
             assertTrue(admitted <= 300, alignment + ": admitted " + admitted);
             limiter.setRate(Rate.of(300, Duration.ofHours(1)));
             assertEquals(300, admitted + drain(limiter), alignment + ": admitted " + admitted);
+        }
+    }
+
+    /**
+     * Frozen clock, sliding window and sliding log: threads released together take permits while
+     * another thread flips the limit between 100 and 300 and the window between one and two hours
+     * (every permit stays in the slot, resp. at the timestamp, of the frozen reading, and a count
+     * above a lowered limit is remembered). So the admitted never exceed the most permissive limit
+     * in force (300), and after a last change to 300 per hour the admitted plus what is left is
+     * exactly 300: nothing admitted twice, nothing forgotten, no exception.
+     */
+    @Test
+    void slidingWindows_setRateRacingAcquirers_frozenClock_admittedPlusLeftIsExactlyTheLargestLimit() throws Exception {
+        List<Algorithm<? extends Cell>> algorithms = List.of(SlidingWindow.of(100, Duration.ofHours(1)),
+                SlidingWindow.builder().limit(100).window(Duration.ofHours(1)).slots(7).build(),
+                SlidingLog.of(100, Duration.ofHours(1)));
+        for (Algorithm<? extends Cell> algorithm : algorithms) {
+            clock.advance(Duration.ofMinutes(17));
+            BlockingLimiter<?> limiter = BlockingLimiter.of(algorithm, clock, sleeper);
+            long admitted = race(() -> limiter.tryAcquire() ? 1 : 0,
+                    i -> limiter.setRate(Rate.of(i % 2 == 0 ? 300 : 100, Duration.ofHours(1 + i % 3 / 2))));
+            assertTrue(admitted <= 300, algorithm + ": admitted " + admitted);
+            limiter.setRate(Rate.of(300, Duration.ofHours(1)));
+            assertEquals(300, admitted + drain(limiter), algorithm + ": admitted " + admitted);
         }
     }
 
