@@ -24,7 +24,7 @@ end
 
 local function policy(i)
   local b = 3 + (i - 1) * STRIDE
-  local alg = A[ARGV[b]]
+  local alg = A[ARGV[b]] or define(ARGV[b])
   if not alg then
     error('sluice: unknown algorithm ' .. tostring(ARGV[b]))
   end

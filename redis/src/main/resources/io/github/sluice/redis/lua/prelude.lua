@@ -1,5 +1,9 @@
 -- Sluice's Redis store: one script per decision. This file is the prelude; one file per
--- algorithm follows, then main.lua, the dispatcher. The Java side concatenates them in that order.
+-- algorithm follows, then main.lua, the dispatcher. The Java side (Script.load) assembles them in
+-- that order, each algorithm file as one branch of define(kind): Redis runs the script's whole
+-- text on every call, so what the top level defines is built on every call, and an algorithm is
+-- therefore defined only by a call that names it. Keep the prelude's top level to what every
+-- algorithm needs.
 --
 -- Arithmetic: every value is an integer number of microseconds (or permits, or ticks of the
 -- exact schedules below) held in a Lua number, which is exact below 2^53; the Java side keeps
