@@ -23,7 +23,9 @@ import java.util.Map;
  * one function, {@code define(kind)}, which the dispatcher calls for the kinds a call names
  * (see {@code main.lua}). A call on a token bucket builds the prelude's helpers and the token
  * bucket, never the other eight algorithms; with one script (one digest, one {@code NOSCRIPT}
- * fallback, one cache entry per server) for every combination of policies in a call.
+ * fallback, one cache entry per server) for every combination of policies in a call. For the same
+ * reason the prelude holds only what the common algorithms share; helpers of the sorted-set
+ * algorithms (concurrency, sliding log) are {@linkplain #INCLUDES included} in their branches.
  *
  * <p>It is called by {@code EVALSHA} ({@link ScriptCall}); when Redis answers {@code NOSCRIPT}
  * (after a restart or a failover the script cache is empty) the same call is repeated once with
@@ -36,6 +38,12 @@ public final class Script {
      * defines, in the order of {@code define}'s branches.
      */
     static final Map<String, List<String>> ALGORITHMS = algorithms();
+    /**
+     * The helper files an algorithm's branch includes before its own file: helpers that more than
+     * one algorithm needs but the common ones do not, so that they stay out of the top level.
+     */
+    static final Map<String, List<String>> INCLUDES = Map.of(
+            "concurrency", List.of("sorted-sets"), "sliding-log", List.of("sorted-sets"));
 
     private static final String DIR = "/io/github/sluice/redis/lua/";
 
@@ -83,7 +91,11 @@ public final class Script {
                 sb.append(or).append("kind == '").append(kind).append('\'');
                 or = " or ";
             }
-            sb.append(" then\n").append(resource(e.getKey())).append('\n');
+            sb.append(" then\n");
+            for (String include : INCLUDES.getOrDefault(e.getKey(), List.of())) {
+                sb.append(resource(include)).append('\n');
+            }
+            sb.append(resource(e.getKey())).append('\n');
         }
         sb.append("end\nreturn A[kind]\nend\n\n");
         sb.append(resource("main")).append('\n');
