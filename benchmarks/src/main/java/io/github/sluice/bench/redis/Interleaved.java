@@ -20,8 +20,8 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
 import java.net.SocketAddress;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,9 +40,11 @@ import java.util.concurrent.atomic.LongAdder;
  * redis-server) each waiting for a core.
  *
  * <h2>CPU time and round trips (the resolving method)</h2>
- * In the same rounds: the client JVM's process CPU time ({@code OperatingSystemMXBean}), the
- * redis-server main thread's CPU time ({@code /proc/<pid>/task/<pid>/schedstat}, nanoseconds,
- * the thread that runs every command and does the network I/O), and the round trips per decision
+ * In the same rounds: the client JVM's CPU time (the sum over its threads of
+ * {@code /proc/self/task/<tid>/schedstat}, nanoseconds; the process total of
+ * {@code OperatingSystemMXBean} counts in 10 ms ticks), the redis-server main thread's CPU time
+ * ({@code /proc/<pid>/task/<pid>/schedstat}, the thread that runs every command and does the
+ * network I/O), and the round trips per decision
  * (Sluice: {@code EVALSHA} and {@code EVAL} calls in {@code INFO commandstats}, which a script
  * cannot issue itself; Bucket4j: every command its connection completes, counted by the client
  * in a separate run of the same decisions on a connection of its own, so that counting costs the
@@ -78,8 +80,6 @@ public final class Interleaved {
 
     /** What one measured run needs to read before and after. */
     private static final class Meters {
-        private final com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         private final Path schedstat;
         private final RedisCommands<String, String> admin;
 
@@ -89,11 +89,32 @@ public final class Interleaved {
         }
 
         long serverCpuNanos() {
+            return onCpu(schedstat);
+        }
+
+        /** @return the CPU time of every live thread of this JVM, nanoseconds */
+        static long clientCpuNanos() {
+            long sum = 0;
+            try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+                for (Path task : tasks) {
+                    try {
+                        sum += onCpu(task.resolve("schedstat"));
+                    } catch (UncheckedIOException e) {
+                        // the thread ended between the listing and the read: its time is gone
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot list this JVM's threads in /proc/self/task", e);
+            }
+            return sum;
+        }
+
+        private static long onCpu(Path schedstat) {
             try {
                 String s = Files.readString(schedstat);
                 return Long.parseLong(s.substring(0, s.indexOf(' ')));
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read redis-server's CPU time from " + schedstat, e);
+                throw new UncheckedIOException("cannot read the CPU time in " + schedstat, e);
             }
         }
 
@@ -218,13 +239,13 @@ public final class Interleaved {
     private static Sample run(Runnable decision, int n, Meters m, double trips) {
         long[] stats0 = m.commandStats("evalsha", "eval");
         long server0 = m.serverCpuNanos();
-        long client0 = m.os.getProcessCpuTime();
+        long client0 = Meters.clientCpuNanos();
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
             decision.run();
         }
         long t1 = System.nanoTime();
-        long client1 = m.os.getProcessCpuTime();
+        long client1 = Meters.clientCpuNanos();
         long server1 = m.serverCpuNanos();
         long[] stats1 = m.commandStats("evalsha", "eval");
         long scripts = stats1[0] - stats0[0];
