@@ -222,10 +222,12 @@ public final class Summary {
             }
             double cpu = f.get("cpu");
             double composed = f.get("composed");
-            String verdict = cpu >= 1.5 && composed >= 1.5 ? "met" : cpu < 1.5 && composed < 1.5 ? "missed"
-                    : "not demonstrated";
-            line("| one hot key, 1 thread: >= 1.5x Bucket4j Lettuce, interleaved rounds (CPU time per decision"
-                    + " of client + redis-server, and composed with the round trips' measured wait) | Interleaved,"
+            // The verdict is on the median over rounds of the CPU ratio; the spread says how firmly.
+            String verdict = (cpu >= 1.5 ? "met" : "missed")
+                    + (f.get("cpuMin") < 1.5 && f.get("cpuMax") >= 1.5 ? " (the rounds' spread spans 1.5)" : "");
+            line("| one hot key, 1 thread: >= 1.5x Bucket4j Lettuce, interleaved rounds (verdict: median over"
+                    + " rounds of the CPU time per decision, client + redis-server; composed: the medians with"
+                    + " the round trips' measured non-CPU wait, a lower bound for an idle machine) | Interleaved,"
                     + " %.0f rounds | CPU %.2f (%.2f-%.2f), composed %.2f (%.2f vs %.2f round trips, %.1f us wait"
                     + " each); wall %.2f (%.2f-%.2f) | %s%s |%n", f.get("rounds"), cpu, f.get("cpuMin"),
                     f.get("cpuMax"), composed, f.get("tripsSluice"), f.get("tripsBucket4j"), f.get("waitUs"),
