@@ -9,6 +9,7 @@
 #   environment: NOBUILD=1 reuses benchmarks/target/benchmarks.jar; THREADS="1 2" thread counts;
 #                REDIS_THREADS="1 16 64" thread counts of the Redis benchmarks (their targets are
 #                at 1, 16 and 64 threads: most threads wait on the network, not on a core);
+#                REDIS_ROUNDS=15 rounds of the 1-thread Redis comparison in one JVM (Interleaved);
 #                JMH_OPTS="..." replaces the mode's fork/iteration options (smoke tests);
 #                HTTP=1 also runs the HTTP CPU-time comparison (benchmarks/http-cpu.sh, about
 #                5 minutes; HTTP_ARGS="rate requests rounds warm-up connections" sets it);
@@ -66,9 +67,15 @@ if [ "$REDIS" = 1 ] && [[ "$REGEX" == *redis* || "$REGEX" == *Redis* ]]; then
 fi
 # Redis allocation per decision, counted exactly on every thread (independent of the load).
 ALLOC=
+REDIS1=
 if [ "$REDIS" = 1 ] && [[ "$REGEX" == *redis* || "$REGEX" == *Redis* ]]; then
   ALLOC="$T/redis-alloc.txt"
   java -cp "$JAR" io.github.sluice.bench.redis.AllocationPerDecision > "$ALLOC" || true
+  # One hot key at 1 thread in interleaved rounds: CPU time per decision (client JVM + redis-server)
+  # and round trips, which the machine's load does not inflate; the summary takes its verdict from
+  # here when JMH's 1-thread ratio is inconclusive (its interval spans 1.5x). REDIS_ROUNDS=15.
+  REDIS1="$T/redis-1thread.txt"
+  java -cp "$JAR" io.github.sluice.bench.redis.Interleaved "${REDIS_ROUNDS:-15}" | tee "$REDIS1"
 fi
 
 HEAP=
@@ -93,7 +100,7 @@ if [ "${CPU:-0}" = 1 ]; then
   CPUOP=("$T/cpu-single.md" "$T/cpu-keys.md")
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$T/machine-$MODE.txt"
-java -cp "$JAR" io.github.sluice.bench.report.Summary "${FILES[@]}" $HEAP $HTTPCPU | tee "$T/summary-$MODE.md"
+java -cp "$JAR" io.github.sluice.bench.report.Summary "${FILES[@]}" $HEAP $HTTPCPU $REDIS1 | tee "$T/summary-$MODE.md"
 if [ -n "$ALLOC" ]; then
   { printf '\n### Redis allocation per decision (every thread, exact counters, 20,000 decisions)\n\n'
     printf '| target | measured on | measured | verdict |\n|---|---|---:|---|\n'

@@ -6,12 +6,26 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The one Lua script that decides, releases and renews for every algorithm: the prelude, one file
- * per algorithm, and the dispatcher, concatenated from the class path.
+ * per algorithm, and the dispatcher, assembled from the class path.
+ *
+ * <h2>Layout: an algorithm is defined only by the calls that use it</h2>
+ * Redis runs a script's whole text on every call: whatever its top level defines (functions,
+ * tables) is built again each time, for a few microseconds of the single-threaded server per
+ * algorithm. So the algorithm files are not placed at the top level: they become the branches of
+ * one function, {@code define(kind)}, which the dispatcher calls for the kinds a call names
+ * (see {@code main.lua}). A call on a token bucket builds the prelude's helpers and the token
+ * bucket, never the other eight algorithms; with one script (one digest, one {@code NOSCRIPT}
+ * fallback, one cache entry per server) for every combination of policies in a call. For the same
+ * reason the prelude holds only what the common algorithms share; helpers of the sorted-set
+ * algorithms (concurrency, sliding log) are {@linkplain #INCLUDES included} in their branches.
  *
  * <p>It is called by {@code EVALSHA} ({@link ScriptCall}); when Redis answers {@code NOSCRIPT}
  * (after a restart or a failover the script cache is empty) the same call is repeated once with
@@ -19,9 +33,17 @@ import java.util.List;
  */
 public final class Script {
 
-    /** The resource files, in the order they are concatenated. */
-    static final List<String> PARTS = List.of("prelude", "token-bucket", "gcra", "fixed-window",
-            "sliding-window", "leaky-bucket", "shaping", "smooth-bursty", "sliding-log", "concurrency", "main");
+    /**
+     * The algorithm files, each with the kinds (the dispatch keys of {@link Binding#kind()}) it
+     * defines, in the order of {@code define}'s branches.
+     */
+    static final Map<String, List<String>> ALGORITHMS = algorithms();
+    /**
+     * The helper files an algorithm's branch includes before its own file: helpers that more than
+     * one algorithm needs but the common ones do not, so that they stay out of the top level.
+     */
+    static final Map<String, List<String>> INCLUDES = Map.of(
+            "concurrency", List.of("sorted-sets"), "sliding-log", List.of("sorted-sets"));
 
     private static final String DIR = "/io/github/sluice/redis/lua/";
 
@@ -55,18 +77,51 @@ public final class Script {
      * @throws UncheckedIOException if a part is missing (a broken jar)
      */
     public static Script load() {
-        StringBuilder sb = new StringBuilder(16_384);
-        for (String part : PARTS) {
-            try (InputStream in = Script.class.getResourceAsStream(DIR + part + ".lua")) {
-                if (in == null) {
-                    throw new UncheckedIOException(new IOException("missing resource " + DIR + part + ".lua"));
-                }
-                sb.append(new String(in.readAllBytes(), StandardCharsets.UTF_8)).append('\n');
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+        StringBuilder sb = new StringBuilder(40_000);
+        sb.append(resource("prelude")).append('\n');
+        sb.append("-- The algorithms, each defined by the first call that names one of its kinds;")
+                .append(" returns A[kind] (nil for an unknown kind).\n");
+        sb.append("local function define(kind)\n");
+        String branch = "if ";
+        for (Map.Entry<String, List<String>> e : ALGORITHMS.entrySet()) {
+            sb.append(branch);
+            branch = "elseif ";
+            String or = "";
+            for (String kind : e.getValue()) {
+                sb.append(or).append("kind == '").append(kind).append('\'');
+                or = " or ";
             }
+            sb.append(" then\n");
+            for (String include : INCLUDES.getOrDefault(e.getKey(), List.of())) {
+                sb.append(resource(include)).append('\n');
+            }
+            sb.append(resource(e.getKey())).append('\n');
         }
+        sb.append("end\nreturn A[kind]\nend\n\n");
+        sb.append(resource("main")).append('\n');
         return new Script(sb.toString());
+    }
+
+    private static Map<String, List<String>> algorithms() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        // The token bucket first: the most common kind takes the fewest comparisons.
+        for (String kind : List.of("token-bucket", "gcra", "fixed-window", "sliding-window", "leaky-bucket",
+                "smooth-bursty", "sliding-log", "concurrency")) {
+            m.put(kind, List.of(kind));
+        }
+        m.put("shaping", List.of("shaping", "shaping-earned"));
+        return Collections.unmodifiableMap(m);
+    }
+
+    private static String resource(String part) {
+        try (InputStream in = Script.class.getResourceAsStream(DIR + part + ".lua")) {
+            if (in == null) {
+                throw new UncheckedIOException(new IOException("missing resource " + DIR + part + ".lua"));
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** @return the script's text */

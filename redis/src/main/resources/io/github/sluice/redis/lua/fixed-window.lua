@@ -7,6 +7,15 @@
 -- The stored window never moves backwards: a reading before its start (a client clock that lags,
 -- or a request that waited) is refused, because the earlier window's count is gone; a count of
 -- zero (refunds) still marks the window. Returns: stale, start, count, fin (the window's end).
+-- A hash field as a number, or nil (missing key, missing field, or another type).
+local function hget_numbers(key, f1, f2)
+  local v = redis.pcall('HMGET', key, f1, f2)
+  if type(v) ~= 'table' or v['err'] then
+    return nil, nil
+  end
+  return tonumber(v[1]), tonumber(v[2])
+end
+
 local function fw_state(key, now, p)
   local window, epoch = p[2], p[3] == 1
   local span = window
@@ -52,9 +61,7 @@ A['fixed-window'] = {
     if count + cost > 0 then
       reset = min(fin - now, window)
     end
-    local r = {1, limit - count - cost, reset, 0, 0, start, count + cost, fin - now}
-    r.receipt = start
-    return r
+    return {1, limit - count - cost, reset, 0, 0, start, count + cost, fin - now, receipt = start}
   end,
   commit = function(key, now, cost, p, r)
     claim(key, 'hash')

@@ -26,10 +26,7 @@ A['gcra'] = {
     if early > 0 then
       return {0, gcra_remaining(tolerance, emission, ttl), dur(ttl, p), dur(early, p), 0}
     end
-    local r = {1, gcra_remaining(tolerance, emission, new_tat), dur(new_tat, p), 0, 0, new_tat}
-    r.fresh = new_tat
-    r.receipt = now
-    return r
+    return {1, gcra_remaining(tolerance, emission, new_tat), dur(new_tat, p), 0, 0, new_tat, fresh = new_tat, receipt = now}
   end,
   commit = commit_offset,
   -- A refund: the receipt is the admission's clock reading (see offset_refund).

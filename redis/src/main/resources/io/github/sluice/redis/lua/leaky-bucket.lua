@@ -26,10 +26,7 @@ A['leaky-bucket'] = {
     if after > depth then
       return {0, lb_free(depth, level, step), dur(level, p), dur(after - depth, p), 0}
     end
-    local r = {1, lb_free(depth, after, step), dur(after, p), 0, 0, after}
-    r.fresh = after
-    r.receipt = now
-    return r
+    return {1, lb_free(depth, after, step), dur(after, p), 0, 0, after, fresh = after, receipt = now}
   end,
   commit = commit_offset,
   -- A refund: the receipt is the admission's clock reading (see offset_refund).

@@ -24,15 +24,14 @@ end
 
 local function policy(i)
   local b = 3 + (i - 1) * STRIDE
-  local alg = A[ARGV[b]]
+  local alg = A[ARGV[b]] or define(ARGV[b])
   if not alg then
     error('sluice: unknown algorithm ' .. tostring(ARGV[b]))
   end
-  local p = {}
-  for j = 1, STRIDE - 2 do
-    local s = ARGV[b + 1 + j]
-    p[j] = tonumber(s) or s
-  end
+  -- One constructor (STRIDE - 2 values) sizes the table once; numbers as numbers, ids as strings.
+  local p1, p2, p3, p4, p5, p6 = ARGV[b + 2], ARGV[b + 3], ARGV[b + 4], ARGV[b + 5], ARGV[b + 6], ARGV[b + 7]
+  local p = {tonumber(p1) or p1, tonumber(p2) or p2, tonumber(p3) or p3, tonumber(p4) or p4,
+    tonumber(p5) or p5, tonumber(p6) or p6}
   return alg, tonumber(ARGV[b + 1]), p
 end
 
@@ -43,6 +42,14 @@ if op == 'p' then
     redis.call('SET', KEYS[1], '1', 'PX', ARGV[3])
   end
   return {}
+elseif op == 'a' and n == 1 then
+  -- One policy (the common call): the loop below without its bookkeeping tables.
+  local alg, cost, p = policy(1)
+  local r = alg.decide(KEYS[1], now, cost, p)
+  if r[1] ~= 0 and cost > 0 then
+    alg.commit(KEYS[1], now, cost, p, r)
+  end
+  return {r[1], r[2], r[3], r[4], r[5], r.receipt or 0}
 elseif op == 'a' then
   local algs, costs, params, res = {}, {}, {}, {}
   local denied = 0

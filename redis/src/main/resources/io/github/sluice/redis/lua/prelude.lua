@@ -1,5 +1,10 @@
 -- Sluice's Redis store: one script per decision. This file is the prelude; one file per
--- algorithm follows, then main.lua, the dispatcher. The Java side concatenates them in that order.
+-- algorithm follows, then main.lua, the dispatcher. The Java side (Script.load) assembles them in
+-- that order, each algorithm file as one branch of define(kind): Redis runs the script's whole
+-- text on every call, so what the top level defines is built on every call, and an algorithm is
+-- therefore defined only by a call that names it. Keep the prelude's top level to what the
+-- common algorithms need: a helper of one algorithm lives in its file, and the sorted-set helpers
+-- of the concurrency limit and the sliding log in sorted-sets.lua, which both branches include.
 --
 -- Arithmetic: every value is an integer number of microseconds (or permits, or ticks of the
 -- exact schedules below) held in a Lua number, which is exact below 2^53; the Java side keeps
@@ -16,8 +21,10 @@ end
 local A = {}
 local NEVER = -1
 
+local floor, format, match, find = math.floor, string.format, string.match, string.find
+
 local function idiv(a, b)
-  local q = math.floor(a / b)
+  local q = floor(a / b)
   if q * b > a then
     q = q - 1
   elseif (q + 1) * b <= a then
@@ -39,7 +46,7 @@ end
 -- An integer as a command argument. redis.call's own conversion of numbers and Lua's
 -- tostring may use an exponent ("1.7e+15") or lose digits; %.0f is exact for integers < 2^53.
 local function s(x)
-  return string.format('%.0f', x)
+  return format('%.0f', x)
 end
 
 -- A TTL in milliseconds, rounded up so that a key never expires before its state is fresh.
@@ -62,89 +69,6 @@ local function claim(key, t)
   local actual = redis.call('TYPE', key)['ok']
   if actual ~= 'none' and actual ~= t then
     redis.call('DEL', key)
-  end
-end
-
--- A hash field as a number, or nil (missing key, missing field, or another type).
-local function hget_numbers(key, f1, f2)
-  local v = redis.pcall('HMGET', key, f1, f2)
-  if type(v) ~= 'table' or v['err'] then
-    return nil, nil
-  end
-  return tonumber(v[1]), tonumber(v[2])
-end
-
-
--- Sorted sets of permits (concurrency leases, sliding-log entries) hold one member per permit:
--- '<id>#<index>' for the `count` permits of one acquisition from index `first`, so that an
--- instance can name exactly the permits it took. Commands take members BATCH at a time: unpack
--- pushes every value onto Lua's C stack, which holds at most 8000 (LUAI_MAXCSTACK), and a cost
--- may be larger ("too many results to unpack" would fail the whole script).
-local BATCH = 1000
-
--- ZADD of one acquisition's members, all with the same score, BATCH at a time. `flag` is nil or
--- a ZADD flag ('XX': update only). `call` is redis.call, or redis.pcall where a key of another
--- type must not fail the script.
-local function zadd_members(call, key, flag, score, id, first, count)
-  local last = first + count - 1
-  for from = first, last, BATCH do
-    local args = {}
-    if flag then
-      args[1] = flag
-    end
-    for j = from, min(last, from + BATCH - 1) do
-      args[#args + 1] = score
-      args[#args + 1] = id .. '#' .. s(j)
-    end
-    call('ZADD', key, unpack(args))
-  end
-end
-
--- ZREM of one acquisition's members, BATCH at a time.
-local function zrem_members(call, key, id, first, count)
-  local last = first + count - 1
-  for from = first, last, BATCH do
-    local members = {}
-    for j = from, min(last, from + BATCH - 1) do
-      members[#members + 1] = id .. '#' .. s(j)
-    end
-    call('ZREM', key, unpack(members))
-  end
-end
-
--- ZREM of a list of members, BATCH at a time.
-local function zrem_list(call, key, members)
-  for i = 1, #members, BATCH do
-    call('ZREM', key, unpack(members, i, min(#members, i + BATCH - 1)))
-  end
-end
-
--- How many members are scored after `boundary` (exclusive): 0 for a missing key or another type.
-local function zcount_after(key, boundary)
-  local n = redis.pcall('ZCOUNT', key, '(' .. s(boundary), '+inf')
-  if type(n) ~= 'number' then
-    return 0
-  end
-  return n
-end
-
--- The highest score of a sorted set, or nil (empty, missing, or another type).
-local function zmax_score(key)
-  local top = redis.pcall('ZREVRANGE', key, 0, 0, 'WITHSCORES')
-  if type(top) == 'table' and top[2] then
-    return tonumber(top[2])
-  end
-  return nil
-end
-
--- Lowers an instant key (shaping) to `instant`, its state being fresh from `floor` on: the key is
--- deleted when nothing is left above the floor (a missing key reads as fresh), and otherwise
--- expires when the floor catches up with it.
-local function set_instant(key, instant, floor)
-  if instant <= floor then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, s(instant), 'PX', s(px(instant - floor)))
   end
 end
 
@@ -183,7 +107,11 @@ local function read_offset(key, now, T, behind)
     return nil
   end
   local rem = 0
-  local us, frac = string.match(v, '^(%d+)%.(%d%d%d%d%d%d%d)$')
+  local us, frac
+  -- Most schedules are whole microseconds: a plain find spares them the pattern match.
+  if find(v, '.', 1, true) then
+    us, frac = match(v, '^(%d+)%.(%d%d%d%d%d%d%d)$')
+  end
   if us then
     us = tonumber(us)
     rem = idiv(tonumber(frac) * T + 9999999, 10000000)
@@ -206,7 +134,7 @@ local function write_offset(key, now, T, d, fresh)
   local rem = d - q * T
   local v = s(now + q)
   if rem > 0 then
-    v = v .. '.' .. string.format('%07d', idiv(rem * 10000000, T))
+    v = v .. '.' .. format('%07d', idiv(rem * 10000000, T))
   end
   redis.call('SET', key, v, 'PX', s(px(idiv(fresh + T - 1, T))))
 end

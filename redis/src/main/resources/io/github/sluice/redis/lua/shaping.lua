@@ -8,6 +8,17 @@
 -- key is an idle one). An empty-start key that has idled holds slack a missing one lacks, so it
 -- is kept one slack window longer than its slack takes to earn; when it expires all the same, it
 -- comes back as a new key (no slack): stricter, never looser.
+-- Lowers an instant key (shaping) to `instant`, its state being fresh from `floor` on: the key is
+-- deleted when nothing is left above the floor (a missing key reads as fresh), and otherwise
+-- expires when the floor catches up with it.
+local function set_instant(key, instant, floor)
+  if instant <= floor then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, s(instant), 'PX', s(px(instant - floor)))
+  end
+end
+
 local function shaping_remaining(now, slot, p)
   local interval, slack, max_delay, burst = p[1], p[2], p[3], p[4]
   local spare = now + max_delay - max(slot, now - slack)

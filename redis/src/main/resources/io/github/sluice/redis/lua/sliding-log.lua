@@ -24,9 +24,7 @@ A['sliding-log'] = {
     end
     -- Timestamps never go backwards in the log, even if a clock does.
     local stamp = max(now, zmax_score(key) or now)
-    local r = {1, limit - used - cost, stamp - boundary, 0, 0, stamp}
-    r.receipt = stamp
-    return r
+    return {1, limit - used - cost, stamp - boundary, 0, 0, stamp, receipt = stamp}
   end,
   commit = function(key, now, cost, p, r)
     claim(key, 'zset')

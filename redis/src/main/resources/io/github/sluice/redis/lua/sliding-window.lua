@@ -73,9 +73,7 @@ A['sliding-window'] = {
         left[#left + 1] = s(sn)
       end
     end
-    local r = {1, limit - used - cost, (current + slots) * slot_us - now, 0, 0, current, left}
-    r.receipt = current
-    return r
+    return {1, limit - used - cost, (current + slots) * slot_us - now, 0, 0, current, left, receipt = current}
   end,
   commit = function(key, now, cost, p, r)
     claim(key, 'hash')

@@ -31,9 +31,7 @@ A['smooth-bursty'] = {
       return {0, bursty_remaining(z, now, p), reset, z - now, 0}
     end
     local nxt = max(z, now - burst) + cost * interval
-    local r = {1, bursty_remaining(nxt, now, p), max(0, nxt - now + burst), 0, 0, nxt}
-    r.receipt = now
-    return r
+    return {1, bursty_remaining(nxt, now, p), max(0, nxt - now + burst), 0, 0, nxt, receipt = now}
   end,
   commit = function(key, now, cost, p, r)
     redis.call('SET', key, s(r[6]), 'PX', s(px(r[3] + p[2])))

@@ -24,10 +24,7 @@ A['token-bucket'] = {
     if nxt > 0 then
       return {0, tb_whole(-eff, step), dur(eff + window, p), dur(nxt, p), 0}
     end
-    local r = {1, tb_whole(-nxt, step), dur(nxt + window, p), 0, 0, nxt}
-    r.fresh = nxt + window
-    r.receipt = now
-    return r
+    return {1, tb_whole(-nxt, step), dur(nxt + window, p), 0, 0, nxt, fresh = nxt + window, receipt = now}
   end,
   commit = commit_offset,
   -- A refund: the receipt is the admission's clock reading (see offset_refund).
