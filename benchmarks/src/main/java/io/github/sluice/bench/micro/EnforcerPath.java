@@ -51,7 +51,17 @@ public class EnforcerPath {
      */
     @Setup(Level.Trial)
     public void setUp(Blackhole bh) {
-        sink = (name, value) -> bh.consume(value);
+        setUp((HeaderSink) (name, value) -> bh.consume(value));
+    }
+
+    /**
+     * Builds the enforcers, writing header values to {@code sink} (for {@link CpuPerOp}, which runs
+     * without JMH).
+     *
+     * @param sink where the benchmarks write header values
+     */
+    void setUp(HeaderSink sink) {
+        this.sink = sink;
         open = Enforcer.builder().policy(policy(Configs.OPEN)).build();
         draining = Enforcer.builder().policy(Policy.builder("per-ip").algorithm(Configs.OPEN.fixedWindow())
                 .key(KeyResolvers.ip()).build()).build();
@@ -105,6 +115,15 @@ public class EnforcerPath {
     }
 
     /**
+     * The decision of {@link #allowed()} without the header fields (for {@link CpuPerOp}'s parts).
+     *
+     * @return the verdict
+     */
+    Verdict allowedWithoutHeaders() {
+        return open.enforce(request);
+    }
+
+    /**
      * An admitted request on a fixed window: its remaining count falls at every request, so the
      * {@code RateLimit} value is formatted anew each time (the token bucket of {@link #allowed()}
      * refills faster than one thread asks, so it is full at every request and its value repeats).
@@ -131,7 +150,7 @@ public class EnforcerPath {
     }
 
     /** A fixed request with no header fields. */
-    private record Request(String method, String path, String peerAddress) implements RequestView {
+    record Request(String method, String path, String peerAddress) implements RequestView {
         @Override
         public Iterator<String> headers(String name) {
             return Collections.emptyIterator();
