@@ -4,6 +4,8 @@ import io.github.sluice.adaptive.AdaptiveLimit;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.key.KeyResolver;
+import io.github.sluice.policy.AllowList;
+import io.github.sluice.policy.Match;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.request.RequestView;
 import io.github.sluice.store.KeySpace;
@@ -24,6 +26,10 @@ final class Enforcement {
     final long cost;
     /** The index in {@link PolicyGroup#members}; a bit of the group's policy-field cache. */
     final int position;
+    /** The policy's match, key and allow-list ({@code null} if empty), read once per request each. */
+    final Match match;
+    final KeyResolver key;
+    final AllowList allow;
     final boolean dryRun;
     final boolean concurrency;
     /** Whether the algorithm is adaptive: the current limit is each decision's, and drops count. */
@@ -38,6 +44,13 @@ final class Enforcement {
     final String policyItem;
     /** The start of this policy's member of {@code RateLimit}, e.g. {@code "per-ip";r=}. */
     final String limitPrefix;
+    /*
+     * This policy's counters in the enforcer's metrics, found by name on the first event and
+     * kept: a policy's counters are never replaced (EnforcerMetrics), and an enforcement belongs
+     * to one enforcer, whose listener never changes. Written at most once by each racing thread,
+     * always with the same object.
+     */
+    private PolicyMetrics counts;
     /* The header values this policy formatted last, reused while their numbers repeat. */
     private final Recent recent = new Recent();
 
@@ -47,6 +60,9 @@ final class Enforcement {
         this.space = space;
         this.cost = cost;
         this.position = position;
+        this.match = policy.match();
+        this.key = policy.key();
+        this.allow = policy.allow().isEmpty() ? null : policy.allow();
         this.dryRun = policy.dryRun();
         this.concurrency = policy.concurrency();
         this.adaptive = policy.algorithm() instanceof AdaptiveLimit;
@@ -70,6 +86,19 @@ final class Enforcement {
         }
         String name = partition.resolve(request);
         return name == null ? Algorithm.NO_PARTITION : partitioned.partition(name);
+    }
+
+    /**
+     * @param metrics the enforcer's metrics, which its events go to
+     * @return this policy's counters there
+     */
+    PolicyMetrics counts(EnforcerMetrics metrics) {
+        PolicyMetrics c = counts;
+        if (c == null) {
+            c = metrics.counters(policy);
+            counts = c;
+        }
+        return c;
     }
 
     /**

@@ -92,8 +92,9 @@ final class RateLimitHeaders {
         HeaderOptions options = plan.options;
         boolean denied = v.denied();
         if (denied) {
-            long retryAfter = v.retryAfterSeconds();
-            sink.header("Retry-After", v.bindingEntry().how.retryAfter(retryAfter));
+            // As Verdict.retryAfterSeconds(), with the binding entry found once.
+            Verdict.Entry binding = v.bindingEntry();
+            sink.header("Retry-After", binding.how.retryAfter(Math.max(1, resetSeconds(binding.decision))));
         }
         if (!options.onlyOnDenial() || denied) {
             switch (options.style()) {
