@@ -48,7 +48,10 @@ import java.util.concurrent.locks.LockSupport;
  * server (repeated until the server's JIT compilers use less than 2 % of its CPU during a batch,
  * at most 12), 4 connections. Prints a
  * Markdown report; writes the per-round figures to {@code benchmarks/target/http-cpu-<time>.tsv}
- * and the target lines (for {@code report.Summary}) to {@code benchmarks/target/http-cpu.txt}.
+ * and, to {@code benchmarks/target/http-cpu.txt}, its rows for {@code report.Summary} (reported as
+ * "measured end to end, within noise": on a shared machine the rounds move by more than the 3 %
+ * target, and {@link FilterCpu} gives the verdicts by composition) and the no-filter servers' CPU
+ * per request ({@code http-none <server> <us>}), which {@link FilterCpu} composes with.
  * Never run by {@code mvn verify}; its figures depend on the machine and are never a test verdict.
  */
 public final class CpuPerRequest {
