@@ -9,6 +9,7 @@ import org.eclipse.jetty.http.HttpGenerator;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.http.MetaData;
+import org.eclipse.jetty.util.BufferUtil;
 
 /**
  * What the container spends on two more header fields in a response: Jetty's own
@@ -43,10 +44,13 @@ final class HeaderFields {
             fields.add("RateLimit", LocalJetty.LIMIT);
         }
         generator.reset();
-        header.clear();
-        generator.generateResponse(new MetaData.Response(200, null, HttpVersion.HTTP_1_1, fields, 6), false,
-                header, null, null, false);
-        return header.remaining(); // the generator leaves the buffer ready to be written: its content is position..limit
+        BufferUtil.clear(header); // empty in Jetty's convention: position = limit = 0
+        HttpGenerator.Result result = generator.generateResponse(
+                new MetaData.Response(200, null, HttpVersion.HTTP_1_1, fields, 6), false, header, null, null, false);
+        if (result != HttpGenerator.Result.FLUSH) {
+            throw new IllegalStateException("the header block was not written: " + result);
+        }
+        return header.remaining();
     }
 
     /**
