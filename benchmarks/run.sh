@@ -12,10 +12,14 @@
 #                REDIS_ROUNDS=15 rounds of the 1-thread Redis comparison in one JVM (Interleaved);
 #                JMH_OPTS="..." replaces the mode's fork/iteration options (smoke tests);
 #                HTTP=1 also runs the HTTP CPU-time comparison (benchmarks/http-cpu.sh, about
-#                5 minutes; HTTP_ARGS="rate requests rounds warm-up connections" sets it);
+#                5 minutes; HTTP_ARGS="rate requests rounds warm-up connections" sets it), then
+#                the HTTP verdicts by composition (FilterCpu: each limiter's own CPU per request
+#                in-process, over the no-filter servers' CPU per request end to end; ~2 minutes;
+#                FILTER_ROUNDS=15); HTTP_BASE="jetty=<us>,tomcat=<us>" runs the composition alone,
+#                on no-filter figures from an earlier http-cpu.sh run;
 #                CPU=1 also measures CPU time per operation in interleaved rounds (CpuPerOp:
-#                the single-key algorithms against the floor, denied against allowed, and the
-#                1M-key registry against Caffeine; steady on a loaded machine, where JMH's
+#                the single-key algorithms against the floor, denied against allowed, the
+#                enforcer path against the floor, and the 1M-key registry against Caffeine; steady on a loaded machine, where JMH's
 #                wall-clock scores are not; CPU_ROUNDS=15 rounds; a few minutes of CPU)
 # The Redis benchmarks start their own redis-server (and Redis Clusters of 1 and 3 masters) on
 # free loopback ports (skipped, with a note, if redis-server is not on the PATH). Not part of
@@ -93,11 +97,20 @@ if [ "${HTTP:-0}" = 1 ]; then
   java -cp "$JAR" io.github.sluice.bench.http.CpuPerRequest ${HTTP_ARGS:-} | tee "$T/http-cpu.md"
   HTTPCPU="$T/http-cpu.txt"
 fi
+# The HTTP verdicts by composition: each limiter's own CPU per request in-process (FilterCpu), over
+# the no-filter servers' CPU per request end to end (this run's http-cpu.txt, or HTTP_BASE).
+if [ "${HTTP:-0}" = 1 ] || [ -n "${HTTP_BASE:-}" ]; then
+  rm -f "$T/filter-cpu.txt"
+  # shellcheck disable=SC2086
+  java -cp "$JAR" io.github.sluice.bench.http.FilterCpu "${FILTER_ROUNDS:-15}" ${HTTP_BASE:-} | tee "$T/filter-cpu.md"
+  HTTPCPU="$HTTPCPU $T/filter-cpu.txt"
+fi
 CPUOP=()
 if [ "${CPU:-0}" = 1 ]; then
   java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp single "${CPU_ROUNDS:-15}" | tee "$T/cpu-single.md"
+  java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp enforcer "${CPU_ROUNDS:-15}" | tee "$T/cpu-enforcer.md"
   java -Xms3g -Xmx3g -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp keys "${CPU_ROUNDS:-15}" | tee "$T/cpu-keys.md"
-  CPUOP=("$T/cpu-single.md" "$T/cpu-keys.md")
+  CPUOP=("$T/cpu-single.md" "$T/cpu-enforcer.md" "$T/cpu-keys.md")
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$T/machine-$MODE.txt"
 java -cp "$JAR" io.github.sluice.bench.report.Summary "${FILES[@]}" $HEAP $HTTPCPU $REDIS1 | tee "$T/summary-$MODE.md"

@@ -4,6 +4,8 @@ import io.github.sluice.adaptive.AdaptiveLimit;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.key.KeyResolver;
+import io.github.sluice.policy.AllowList;
+import io.github.sluice.policy.Match;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.request.RequestView;
 import io.github.sluice.store.KeySpace;
@@ -24,6 +26,10 @@ final class Enforcement {
     final long cost;
     /** The index in {@link PolicyGroup#members}; a bit of the group's policy-field cache. */
     final int position;
+    /** The policy's match, key and allow-list ({@code null} if empty), read once per request each. */
+    final Match match;
+    final KeyResolver key;
+    final AllowList allow;
     final boolean dryRun;
     final boolean concurrency;
     /** Whether the algorithm is adaptive: the current limit is each decision's, and drops count. */
@@ -38,8 +44,13 @@ final class Enforcement {
     final String policyItem;
     /** The start of this policy's member of {@code RateLimit}, e.g. {@code "per-ip";r=}. */
     final String limitPrefix;
-    /** Where {@code q}'s digits start in an adaptive policy's member: after {@code "name";q=}. */
-    private final int qAt;
+    /*
+     * This policy's counters in the enforcer's metrics, found by name on the first event and
+     * kept: a policy's counters are never replaced (EnforcerMetrics), and an enforcement belongs
+     * to one enforcer, whose listener never changes. Written at most once by each racing thread,
+     * always with the same object.
+     */
+    private PolicyMetrics counts;
     /* The header values this policy formatted last, reused while their numbers repeat. */
     private final Recent recent = new Recent();
 
@@ -49,6 +60,9 @@ final class Enforcement {
         this.space = space;
         this.cost = cost;
         this.position = position;
+        this.match = policy.match();
+        this.key = policy.key();
+        this.allow = policy.allow().isEmpty() ? null : policy.allow();
         this.dryRun = policy.dryRun();
         this.concurrency = policy.concurrency();
         this.adaptive = policy.algorithm() instanceof AdaptiveLimit;
@@ -58,7 +72,6 @@ final class Enforcement {
         this.name = RateLimitHeaders.sfString(policy.name());
         this.policyItem = RateLimitHeaders.policyItem(policy);
         this.limitPrefix = name + ";r=";
-        this.qAt = name.length() + 3;
     }
 
     /**
@@ -76,6 +89,19 @@ final class Enforcement {
     }
 
     /**
+     * @param metrics the enforcer's metrics, which its events go to
+     * @return this policy's counters there
+     */
+    PolicyMetrics counts(EnforcerMetrics metrics) {
+        PolicyMetrics c = counts;
+        if (c == null) {
+            c = metrics.counters(policy);
+            counts = c;
+        }
+        return c;
+    }
+
+    /**
      * Returns this policy's member of {@code RateLimit-Policy} for a decision: the one formatted
      * once for a fixed policy; for an adaptive one, with the decision's (current) limit as
      * {@code q}, reused while it repeats.
@@ -88,13 +114,13 @@ final class Enforcement {
             return policyItem;
         }
         long q = RateLimitHeaders.clamp(d.limit());
-        String last = recent.policy;
-        if (last != null && last.length() > qAt && RateLimitHeaders.isDecimal(last, qAt, last.indexOf(';', qAt), q)) {
-            return last;
+        Formatted last = recent.policy;
+        if (last != null && last.a == q) {
+            return last.text;
         }
-        last = name + ";q=" + q + ";qu=\"concurrent-requests\"";
-        recent.policy = last;
-        return last;
+        String item = name + ";q=" + q + ";qu=\"concurrent-requests\"";
+        recent.policy = new Formatted(q, 0, item);
+        return item;
     }
 
     /**
@@ -106,8 +132,9 @@ final class Enforcement {
      * not the one running out: a token bucket or GCRA key that refills faster than its client asks
      * is full at every request ({@code r = limit - cost}, the same {@code t}), and a flood on one
      * key is denied with {@code r=0} and the same {@code t} for a second at a time. Admissions and
-     * denials are kept apart so that neither evicts the other. Checking costs a comparison of the
-     * digits, and a miss allocates nothing more than formatting does.
+     * denials are kept apart so that neither evicts the other. Checking costs a comparison of two
+     * numbers kept beside the string; a miss that is kept allocates their holder (24 bytes) besides
+     * the string, and a miss that is not kept allocates the string only.
      *
      * @param remaining the clamped {@code r}, {@code >= 0}
      * @param seconds the clamped {@code t}, {@code >= 0}; ignored for a concurrency policy
@@ -119,15 +146,15 @@ final class Enforcement {
      * @return the member
      */
     String limitItem(long remaining, long seconds, boolean denied, boolean full) {
-        String last = denied ? recent.denied : recent.admitted;
-        if (last != null && RateLimitHeaders.isLimitItem(last, this, remaining, seconds)) {
-            return last;
+        Formatted last = denied ? recent.denied : recent.admitted;
+        if (last != null && last.a == remaining && (concurrency || last.b == seconds)) {
+            return last.text;
         }
         String item = RateLimitHeaders.limitItem(this, remaining, seconds);
         if (denied) {
-            recent.denied = item;
+            recent.denied = new Formatted(remaining, seconds, item);
         } else if (full) {
-            recent.admitted = item;
+            recent.admitted = new Formatted(remaining, seconds, item);
         }
         return item;
     }
@@ -137,19 +164,38 @@ final class Enforcement {
      * @return its decimal string: the one formatted last for this policy if equal, else a new one
      */
     String retryAfter(long seconds) {
-        String last = recent.retryAfter;
-        if (last != null && RateLimitHeaders.isDecimal(last, 0, last.length(), seconds)) {
-            return last;
+        Formatted last = recent.retryAfter;
+        if (last != null && last.a == seconds) {
+            return last.text;
         }
-        last = Long.toString(seconds);
-        recent.retryAfter = last;
-        return last;
+        String text = Long.toString(seconds);
+        recent.retryAfter = new Formatted(seconds, 0, text);
+        return text;
+    }
+
+    /**
+     * A header value and the numbers it was formatted from: a reuse compares two numbers, not the
+     * value's digits. Immutable: its fields are final, so a request that reads one written by
+     * another thread without synchronisation sees the numbers and the text that belong together.
+     */
+    static final class Formatted {
+        /** {@code r}, {@code Retry-After}'s seconds, or an adaptive policy's {@code q}. */
+        final long a;
+        /** {@code t}, or 0 where a value carries one number only. */
+        final long b;
+        final String text;
+
+        Formatted(long a, long b, String text) {
+            this.a = a;
+            this.b = b;
+            this.text = text;
+        }
     }
 
     /*
-     * The last strings, written by whichever request formatted them, without synchronisation: a
-     * String is immutable (final fields), so a reader sees null, an older value or a newer one,
-     * and checks the digits before using it. The strings sit in an object of their own, padded by
+     * The last values, written by whichever request formatted them, without synchronisation: a
+     * Formatted is immutable (final fields), so a reader sees null, an older value or a newer one,
+     * and checks its numbers before using its text. The strings sit in an object of their own, padded by
      * its superclasses so that no other field shares their cache line: requests on other cores
      * that only read the policy's fields are not slowed by these writes.
      */
@@ -158,10 +204,10 @@ final class Enforcement {
     }
 
     abstract static class RecentFields extends PadBefore {
-        String admitted;
-        String denied;
-        String retryAfter;
-        String policy;
+        Formatted admitted;
+        Formatted denied;
+        Formatted retryAfter;
+        Formatted policy;
     }
 
     static final class Recent extends RecentFields {

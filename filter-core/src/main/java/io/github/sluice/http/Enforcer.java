@@ -106,6 +106,8 @@ public final class Enforcer implements AutoCloseable {
     private final int maxKeyLength;
     /** Methods no policy applies to unless its match names them (upper case); usually {@code OPTIONS}. */
     private final String[] exempt;
+    /** Bit {@code n} set if an exempt method has {@code n} characters (up to 63): most methods are ruled out by one test. */
+    private final long exemptLengths;
     private final EnforcerMetrics metrics;
     /** Run once by {@link #close()}: e.g. the JMX registration's removal ({@link EnforcerJmx}). */
     private final List<Runnable> onClose = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -144,6 +146,11 @@ public final class Enforcer implements AutoCloseable {
         this.addresses = addresses;
         this.maxKeyLength = b.maxKeyLength;
         this.exempt = b.exempt.toArray(new String[0]);
+        long lengths = 0;
+        for (String m : exempt) {
+            lengths |= 1L << Math.min(m.length(), 63);
+        }
+        this.exemptLengths = lengths;
         if (configured instanceof LoggingListener l) {
             l.started(this);
         }
@@ -172,7 +179,7 @@ public final class Enforcer implements AutoCloseable {
         boolean exempt = exempt(method);
         Verdict v = null;
         for (Enforcement e : table.all.members) {
-            if (e.policy.match().matches(method, path) && (!exempt || e.policy.match().names(method))) {
+            if (e.match.matches(method, path) && (!exempt || e.match.names(method))) {
                 v = add(v, request, e);
             }
         }
@@ -196,7 +203,7 @@ public final class Enforcer implements AutoCloseable {
         boolean exempt = exempt(request.method());
         Verdict v = null;
         for (Enforcement e : selection.group(table).members) {
-            if (!exempt || e.policy.match().names(request.method())) {
+            if (!exempt || e.match.names(request.method())) {
                 v = add(v, request, e);
             }
         }
@@ -387,6 +394,9 @@ public final class Enforcer implements AutoCloseable {
 
     /** Whether no policy applies to this method unless it names it; compares lengths first, allocates nothing. */
     private boolean exempt(String method) {
+        if ((exemptLengths & (1L << Math.min(method.length(), 63))) == 0) {
+            return false;
+        }
         for (String m : exempt) {
             if (m.length() == method.length() && m.equalsIgnoreCase(method)) {
                 return true;
@@ -396,10 +406,9 @@ public final class Enforcer implements AutoCloseable {
     }
 
     private Verdict add(Verdict v, RequestView request, Enforcement e) {
-        Policy p = e.policy;
-        String key = Keys.bound(p.key().resolve(request), maxKeyLength);
-        if ((key == null && !p.unresolved().denies())
-                || (!p.allow().isEmpty() && p.allow().allows(key, request, addresses))) {
+        String key = Keys.bound(e.key.resolve(request), maxKeyLength);
+        if ((key == null && !e.policy.unresolved().denies())
+                || (e.allow != null && e.allow.allows(key, request, addresses))) {
             return v; // no key (unresolved=skip), or allowed
         }
         if (v == null) {

@@ -221,22 +221,12 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     @Override
     public void allowed(Policy policy, String key, MutableDecision decision) {
-        of(policy).recordAllowed();
-        try {
-            next.allowed(policy, key, decision);
-        } catch (RuntimeException ignored) {
-            // See EnforcementListener.
-        }
+        allowed(of(policy), policy, key, decision);
     }
 
     @Override
     public void shaped(Policy policy, String key, MutableDecision decision) {
-        of(policy).recordShaped(decision);
-        try {
-            next.shaped(policy, key, decision);
-        } catch (RuntimeException ignored) {
-            // See EnforcementListener.
-        }
+        shaped(of(policy), policy, key, decision);
     }
 
     @Override
@@ -251,7 +241,39 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     @Override
     public void denied(Policy policy, String key, MutableDecision decision, RequestView request) {
-        of(policy).recordDenied(decision);
+        denied(of(policy), policy, key, decision, request);
+    }
+
+    /*
+     * The events of an enforcer that found the policy's counters once (counters(Policy)) rather
+     * than by name at every request: counted the same way, passed on the same way.
+     */
+
+    /** @return the counters of {@code policy}, created if it is not counted yet */
+    PolicyMetrics counters(Policy policy) {
+        return of(policy);
+    }
+
+    void allowed(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
+        counts.recordAllowed();
+        try {
+            next.allowed(policy, key, decision);
+        } catch (RuntimeException ignored) {
+            // See EnforcementListener.
+        }
+    }
+
+    void shaped(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
+        counts.recordShaped(decision);
+        try {
+            next.shaped(policy, key, decision);
+        } catch (RuntimeException ignored) {
+            // See EnforcementListener.
+        }
+    }
+
+    void denied(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, RequestView request) {
+        counts.recordDenied(decision);
         try {
             next.denied(policy, key, decision, request);
         } catch (RuntimeException ignored) {

@@ -48,7 +48,6 @@ public final class PolicyMetrics {
     private volatile KeySpace space;
     private final LongAdder allowed = new LongAdder();
     private final LongAdder shaped = new LongAdder();
-    private final LongAdder denied = new LongAdder();
     private final LongAdder released = new LongAdder();
     /*
      * One word, not two adders read one after the other: a reader preempted between two sums would
@@ -95,7 +94,8 @@ public final class PolicyMetrics {
     }
 
     void recordDenied(MutableDecision d) {
-        denied.increment();
+        // Counted once, under its status: denied() is the sum over the statuses, so that a denial
+        // costs one increment, as an admission does.
         int status = d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : policy.status();
         deniedByStatus[slot(status)].increment();
     }
@@ -163,7 +163,11 @@ public final class PolicyMetrics {
 
     /** @return requests the policy refused (for a dry-run policy: would have refused) */
     public long denied() {
-        return denied.sum();
+        long sum = 0;
+        for (LongAdder byStatus : deniedByStatus) {
+            sum += byStatus.sum();
+        }
+        return sum;
     }
 
     /**

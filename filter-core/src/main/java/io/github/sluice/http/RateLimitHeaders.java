@@ -92,8 +92,9 @@ final class RateLimitHeaders {
         HeaderOptions options = plan.options;
         boolean denied = v.denied();
         if (denied) {
-            long retryAfter = v.retryAfterSeconds();
-            sink.header("Retry-After", v.bindingEntry().how.retryAfter(retryAfter));
+            // As Verdict.retryAfterSeconds(), with the binding entry found once.
+            Verdict.Entry binding = v.bindingEntry();
+            sink.header("Retry-After", binding.how.retryAfter(Math.max(1, resetSeconds(binding.decision))));
         }
         if (!options.onlyOnDenial() || denied) {
             switch (options.style()) {
@@ -193,39 +194,6 @@ final class RateLimitHeaders {
      */
     static String limitItem(Enforcement how, long remaining, long seconds) {
         return how.concurrency ? how.limitPrefix + remaining : how.limitPrefix + remaining + ";t=" + seconds;
-    }
-
-    /**
-     * @return {@code true} if {@code item} is {@code how}'s member of {@code RateLimit} with these
-     *     numbers, as {@link #limitItem(Enforcement, long, long)} writes it; allocates nothing
-     */
-    static boolean isLimitItem(String item, Enforcement how, long remaining, long seconds) {
-        int from = how.limitPrefix.length();
-        int r = digits(remaining);
-        if (how.concurrency) {
-            return item.length() == from + r && isDecimal(item, from, from + r, remaining);
-        }
-        int t = digits(seconds);
-        return item.length() == from + r + 3 + t
-                && isDecimal(item, from, from + r, remaining)
-                && item.startsWith(";t=", from + r)
-                && isDecimal(item, from + r + 3, item.length(), seconds);
-    }
-
-    /**
-     * @return {@code true} if {@code s.substring(from, to)} is {@code value} in decimal, no leading
-     *     zero, {@code value >= 0}; allocates nothing
-     */
-    static boolean isDecimal(String s, int from, int to, long value) {
-        if (to - from != digits(value)) {
-            return false;
-        }
-        for (int i = to - 1; i >= from; i--, value /= 10) {
-            if (s.charAt(i) != (char) ('0' + value % 10)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** @return the decimal digits of {@code value}, {@code 0 <= value} */

@@ -83,6 +83,8 @@ public final class Verdict implements ReleaseHandle {
     private static final int HELD = 1;
     private static final int DENIED = 2;
     private static final int SHAPED = 4;
+    /** An enforced entry has no key ({@code unresolved=deny}); set while entries are added, cleared by decide. */
+    private static final int UNKEYED = 8;
 
     Verdict() {
     }
@@ -143,6 +145,16 @@ public final class Verdict implements ReleaseHandle {
 
         void tell(EnforcementListener listener, RequestView request) {
             try {
+                if (listener instanceof EnforcerMetrics metrics) {
+                    // The enforcer's own counting: its policy's counters are found once, not by name.
+                    PolicyMetrics counts = how.counts(metrics);
+                    switch (decision.outcome()) {
+                        case ALLOWED -> metrics.allowed(counts, how.policy, key, decision);
+                        case SHAPED -> metrics.shaped(counts, how.policy, key, decision);
+                        case DENIED -> metrics.denied(counts, how.policy, key, decision, request);
+                    }
+                    return;
+                }
                 switch (decision.outcome()) {
                     case ALLOWED -> listener.allowed(how.policy, key, decision);
                     case SHAPED -> listener.shaped(how.policy, key, decision);
@@ -184,6 +196,9 @@ public final class Verdict implements ReleaseHandle {
             dryRun = append(dryRun, e);
         } else {
             enforced = append(enforced, e);
+            if (key == null) {
+                state |= UNKEYED;
+            }
         }
     }
 
@@ -208,7 +223,7 @@ public final class Verdict implements ReleaseHandle {
      * @return this verdict
      */
     Verdict decide(Store store, EnforcementListener listener, RequestView request) {
-        boolean admitted = enforced == null || (keyed() ? store.acquireAll(enforced) : refuseUnresolved());
+        boolean admitted = enforced == null || ((state & UNKEYED) == 0 ? store.acquireAll(enforced) : refuseUnresolved());
         for (Entry e = dryRun; e != null; e = e.next) {
             if (e.key == null) {
                 e.decision.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
@@ -216,12 +231,16 @@ public final class Verdict implements ReleaseHandle {
                 e.how.space.acquire(e.key, e.partition, admitted ? e.how.cost : 0, e.decision);
             }
         }
-        int outcome = admitted ? shaping() : DENIED;
+        int outcome = DENIED;
         if (admitted) {
+            // One walk: whether an enforced entry asks for a delay, and whether any entry holds permits.
+            outcome = 0;
             for (Entry e = first(); e != null; e = after(e)) {
+                if (!e.how.dryRun && e.decision.outcome() == Outcome.SHAPED && e.decision.delayNanos() > 0) {
+                    outcome |= SHAPED;
+                }
                 if (e.holds()) {
                     outcome |= HELD;
-                    break;
                 }
             }
         }
@@ -235,16 +254,6 @@ public final class Verdict implements ReleaseHandle {
             }
         }
         return this;
-    }
-
-    /** @return {@code true} unless an enforced entry has no key (a policy with {@code unresolved=deny}) */
-    private boolean keyed() {
-        for (Entry e = enforced; e != null; e = e.next) {
-            if (e.key == null) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -263,16 +272,6 @@ public final class Verdict implements ReleaseHandle {
             }
         }
         return false;
-    }
-
-    /** @return {@link #SHAPED} if an enforced entry of an admitted request asks for a delay, else 0 */
-    private int shaping() {
-        for (Entry e = enforced; e != null; e = e.next) {
-            if (e.decision.outcome() == Outcome.SHAPED && e.decision.delayNanos() > 0) {
-                return SHAPED;
-            }
-        }
-        return 0;
     }
 
     /** @return the first entry, or {@code null} if no policy applied */

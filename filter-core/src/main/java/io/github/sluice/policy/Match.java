@@ -85,15 +85,23 @@ public final class Match {
     private final Rule[] ruleArray;
     /** No rule names HEAD, so rules naming GET answer for HEAD too. */
     private final boolean headFollowsGet;
+    /**
+     * A rule for every method has a pattern of a slash and stars only ({@code /*}, {@code /**}) or
+     * of stars only: every path that starts with {@code /} matches it, whatever its method.
+     */
+    private final boolean everyRootedPath;
 
     private Match(List<Rule> rules) {
         this.rules = List.copyOf(rules);
         this.ruleArray = this.rules.toArray(new Rule[0]);
         boolean head = false;
+        boolean rooted = false;
         for (Rule r : ruleArray) {
             head |= r.methods().contains("HEAD");
+            rooted |= r.methods().isEmpty() && r.pattern().matches("/?\\*+");
         }
         this.headFollowsGet = !head;
+        this.everyRootedPath = rooted;
     }
 
     /**
@@ -246,6 +254,17 @@ public final class Match {
      * @return {@code true} if any rule matches
      */
     public boolean matches(String method, String path) {
+        if (path == null) {
+            return false;
+        }
+        if (everyRootedPath && !path.isEmpty() && path.charAt(0) == '/') {
+            return true; // e.g. ALL, the default: whatever the method, and without a walk over the path
+        }
+        return matchesByRules(method, path);
+    }
+
+    /** {@link #matches} without the shortcut of {@link #everyRootedPath}; for the tests that compare the two. */
+    boolean matchesByRules(String method, String path) {
         if (path == null) {
             return false;
         }

@@ -29,20 +29,26 @@ class HeaderReuseTest {
         return new Enforcement(null, Policy.parse(line), null, 1, 0);
     }
 
+    /**
+     * Every pair of edge numbers, asked for one after the other in both orders (so that each value
+     * differs from the one kept before it in {@code r} only, in {@code t} only, or in both), for
+     * admissions and denials: the value returned is always the one formatted for these numbers,
+     * and a repeat returns the very string kept.
+     */
     @Test
-    void isLimitItem_matchesExactlyItsOwnNumbers() {
-        // Numbers whose digits are prefixes, suffixes or rotations of each other, for a rate policy
-        // (r and t) and a concurrency policy (r only)
+    void limitItem_reusesAValueOnlyForItsOwnNumbers() {
         for (String line : new String[] {"per-ip = token-bucket 10/1s key=ip", "slots = concurrency 5 key=ip"}) {
             Enforcement how = enforcement(line);
-            for (long r : EDGES) {
-                for (long t : EDGES) {
-                    String item = RateLimitHeaders.limitItem(how, r, t);
-                    for (long r2 : EDGES) {
-                        for (long t2 : EDGES) {
-                            boolean same = r == r2 && (how.concurrency || t == t2);
-                            assertEquals(same, RateLimitHeaders.isLimitItem(item, how, r2, t2),
-                                    () -> item + " vs r=" + r2 + " t=" + t2);
+            for (boolean rOuter : new boolean[] {true, false}) {
+                for (long x : EDGES) {
+                    for (long y : EDGES) {
+                        long r = rOuter ? x : y;
+                        long t = rOuter ? y : x;
+                        for (boolean denied : new boolean[] {false, true}) {
+                            String expected = RateLimitHeaders.limitItem(how, r, t);
+                            String first = how.limitItem(r, t, denied, true);
+                            assertEquals(expected, first, () -> line + " r=" + r + " t=" + t);
+                            assertSame(first, how.limitItem(r, t, denied, true), () -> "repeat of " + first);
                         }
                     }
                 }
@@ -51,13 +57,14 @@ class HeaderReuseTest {
     }
 
     @Test
-    void isDecimal_matchesExactlyItsOwnValue() {
+    void retryAfter_reusesAValueOnlyForItsOwnSeconds() {
+        Enforcement how = enforcement("per-ip = token-bucket 10/1s key=ip");
         Random random = new Random(42);
         for (int k = 0; k < 10_000; k++) {
-            long a = k < EDGES.length ? EDGES[k] : random.nextLong(SF_MAX + 1) >> random.nextInt(50);
-            long b = random.nextBoolean() ? a : random.nextBoolean() ? a + 1 : a / 10;
-            String s = "x" + a + ";";
-            assertEquals(a == b, RateLimitHeaders.isDecimal(s, 1, s.length() - 1, b), () -> s + " vs " + b);
+            long s = k < EDGES.length ? EDGES[k] : 1 + (random.nextLong(SF_MAX) >> random.nextInt(50));
+            long asked = random.nextBoolean() ? s : random.nextBoolean() ? s + 1 : Math.max(1, s / 10);
+            how.retryAfter(s);
+            assertEquals(Long.toString(asked), how.retryAfter(asked), () -> "after " + s);
         }
     }
 

@@ -69,6 +69,56 @@ class IpTest {
         assertFalse(new Ip().parseLenient(text, 0, text.length()), text);
     }
 
+    /**
+     * The dotted-quad reader that every direct IPv4 request goes through, against a reference
+     * model (split on dots, each part 1-3 ASCII digits, no leading zero, at most 255) on random
+     * strings over digits, dots and a few other characters, and on near misses of real addresses.
+     */
+    @Test
+    void parseV4Bits_randomText_agreesWithReferenceModel() {
+        Random random = new Random(15);
+        String alphabet = "0123456789.....0129:x -";
+        for (int i = 0; i < 200_000; i++) {
+            StringBuilder b = new StringBuilder();
+            if (i % 2 == 0) {
+                for (int k = random.nextInt(18); k > 0; k--) {
+                    b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+                }
+            } else {
+                b.append(random.nextInt(300)).append('.').append(random.nextInt(300)).append('.')
+                        .append(random.nextInt(300)).append('.').append(random.nextInt(300));
+                int at = random.nextInt(b.length() + 1);
+                switch (random.nextInt(5)) {
+                    case 0 -> b.insert(at, '0');
+                    case 1 -> b.insert(at, '.');
+                    case 2 -> b.deleteCharAt(Math.min(at, b.length() - 1));
+                    default -> {
+                    }
+                }
+            }
+            String text = b.toString();
+            String padded = "[" + text + "]";
+            assertEquals(referenceV4(text), Ip.parseV4Bits(text, 0, text.length()), text);
+            assertEquals(referenceV4(text), Ip.parseV4Bits(padded, 1, padded.length() - 1), padded);
+        }
+    }
+
+    /** @return the 32 bits of a canonical dotted quad, or -1 */
+    private static long referenceV4(String text) {
+        String[] parts = text.split("\\.", -1);
+        if (parts.length != 4) {
+            return -1;
+        }
+        long v = 0;
+        for (String p : parts) {
+            if (!p.matches("[0-9]{1,3}") || (p.length() > 1 && p.charAt(0) == '0') || Integer.parseInt(p) > 255) {
+                return -1;
+            }
+            v = (v << 8) | Integer.parseInt(p);
+        }
+        return v;
+    }
+
     @Test
     void parse_randomAddresses_agreesWithTheJdk() throws Exception {
         // Given random 128-bit addresses written by the JDK (a literal: InetAddress does no DNS here)

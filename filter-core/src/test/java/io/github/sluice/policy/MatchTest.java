@@ -216,6 +216,29 @@ class MatchTest {
         assertTrue(valid > 8_000, "valid patterns tried: " + valid);
     }
 
+    /**
+     * A match that has a rule for every path ({@code /*}, the default of a policy) answers without
+     * walking its rules; it must answer as the walk does, for every method, for matches whose
+     * other rules name methods, and for paths that are empty, relative or not canonical.
+     */
+    @Test
+    void matches_everyPathShortcut_answersAsTheRulesDo() {
+        Random random = new Random(15);
+        List<String> methods = List.of("GET", "get", "HEAD", "POST", "OPTIONS", "PATCH");
+        for (String text : List.of("/*", "/**", "GET:/*", "POST|PUT:/**", "/api/*,/*", "GET:/x,/*", "HEAD:/*,/a",
+                "/a/*", "GET:/*,POST:/b")) {
+            Match m = Match.parse(text);
+            for (int c = 0; c < 3_000; c++) {
+                String path = random.nextInt(4) == 0 ? random(random, "/ab.", 6).substring(1) : random(random, "/ab.", 8);
+                String method = methods.get(random.nextInt(methods.size()));
+                assertEquals(m.matchesByRules(method, path), m.matches(method, path), text + " vs " + method + " " + path);
+            }
+            assertFalse(m.matches("GET", null), text);
+        }
+        assertTrue(Match.ALL.matches("DELETE", "/"));
+        assertFalse(Match.ALL.matches("GET", "relative"));
+    }
+
     private static String random(Random random, String alphabet, int maxLength) {
         StringBuilder b = new StringBuilder("/");
         for (int i = random.nextInt(maxLength); i > 0; i--) {

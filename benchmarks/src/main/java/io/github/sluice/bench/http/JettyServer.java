@@ -32,6 +32,20 @@ final class JettyServer {
         server.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
         context.addServlet(new ServletHolder(new HelloServlet()), "/hello");
+        Handler top = limit(context, limiter);
+        server.setHandler(top);
+        server.start();
+        return server;
+    }
+
+    /**
+     * Puts a limiter in front of the servlets of {@code context}.
+     *
+     * @param context the servlet context
+     * @param limiter {@code none}, {@code sluice}, {@code qos} or {@code dos}
+     * @return the handler to install: {@code context} itself, or the limiter handler around it
+     */
+    static Handler limit(ServletContextHandler context, String limiter) {
         Handler top = context;
         switch (limiter) {
             case "none" -> { }
@@ -52,8 +66,6 @@ final class JettyServer {
             default -> throw new IllegalArgumentException(
                     "jetty limiter must be none, sluice, qos or dos but was " + limiter);
         }
-        server.setHandler(top);
-        server.start();
-        return server;
+        return top;
     }
 }

@@ -5,7 +5,10 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.key.KeyResolver;
+import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.limiter.Limiter;
+import io.github.sluice.request.RequestView;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.ShardedRegistry;
 import java.io.File;
@@ -39,7 +42,8 @@ import java.util.function.Function;
  * worker does here.
  *
  * <p>Usage: {@code java [-Xms3g -Xmx3g] -cp benchmarks.jar io.github.sluice.bench.micro.CpuPerOp
- * single|keys [rounds]}. Prints one Markdown table: per candidate, CPU ns per operation (median
+ * single|keys|enforcer [rounds]}. {@code enforcer}: {@code EnforcerPath}'s requests (allowed, allowed
+ * on a draining key, denied) against the floor, and the allowed request's parts alone. Prints one Markdown table: per candidate, CPU ns per operation (median
  * over rounds) and its ratio to the reference, median (min-max).
  */
 public final class CpuPerOp {
@@ -65,6 +69,8 @@ public final class CpuPerOp {
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 15;
         if (what.equals("keys")) {
             keys(rounds);
+        } else if (what.equals("enforcer")) {
+            enforcer(rounds);
         } else {
             single(rounds);
         }
@@ -107,6 +113,83 @@ public final class CpuPerOp {
                     + s, r, median(r) <= 1));
         }
         printTargets(targets);
+    }
+
+    /**
+     * {@code EnforcerPath}'s three requests against the floor, plus the parts of the allowed one
+     * measured alone (the key, the store's decision, the decision without headers), which show
+     * where its time goes.
+     */
+    private static void enforcer(int rounds) {
+        Map<String, Batch> c = new LinkedHashMap<>();
+        Floor floor = new Floor();
+        c.put("floor", n -> {
+            long a = 0;
+            for (int i = 0; i < n; i++) {
+                a += floor.tick() ? 1 : 0;
+            }
+            return a;
+        });
+        EnforcerPath path = new EnforcerPath();
+        long[] chars = new long[1];
+        path.setUp((name, value) -> chars[0] += value.length());
+        c.put("enforcer allowed", n -> {
+            long a = 0;
+            for (int i = 0; i < n; i++) {
+                a += path.allowed().admitted() ? 1 : 0;
+            }
+            return a + chars[0];
+        });
+        c.put("enforcer allowedDraining", n -> {
+            long a = 0;
+            for (int i = 0; i < n; i++) {
+                a += path.allowedDraining().admitted() ? 1 : 0;
+            }
+            return a + chars[0];
+        });
+        c.put("enforcer denied", n -> {
+            long a = 0;
+            for (int i = 0; i < n; i++) {
+                a += path.denied().denied() ? 1 : 0;
+            }
+            return a + chars[0];
+        });
+        c.put("part: decision without headers", n -> {
+            long a = 0;
+            for (int i = 0; i < n; i++) {
+                a += path.allowedWithoutHeaders().admitted() ? 1 : 0;
+            }
+            return a;
+        });
+        RequestView request = new EnforcerPath.Request("GET", "/hello", "192.0.2.33");
+        KeyResolver ip = KeyResolvers.ip();
+        c.put("part: ip key", n -> {
+            long a = 0;
+            for (int i = 0; i < n; i++) {
+                a += ip.resolve(request).length();
+            }
+            return a;
+        });
+        KeySpace space = ShardedRegistry.builder().build().keySpace("per-ip", Configs.OPEN.tokenBucket());
+        MutableDecision out = new MutableDecision();
+        c.put("part: registry acquire", n -> {
+            long a = 0;
+            for (int i = 0; i < n; i++) {
+                a += space.acquire("192.0.2.33", 1, out) ? 1 : 0;
+            }
+            return a;
+        });
+        run(c, rounds, 1_000_000, "floor", false);
+        Map<String, double[]> perOp = last;
+        double[] allowed = ratios(perOp.get("enforcer allowed"), perOp.get("floor"));
+        double[] draining = ratios(perOp.get("enforcer allowedDraining"), perOp.get("floor"));
+        double[] denied = ratios(perOp.get("enforcer denied"), perOp.get("enforcer allowed"));
+        printTargets(List.of(
+                target("enforcer path, allowed, 1 thread: cost <= 4x floor (CPU time)", allowed, median(allowed) <= 4),
+                target("enforcer path, allowed on a draining key, 1 thread: cost vs floor (CPU time; no target)",
+                        draining, true).replace("| met |", "| reported |"),
+                target("enforcer path, denied no slower than allowed (CPU time, denied / allowed <= 1)", denied,
+                        median(denied) <= 1)));
     }
 
     private static double[] ratios(double[] a, double[] b) {
