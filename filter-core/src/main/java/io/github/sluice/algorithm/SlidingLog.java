@@ -44,14 +44,25 @@ import java.util.Objects;
  *       moved, so it decides on a consistent snapshot; it writes nothing.
  *   <li>A refund ({@link #refund}) un-logs the permits of its own admission, found by the
  *       timestamp on its receipt (not the newest permits: un-logging a newer permit instead would
- *       leave the refunded one, which leaves the window earlier, behind). Refunds of one key take
- *       turns; decisions never wait for them. Per permit, the newer permits above the refunded one
- *       move one slot down, each write raising a slot to its newer neighbour's timestamp (so a
- *       reader may count one permit twice, never one too few, and a write compares the exact old
- *       value, so an admission that claimed the slot meanwhile is never overwritten); then the
- *       word moves back by one and the duplicate left at the top is rewritten as an expired entry
- *       of the previous lap (until then everyone reads it as pending, hence in the window). A
- *       refund waits for a newer slot that is claimed but not yet written.
+ *       leave the refunded one, which leaves the window earlier, behind). Refunds of one
+ *       key take turns; decisions never wait for them, and the word never moves for them. Per
+ *       permit, the older permits below the refunded one move one slot up, toward it, each write
+ *       lowering a slot to its older neighbour's timestamp and comparing the exact old value; the
+ *       oldest slot then gets back the newest permit the ring had dropped, or rather a timestamp
+ *       no earlier: {@code latest - window} (an admission drops a permit only once it has left
+ *       the window of its reading, and no reading is later than {@code latest}), capped by the
+ *       slot's own stamp so the ring stays sorted. Not "no permit": the dropped permit may still
+ *       be in the window of a stale reading, and an admission at 9 s, read before and decided
+ *       after an admission at 10 s that dropped the 0 s permit and was refunded, would make six
+ *       in {@code (-1 s, 9 s]} with a limit of five.
+ *   <li>So the ring's {@code limit} newest entries are at every instant, entry by entry, at least
+ *       the true log's (every permit admitted and not refunded, newest first), which is what "no
+ *       window of decision readings holds more than {@code limit}" needs. An admission that read
+ *       the oldest slots before a refund's write and claims them after drops stamps no later than
+ *       the ones it checked, which the true log (the refund first) drops too or keeps in a newer
+ *       slot; a refund whose write or source slot was claimed meanwhile stops there, leaving the
+ *       log as the true one or stricter. A refund waits for an older slot that is claimed but not
+ *       yet written.
  * </ol>
  * Decisions are linearizable, with one conservative exception: if a thread is descheduled for
  * longer than the window between claiming slots and writing them, its permits keep counting as
