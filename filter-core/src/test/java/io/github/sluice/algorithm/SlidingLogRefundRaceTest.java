@@ -7,12 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.ReadingInvariants;
 import io.github.sluice.testing.ReadingInvariants.Admission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -219,5 +223,49 @@ class SlidingLogRefundRaceTest {
                 throw new AssertionError("seed " + seed + ": " + e.getMessage(), e);
             }
         }
+    }
+
+    /**
+     * The same property with real concurrency: 8 threads released together on one key (more
+     * than the cores) move a shared clock, read it, and decide on a reading that another thread
+     * may have overtaken meanwhile (a quarter of them also go back up to half a window, as a
+     * descheduled thread would); three admissions in four are refunded at once, as when a second
+     * policy refuses. The verdict depends on no timing: the admissions that stay never put more
+     * than the limit into any window of readings.
+     */
+    @RepeatedTest(20)
+    void refundsRacingAdmissionsOnStaleReadings_neverExceedTheLimitInAWindowOfReadings()
+            throws Exception {
+        long window = 4_000;
+        SlidingLog algorithm = log(5, window);
+        SlidingLogCell cell = algorithm.newCell(0);
+        FakeClock clock = new FakeClock(1_000_000);
+        AtomicInteger refunds = new AtomicInteger();
+        ThreadLocal<MutableDecision> outs = ThreadLocal.withInitial(MutableDecision::new);
+        List<Admission> kept = MoreAlgorithmsHarness.hammer(MoreAlgorithmsHarness.THREADS, 4_000,
+                (t, i) -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    MutableDecision out = outs.get();
+                    clock.advanceNanos(random.nextLong(window / 20));
+                    long reading = clock.nanos();
+                    if (random.nextInt(4) == 0) {
+                        reading -= random.nextLong(window / 2);
+                        Thread.yield();
+                    }
+                    long cost = 1 + random.nextLong(2);
+                    if (algorithm.acquire(cell, reading, cost, out) != Algorithm.ADMITTED) {
+                        return null;
+                    }
+                    if (random.nextInt(4) != 0) {
+                        refunds.incrementAndGet();
+                        algorithm.refund(cell, cost, out.receipt(), clock);
+                        return null;
+                    }
+                    return new Admission(reading, cost, out.receipt());
+                });
+
+        assertTrue(refunds.get() > 100 && kept.size() > 100,
+                refunds.get() + " refunds, " + kept.size() + " kept");
+        ReadingInvariants.slidingLog(kept, 5, window);
     }
 }
