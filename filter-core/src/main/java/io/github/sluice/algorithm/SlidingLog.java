@@ -61,8 +61,10 @@ import java.util.Objects;
  *       the oldest slots before a refund's write and claims them after drops stamps no later than
  *       the ones it checked, which the true log (the refund first) drops too or keeps in a newer
  *       slot; a refund whose write or source slot was claimed meanwhile stops there, leaving the
- *       log as the true one or stricter. A refund waits for an older slot that is claimed but not
- *       yet written.
+ *       log as the true one or stricter. Permits at or before {@code latest - window} do not
+ *       move (the slot above the first of them gets that bound), so a refund rewrites only the
+ *       older permits still in the window of the newest stamp. A refund waits for an older slot
+ *       that is claimed but not yet written, if it would move.
  * </ol>
  * Decisions are linearizable, with one conservative exception: if a thread is descheduled for
  * longer than the window between claiming slots and writing them, its permits keep counting as
@@ -340,8 +342,9 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
      * Permits that were already overwritten are not refunded. The slot a refund frees is the
      * oldest one, and it gets back the newest permit the ring had dropped, or a timestamp no
      * earlier (see the class documentation), never "no permit": a stale reading still counts a
-     * dropped permit that is in its window. Costs {@code O(limit)} slot reads and
-     * {@code O(number of older permits)} compare-and-sets per permit. No clock is read.
+     * dropped permit that is in its window. Costs one slot read per newer permit and one
+     * compare-and-set per older permit still in the window of the newest stamp (up to
+     * {@code limit} on a full window), per permit refunded. No clock is read.
      */
     @Override
     public void refund(SlidingLogCell cell, long cost, long receipt, Clock clock) {
@@ -419,9 +422,12 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
             if (at == 0) {
                 return false;
             }
-            // Every older slot must be written: the permits below move up. One that is pending
-            // was claimed before the word was read (its writer is a few instructions away) or,
-            // if the word moved, perhaps claimed since (then decide again on the new word).
+            // Every older slot that moves up must be written. One that is pending was claimed
+            // before the word was read (its writer is a few instructions away) or, if the word
+            // moved, perhaps claimed since (then decide again on the new word). Permits at or
+            // before the bound do not move, and nor does a pending slot below them (its stamp
+            // is no later than theirs).
+            long bound = droppedBound(cell);
             for (int back = at + 1; back <= limit; back++) {
                 long v = cell.slot(index(word, back));
                 if ((int) (v & 1) != parity(word, back)) {
@@ -431,34 +437,42 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
                     spins = backOff(spins);
                     continue retry;
                 }
+                if (v >> 1 <= bound) {
+                    break;
+                }
             }
             // Move the older permits up one slot, newest first; each write compares the exact
             // value the slot held. A slot or source that an admission claimed meanwhile (it
             // claims the oldest slots, from the bottom) has left that admission's window, and so
             // has every slot below it: the log is then the true one or stricter; stop there.
+            // Permits at or before the bound are out of the window of every reading but stale
+            // ones: the first of them is not moved up, the slot above it gets the bound (at least
+            // each permit it stands for), and the ones below stay where they are.
             long expected = stamp << 1 | parity(word, at);
             for (int back = at; back <= limit; back++) {
                 int i = index(word, back);
-                long value;
-                if (back == limit) {
-                    value = Math.min(expected >> 1, droppedBound(cell));
-                } else {
+                if (back < limit) {
                     long source = cell.slot(index(word, back + 1));
                     if ((int) (source & 1) != parity(word, back + 1)) {
                         // Claimed and written since the word was read: its old permit was no
                         // later than `latest - window`, re-read after seeing the write.
-                        cell.casSlot(i, expected,
-                                Math.min(expected >> 1, droppedBound(cell)) << 1 | parity(word, back));
+                        long dropped = Math.min(expected >> 1, droppedBound(cell));
+                        cell.casSlot(i, expected, dropped << 1 | parity(word, back));
                         return true;
                     }
-                    value = source >> 1;
-                    if (!cell.casSlot(i, expected, value << 1 | parity(word, back))) {
-                        return true;
+                    if (source >> 1 > bound) {
+                        if (!cell.casSlot(i, expected, source >> 1 << 1 | parity(word, back))) {
+                            return true;
+                        }
+                        expected = source;
+                        continue;
                     }
-                    expected = source;
-                    continue;
                 }
-                cell.casSlot(i, expected, value << 1 | parity(word, back));
+                long dropped = Math.min(expected >> 1, bound);
+                if (dropped != expected >> 1) {
+                    cell.casSlot(i, expected, dropped << 1 | parity(word, back));
+                }
+                return true;
             }
             return true;
         }
