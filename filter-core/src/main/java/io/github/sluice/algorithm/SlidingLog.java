@@ -44,14 +44,27 @@ import java.util.Objects;
  *       moved, so it decides on a consistent snapshot; it writes nothing.
  *   <li>A refund ({@link #refund}) un-logs the permits of its own admission, found by the
  *       timestamp on its receipt (not the newest permits: un-logging a newer permit instead would
- *       leave the refunded one, which leaves the window earlier, behind). Refunds of one key take
- *       turns; decisions never wait for them. Per permit, the newer permits above the refunded one
- *       move one slot down, each write raising a slot to its newer neighbour's timestamp (so a
- *       reader may count one permit twice, never one too few, and a write compares the exact old
- *       value, so an admission that claimed the slot meanwhile is never overwritten); then the
- *       word moves back by one and the duplicate left at the top is rewritten as an expired entry
- *       of the previous lap (until then everyone reads it as pending, hence in the window). A
- *       refund waits for a newer slot that is claimed but not yet written.
+ *       leave the refunded one, which leaves the window earlier, behind). Refunds of one
+ *       key take turns; decisions never wait for them, and the word never moves for them. Per
+ *       permit, the older permits below the refunded one move one slot up, toward it, each write
+ *       lowering a slot to its older neighbour's timestamp and comparing the exact old value; the
+ *       oldest slot then gets back the newest permit the ring had dropped, or rather a timestamp
+ *       no earlier: {@code latest - window} (an admission drops a permit only once it has left
+ *       the window of its reading, and no reading is later than {@code latest}), capped by the
+ *       slot's own stamp so the ring stays sorted. Not "no permit": the dropped permit may still
+ *       be in the window of a stale reading, and an admission at 9 s, read before and decided
+ *       after an admission at 10 s that dropped the 0 s permit and was refunded, would make six
+ *       in {@code (-1 s, 9 s]} with a limit of five.
+ *   <li>So the ring's {@code limit} newest entries are at every instant, entry by entry, at least
+ *       the true log's (every permit admitted and not refunded, newest first), which is what "no
+ *       window of decision readings holds more than {@code limit}" needs. An admission that read
+ *       the oldest slots before a refund's write and claims them after drops stamps no later than
+ *       the ones it checked, which the true log (the refund first) drops too or keeps in a newer
+ *       slot; a refund whose write or source slot was claimed meanwhile stops there, leaving the
+ *       log as the true one or stricter. Permits at or before {@code latest - window} do not
+ *       move (the slot above the first of them gets that bound), so a refund rewrites only the
+ *       older permits still in the window of the newest stamp. A refund waits for an older slot
+ *       that is claimed but not yet written, if it would move.
  * </ol>
  * Decisions are linearizable, with one conservative exception: if a thread is descheduled for
  * longer than the window between claiming slots and writing them, its permits keep counting as
@@ -79,7 +92,7 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
     public static final long MAX_LIMIT = 10_000;
 
     /** A timestamp older than any window: marks slots that never held a permit. */
-    private static final long NEVER = -(1L << 61) - 1;
+    static final long NEVER = -(1L << 61) - 1;
     private static final int POS_BITS = 14;
     private static final long POS_MASK = (1L << POS_BITS) - 1;
     private static final long LAP_BIT = 1L << POS_BITS;
@@ -312,7 +325,10 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
         return spins + 1;
     }
 
-    /** A refund gives up on a key flooded so hard that it keeps losing the race to retract. */
+    /**
+     * A refund gives up (refunds nothing more: stricter, never looser) on a key flooded so hard
+     * that older claims keep appearing under the permit it is retracting.
+     */
     private static final int REFUND_ATTEMPTS = 64;
 
     /**
@@ -323,8 +339,12 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
      * another request stamped the same instant, which leaves the same log), never the newest
      * ones: un-logging a newer permit would leave the refunded one behind, which leaves the
      * window earlier than the permit it replaced, and a later request would get in too soon.
-     * Permits that were already overwritten (they had left every window) are not refunded. See
-     * the class documentation for how the log stays consistent meanwhile. No clock is read.
+     * Permits that were already overwritten are not refunded. The slot a refund frees is the
+     * oldest one, and it gets back the newest permit the ring had dropped, or a timestamp no
+     * earlier (see the class documentation), never "no permit": a stale reading still counts a
+     * dropped permit that is in its window. Costs one slot read per newer permit and one
+     * compare-and-set per older permit still in the window of the newest stamp (up to
+     * {@code limit} on a full window), per permit refunded. No clock is read.
      */
     @Override
     public void refund(SlidingLogCell cell, long cost, long receipt, Clock clock) {
@@ -341,7 +361,7 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
         try {
             long n = Math.min(cost, limit);
             for (long k = 0; k < n && unlogOne(cell, receipt); k++) {
-                // one permit at a time: each pass keeps the ring sorted and its values known
+                // one permit at a time: each pass keeps the ring sorted and at least the true log
             }
         } finally {
             cell.endRefund();
@@ -349,81 +369,112 @@ public final class SlidingLog extends Algorithm<SlidingLogCell> {
     }
 
     /**
-     * Un-logs the newest permit stamped {@code stamp}, holding the refunds' turn: the newer
-     * permits above it move one slot down (each write raises a slot to its newer neighbour's
-     * stamp, so every reader sees a log at least as full as the true one), then the word moves
-     * back by one, retiring the duplicate at the top.
+     * An upper bound on the timestamp of the newest permit the ring no longer holds. An admission
+     * overwrites a permit only once it has left the window of the admission's reading, and every
+     * reading is at most {@code latest}, so every overwritten permit is at or before
+     * {@code latest - window}; a rate change's cell also remembers the in-window permits it kept
+     * beyond its ring ({@link SlidingLogCell#older()}), all older than the ring's.
+     */
+    private long droppedBound(SlidingLogCell cell) {
+        long bound = cell.latest() - window;
+        long[] older = cell.older();
+        return older.length == 0 ? bound : Math.max(bound, older[older.length - 1]);
+    }
+
+    /**
+     * Un-logs the newest permit stamped {@code stamp}, holding the refunds' turn: the older
+     * permits below it move one slot up, toward it (each write lowers a slot to its older
+     * neighbour's stamp), and the oldest slot gets {@link #droppedBound}, capped by the stamp it
+     * held so that the ring stays sorted. The word never moves: an admission that checked the
+     * oldest slots before a write and claims them after evicts stamps no later than the ones it
+     * checked, which the true log (the refund first, then the admission) evicts too or keeps
+     * above them.
      *
      * @return {@code true} if a permit was un-logged; {@code false} if none carries the stamp,
-     *     or the refund gave up (then at worst one permit stays logged twice: stricter, never
-     *     looser)
+     *     or the refund gave up (nothing was written then)
      */
     private boolean unlogOne(SlidingLogCell cell, long stamp) {
         int spins = 0;
         int attempts = 0;
-        long target = stamp;
+        retry:
         while (true) {
             long word = cell.word();
             if (word == Cell.RETIRED) {
                 return false;
             }
-            // The newest permit stamped `target`; the permits above it are newer (sorted ring).
+            // The newest permit stamped `stamp`; the ones below it are older (sorted ring). A
+            // pending slot above it is newer and is not touched: skip it.
             int at = 0;
-            boolean pending = false;
             for (int back = 1; back <= limit; back++) {
                 long v = cell.slot(index(word, back));
                 if ((int) (v & 1) != parity(word, back)) {
-                    pending = true;
-                    break;
+                    continue;
                 }
                 long t = v >> 1;
-                if (t == target) {
+                if (t == stamp) {
                     at = back;
                     break;
                 }
-                if (t < target) {
-                    break;
+                if (t < stamp) {
+                    return false;
                 }
-            }
-            if (pending) {
-                // A newer permit is claimed but not yet written: a few instructions away.
-                spins = backOff(spins);
-                continue;
             }
             if (at == 0) {
                 return false;
             }
-            // Shift the newer permits one slot down, oldest first, each slot compared against
-            // the exact value it held: a slot claimed meanwhile by an admission (it had left the
-            // window) makes the compare fail, and the refund stops rather than overwrite it.
-            long expected = target << 1 | parity(word, at);
-            long top = target;
-            for (int back = at - 1; back >= 1; back--) {
-                long source = cell.slot(index(word, back));
-                if ((int) (source & 1) != parity(word, back)
-                        || !cell.casSlot(index(word, back + 1), expected,
-                                (source >> 1) << 1 | parity(word, back + 1))) {
-                    return false;
+            // Every older slot that moves up must be written. One that is pending was claimed
+            // before the word was read (its writer is a few instructions away) or, if the word
+            // moved, perhaps claimed since (then decide again on the new word). Permits at or
+            // before the bound do not move, and nor does a pending slot below them (its stamp
+            // is no later than theirs).
+            long bound = droppedBound(cell);
+            for (int back = at + 1; back <= limit; back++) {
+                long v = cell.slot(index(word, back));
+                if ((int) (v & 1) != parity(word, back)) {
+                    if (cell.word() != word && ++attempts == REFUND_ATTEMPTS) {
+                        return false;
+                    }
+                    spins = backOff(spins);
+                    continue retry;
                 }
-                expected = source;
-                top = source >> 1;
+                if (v >> 1 <= bound) {
+                    break;
+                }
             }
-            // The newest slot now holds a copy of the permit below it: retire it.
-            long back = moved(word, -1);
-            if (cell.casWord(word, back)) {
-                // It lies before the position with the wrong parity, so everyone reads it as
-                // pending (in the window) until it is rewritten as an expired previous-lap entry.
-                cell.slot(index(word, 1), NEVER << 1 | (parity(word, 1) ^ 1));
+            // Move the older permits up one slot, newest first; each write compares the exact
+            // value the slot held. A slot or source that an admission claimed meanwhile (it
+            // claims the oldest slots, from the bottom) has left that admission's window, and so
+            // has every slot below it: the log is then the true one or stricter; stop there.
+            // Permits at or before the bound are out of the window of every reading but stale
+            // ones: the first of them is not moved up, the slot above it gets the bound (at least
+            // each permit it stands for), and the ones below stay where they are.
+            long expected = stamp << 1 | parity(word, at);
+            for (int back = at; back <= limit; back++) {
+                int i = index(word, back);
+                if (back < limit) {
+                    long source = cell.slot(index(word, back + 1));
+                    if ((int) (source & 1) != parity(word, back + 1)) {
+                        // Claimed and written since the word was read: its old permit was no
+                        // later than `latest - window`, re-read after seeing the write.
+                        long dropped = Math.min(expected >> 1, droppedBound(cell));
+                        cell.casSlot(i, expected, dropped << 1 | parity(word, back));
+                        return true;
+                    }
+                    if (source >> 1 > bound) {
+                        if (!cell.casSlot(i, expected, source >> 1 << 1 | parity(word, back))) {
+                            return true;
+                        }
+                        expected = source;
+                        continue;
+                    }
+                }
+                long dropped = Math.min(expected >> 1, bound);
+                if (dropped != expected >> 1) {
+                    cell.casSlot(i, expected, dropped << 1 | parity(word, back));
+                }
                 return true;
             }
-            // Admissions claimed newer slots meanwhile: the copy now sits below them. Un-log one
-            // permit stamped like the copy: the log is then exactly the one without the refunded
-            // permit.
-            if (++attempts == REFUND_ATTEMPTS) {
-                return false;
-            }
-            target = top;
-            spins = 0;
+            return true;
         }
     }
 

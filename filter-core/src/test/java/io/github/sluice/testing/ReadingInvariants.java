@@ -149,8 +149,13 @@ public final class ReadingInvariants {
                 inWindow -= s.get(from++).cost();
             }
             if (inWindow > limit) {
+                StringBuilder which = new StringBuilder();
+                for (Admission a : s.subList(from, j + 1)) {
+                    which.append("\n  reading ").append(a.reading()).append(", ")
+                            .append(a.cost()).append(" permits, receipt ").append(a.receipt());
+                }
                 fail("readings " + s.get(from).reading() + ".." + s.get(j).reading()
-                        + " admitted " + inWindow + " > " + limit);
+                        + " admitted " + inWindow + " > " + limit + ":" + which);
             }
         }
     }
