@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -37,6 +38,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * A cell equal to a fresh one (a full bucket, a passed window, no permits held) is retired
  * atomically (a compare-and-set from the very state found fresh, so no acquisition can slip in
  * between) and dropped; the next request for its key creates a fresh cell, so no decision changes.
+ * That holds for a request whose clock reading is older than the sweep too (it read the clock,
+ * then lost the processor while its key went idle and was dropped): the registry remembers the
+ * latest sweep of each group of keys, and such a request reads the clock again, so it is decided
+ * at an instant where the dropped cell was fresh, never on a new cell at a reading the old one
+ * had refused.
  * Each new key below the bound examines {@value #SWEEP_ON_MISS} entries of its shard at a cursor
  * that goes round the shard, and {@link #sweep(int)} lets a scheduler sweep more. A request that
  * finds its cell retired looks the key up again.
@@ -135,6 +141,8 @@ public final class ShardedRegistry implements Store {
     static final int MAX_SAMPLE = 8 * SAMPLE;
     /** Entries examined for idle eviction when a key is added below the bound. */
     private static final int SWEEP_ON_MISS = 2;
+    /** Groups of keys whose last sweep is remembered, per policy (8 bytes each). */
+    private static final int RETIRED_GROUPS = 256;
     /** Entries of each shard examined for a key without permits, for a concurrency limit. */
     private static final int CONCURRENCY_SCAN = 64;
     /** Retry-after reported when a concurrency key cannot be kept because every key holds permits. */
@@ -445,6 +453,12 @@ public final class ShardedRegistry implements Store {
         final AtomicInteger count;
         /** The bound on {@link #count}; lowered when the budget is shared with a new policy. */
         volatile int bound;
+        /**
+         * The latest clock reading at which a key of each group (its hash modulo
+         * {@value #RETIRED_GROUPS}) was dropped as fresh by a sweep: a request whose reading is
+         * older re-reads the clock, see {@link #fence}.
+         */
+        private final AtomicLongArray retiredAt = new AtomicLongArray(RETIRED_GROUPS);
 
         @SuppressWarnings("unchecked")
         Space(String name, Algorithm<S> algorithm, long perKey, int bound, ShardedRegistry registry) {
@@ -462,6 +476,38 @@ public final class ShardedRegistry implements Store {
                 shards[i] = new Shard<>(this);
             }
             this.mask = n - 1;
+            for (int i = 0; i < RETIRED_GROUPS; i++) {
+                retiredAt.set(i, Long.MIN_VALUE);
+            }
+        }
+
+        private static int group(String key) {
+            int h = key.hashCode();
+            return (h ^ (h >>> 16)) & (RETIRED_GROUPS - 1);
+        }
+
+        /** Records that {@code key} is about to leave the map as fresh at {@code now}; under its shard's lock. */
+        void retiring(String key, long now) {
+            int g = group(key);
+            long seen;
+            while ((seen = retiredAt.get(g)) < now && !retiredAt.compareAndSet(g, seen, now)) {
+                // a sweep of another shard recorded a key of the same group: keep the latest
+            }
+        }
+
+        /**
+         * Idle eviction is lossless only for readings taken after it: a request that read the clock,
+         * then lost the processor while its key went idle and was swept, would otherwise decide
+         * on a new cell at a reading the dropped cell had refused (a window it had filled). So a
+         * request whose reading is older than the last sweep of its key's group reads the clock
+         * again, which gives an instant no earlier than that sweep's (the group's record was
+         * written before the key left the map, and read after the lookup): the dropped cell was
+         * fresh then, so the new cell decides as it would have. Called after every lookup; one
+         * array read on the common path.
+         */
+        long fence(String key, long now) {
+            long swept = retiredAt.get(group(key));
+            return now >= swept ? now : Math.max(now, clock.nanos());
         }
 
         /**
@@ -509,6 +555,7 @@ public final class ShardedRegistry implements Store {
         public boolean acquire(String key, int partition, long cost, MutableDecision out) {
             long now = clock.nanos();
             S cell = map.get(key);
+            now = fence(key, now);
             while (true) {
                 if (cell == null) {
                     // Decide on a cell nobody else sees yet, then keep it only if it holds state:
@@ -532,9 +579,12 @@ public final class ShardedRegistry implements Store {
                     return result == Algorithm.ADMITTED;
                 }
                 // Dropped under a shard's lock, which is about to take it out of the map too;
-                // helping is harmless, since remove(key, cell) cannot take out a newer cell.
+                // helping is harmless, since remove(key, cell) cannot take out a newer cell. It
+                // was retired after the sweep read the clock, so a reading taken now is no
+                // earlier than the sweep's (the group's record may not be written yet).
                 map.remove(key, cell);
                 cell = map.get(key);
+                now = Math.max(now, clock.nanos());
             }
         }
 
@@ -794,7 +844,7 @@ public final class ShardedRegistry implements Store {
             int i = hand;
             S cell = cell(i);
             if (algorithm.retireIfFresh(cell, now)) {
-                return removeAt(i, cell, true); // the entry moved into i is examined next
+                return removeAt(i, cell, true, now); // the entry moved into i is examined next
             }
             hand = i + 1;
             return null;
@@ -831,7 +881,7 @@ public final class ShardedRegistry implements Store {
                 int i = whole ? k : random.nextInt(size);
                 S cell = cell(i);
                 if (algorithm.retireIfFresh(cell, now)) {
-                    return removeAt(i, cell, true);
+                    return removeAt(i, cell, true, now);
                 }
                 algorithm.acquire(cell, now, 0, peek);
                 long debt = peek.limit() - peek.remaining();
@@ -849,7 +899,7 @@ public final class ShardedRegistry implements Store {
             }
             // Succeeds: only the holder of this lock retires this shard's cells.
             algorithm.retire(victimCell);
-            return removeAt(victim, victimCell, false);
+            return removeAt(victim, victimCell, false, 0);
         }
 
         /** Retires and removes {@code key} if this shard recorded it; returns it, or null. Under the lock. */
@@ -859,15 +909,18 @@ public final class ShardedRegistry implements Store {
                     S cell = cell(i);
                     // Succeeds: only the holder of this lock retires this shard's cells.
                     algorithm.retire(cell);
-                    return removeAt(i, cell, false);
+                    return removeAt(i, cell, false, 0);
                 }
             }
             return null;
         }
 
-        /** Takes entry {@code i} (whose cell is retired) out of the map and of this record. */
-        private String removeAt(int i, S cell, boolean lossless) {
+        /** Takes entry {@code i} (whose cell is retired) out of the map and of this record; a fresh one (lossless) is recorded as swept at {@code now} first. */
+        private String removeAt(int i, S cell, boolean lossless, long now) {
             String key = keys[i];
+            if (lossless) {
+                space.retiring(key, now);
+            }
             space.map.remove(key, cell);
             keys[i] = keys[--size];
             keys[size] = null;
