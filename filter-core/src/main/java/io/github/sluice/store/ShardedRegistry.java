@@ -458,7 +458,7 @@ public final class ShardedRegistry implements Store {
          * {@value #RETIRED_GROUPS}) was dropped as fresh by a sweep: a request whose reading is
          * older re-reads the clock, see {@link #fence}.
          */
-        private final AtomicLongArray retiredAt = new AtomicLongArray(RETIRED_GROUPS);
+        private final AtomicLongArray retiredAt;
 
         @SuppressWarnings("unchecked")
         Space(String name, Algorithm<S> algorithm, long perKey, int bound, ShardedRegistry registry) {
@@ -476,6 +476,7 @@ public final class ShardedRegistry implements Store {
                 shards[i] = new Shard<>(this);
             }
             this.mask = n - 1;
+            this.retiredAt = new AtomicLongArray(RETIRED_GROUPS);
             for (int i = 0; i < RETIRED_GROUPS; i++) {
                 retiredAt.set(i, Long.MIN_VALUE);
             }
@@ -526,6 +527,8 @@ public final class ShardedRegistry implements Store {
             this.count = shared.count;
             this.shards = shared.shards;
             this.mask = shared.mask;
+            // The shards record their sweeps in the space that created them: the same table.
+            this.retiredAt = shared.retiredAt;
         }
 
         /**
