@@ -142,6 +142,10 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
     private final long unit;
     /** How many cells a window covers: 1 for EPOCH; for FIRST_REQUEST, enough to never end early. */
     private final long span;
+    /** {@code span * unit}: how long a window lasts from the start of its first cell. */
+    private final long length;
+    /** No cell computed yet; {@link #cellOf} returns -1 at the least. */
+    private static final long NOT_YET = Long.MIN_VALUE;
 
     private FixedWindow(long limit, long window, Alignment alignment) {
         this.limit = limit;
@@ -152,6 +156,7 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         // A request anywhere in its first cell gets at least the window: (span - 1) * unit >=
         // window - 1.
         this.span = alignment == Alignment.EPOCH ? 1 : (window - 1 + unit - 1) / unit + 1;
+        this.length = span * unit;
     }
 
     /** @return a builder; {@code limit} and {@code window} must be set */
@@ -194,7 +199,7 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
      *     cells, at least the window plus a cell less one nanosecond
      */
     public long spanNanos() {
-        return span * unit;
+        return length;
     }
 
     @Override
@@ -231,7 +236,9 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
 
     @Override
     public int acquire(WindowCell cell, long now, long cost, MutableDecision out) {
-        long current = cellOf(cell, now);
+        // The cell of now, a division: computed only when the stored window does not hold now,
+        // i.e. about once per window and key rather than once per decision.
+        long current = NOT_YET;
         while (true) {
             long w = cell.word();
             if (w == Cell.RETIRED) {
@@ -239,17 +246,24 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
             }
             long index = layout.index(w);
             long count = layout.count(w);
-            // The stored window is ahead of this reading: another thread's later reading opened
-            // it. Its predecessor's count is gone, so this request is refused (a peek reports the
-            // stored window).
-            boolean stale = current < index;
-            if (!stale && !(count > 0 && current < index + span)) {
-                // The stored window has passed, or counts nothing: a new one opens at this cell.
-                index = current;
-                count = 0;
-            }
             long start = start(cell, index);
-            long end = start + span * unit;
+            boolean stale = false;
+            if (count == 0 || now - start < 0 || now - start >= length) {
+                if (current == NOT_YET) {
+                    current = cellOf(cell, now);
+                }
+                // The stored window is ahead of this reading: another thread's later reading
+                // opened it. Its predecessor's count is gone, so this request is refused (a peek
+                // reports the stored window).
+                stale = current < index;
+                if (!stale && !(count > 0 && current < index + span)) {
+                    // The stored window has passed, or counts nothing: a new one opens at this cell.
+                    index = current;
+                    count = 0;
+                    start = start(cell, index);
+                }
+            } // else the stored window is open and holds now: cells index .. index + span - 1
+            long end = start + length;
             // FIRST_REQUEST's whole cells may put the end up to 2u ns beyond a window from now;
             // reporting that would turn a fresh 10 s window into "t=11".
             long reset = count > 0 ? Math.min(end - now, window) : 0;
