@@ -96,8 +96,9 @@ final class Ip {
 
     /**
      * Reads a canonical dotted quad: four decimal octets of at most 255 separated by dots, no sign,
-     * no leading zero, nothing else. One pass that reads each character once, since it runs on
-     * every request keyed by a direct IPv4 peer.
+     * no leading zero, nothing else. It runs on every request keyed by a direct IPv4 peer, so it
+     * reads octet by octet, each character once, with one test per character where a loop over
+     * characters would keep counters of digits and dots.
      *
      * @return the 32 address bits, or {@code -1} if not a dotted quad
      */
@@ -106,31 +107,41 @@ final class Ip {
             return -1;
         }
         long v = 0;
-        int octet = 0;
-        int digits = 0;
-        int dots = 0;
-        for (int i = from; i < to; i++) {
-            char c = s.charAt(i);
-            if (c == '.') {
-                if (digits == 0 || ++dots > 3) {
-                    return -1;
+        int i = from;
+        for (int k = 0; ; k++) {
+            // The octet's first digit; a 0 is the whole octet (a leading zero may mean octal).
+            int octet = digit(s.charAt(i++));
+            if (octet < 0) {
+                return -1;
+            }
+            if (octet > 0 && i < to) {
+                int d = digit(s.charAt(i));
+                if (d >= 0) {
+                    octet = octet * 10 + d;
+                    if (++i < to && (d = digit(s.charAt(i))) >= 0) {
+                        octet = octet * 10 + d;
+                        if (octet > 255) {
+                            return -1;
+                        }
+                        i++;
+                    }
                 }
-                v = (v << 8) | octet;
-                octet = 0;
-                digits = 0;
-            } else if (c >= '0' && c <= '9') {
-                if (digits > 0 && octet == 0) {
-                    return -1; // a leading zero: some stacks read 010 as octal
-                }
-                octet = octet * 10 + (c - '0');
-                if (++digits > 3 || octet > 255) {
-                    return -1;
-                }
-            } else {
+            }
+            v = (v << 8) | octet;
+            if (k == 3) {
+                return i == to ? v : -1;
+            }
+            // A dot and at least one more character: the next octet's first digit reads it.
+            if (i + 1 >= to || s.charAt(i++) != '.') {
                 return -1;
             }
         }
-        return digits == 0 || dots != 3 ? -1 : (v << 8) | octet;
+    }
+
+    /** @return the value of a decimal digit, or -1 */
+    private static int digit(char c) {
+        int d = c - '0';
+        return d >= 0 && d <= 9 ? d : -1;
     }
 
     /** Parses an IPv6 literal (RFC 4291 section 2.2 text forms, incl. a trailing dotted quad). */
