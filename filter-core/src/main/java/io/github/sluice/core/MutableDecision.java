@@ -8,8 +8,12 @@ package io.github.sluice.core;
  * {@linkplain #receipt() receipt}: what its algorithm needs to undo exactly that admission later
  * (see {@link Algorithm#refund}). Instances are not thread-safe: a holder belongs to one request
  * at a time.
+ *
+ * <p>Every method is final. The class is open only so that a holder can be part of a larger
+ * per-request object: Sluice's enforcer makes each applied policy's entry its decision, one
+ * object per policy and request instead of two.
  */
-public final class MutableDecision {
+public class MutableDecision {
 
     /**
      * The {@link #receipt()} of a decision that took nothing: a denial, a peek, an admission whose
@@ -40,7 +44,7 @@ public final class MutableDecision {
      * @param resetNanos nanoseconds until the quota is fully restored
      * @return this holder
      */
-    public MutableDecision allow(long limit, long remaining, long resetNanos) {
+    public final MutableDecision allow(long limit, long remaining, long resetNanos) {
         return set(Outcome.ALLOWED, limit, remaining, resetNanos, 0, 0);
     }
 
@@ -53,7 +57,7 @@ public final class MutableDecision {
      * @param delayNanos nanoseconds to wait before proceeding, {@code > 0}
      * @return this holder
      */
-    public MutableDecision shape(long limit, long remaining, long resetNanos, long delayNanos) {
+    public final MutableDecision shape(long limit, long remaining, long resetNanos, long delayNanos) {
         return set(Outcome.SHAPED, limit, remaining, resetNanos, 0, delayNanos);
     }
 
@@ -67,7 +71,7 @@ public final class MutableDecision {
      *     0}, or {@link Decision#NEVER}
      * @return this holder
      */
-    public MutableDecision deny(long limit, long remaining, long resetNanos, long retryAfterNanos) {
+    public final MutableDecision deny(long limit, long remaining, long resetNanos, long retryAfterNanos) {
         return set(Outcome.DENIED, limit, remaining, resetNanos, Math.max(1, retryAfterNanos), 0);
     }
 
@@ -77,7 +81,7 @@ public final class MutableDecision {
      * @param other the source
      * @return this holder
      */
-    public MutableDecision copyFrom(MutableDecision other) {
+    public final MutableDecision copyFrom(MutableDecision other) {
         set(other.outcome, other.limit, other.remaining, other.resetNanos,
                 other.retryAfterNanos, other.delayNanos);
         this.degraded = other.degraded;
@@ -107,7 +111,7 @@ public final class MutableDecision {
      * @param receipt an opaque value only the algorithm (or store) that issued it interprets
      * @return this holder
      */
-    public MutableDecision receipt(long receipt) {
+    public final MutableDecision receipt(long receipt) {
         this.receipt = receipt;
         return this;
     }
@@ -121,7 +125,7 @@ public final class MutableDecision {
      *
      * @return the receipt, or {@link #NO_RECEIPT} if nothing was taken
      */
-    public long receipt() {
+    public final long receipt() {
         return receipt;
     }
 
@@ -134,59 +138,59 @@ public final class MutableDecision {
      *     policy's own status
      * @return this holder
      */
-    public MutableDecision degrade(int denialStatus) {
+    public final MutableDecision degrade(int denialStatus) {
         this.degraded = true;
         this.denialStatus = denialStatus;
         return this;
     }
 
     /** @return {@code true} if the authoritative store was not consulted (see {@link #degrade}) */
-    public boolean degraded() {
+    public final boolean degraded() {
         return degraded;
     }
 
     /** @return the HTTP status a degraded denial asks for, or {@code 0} for the policy's own */
-    public int denialStatus() {
+    public final int denialStatus() {
         return denialStatus;
     }
 
     /** @return what was decided */
-    public Outcome outcome() {
+    public final Outcome outcome() {
         return outcome;
     }
 
     /** @return {@code true} if the request proceeds, now or after {@link #delayNanos()} */
-    public boolean allowed() {
+    public final boolean allowed() {
         return outcome != Outcome.DENIED;
     }
 
     /** @return the quota, in permits */
-    public long limit() {
+    public final long limit() {
         return limit;
     }
 
     /** @return permits left */
-    public long remaining() {
+    public final long remaining() {
         return remaining;
     }
 
     /** @return nanoseconds until the quota is fully restored */
-    public long resetNanos() {
+    public final long resetNanos() {
         return resetNanos;
     }
 
     /** @return nanoseconds after which a denied request would be admitted; 0 unless denied */
-    public long retryAfterNanos() {
+    public final long retryAfterNanos() {
         return retryAfterNanos;
     }
 
     /** @return nanoseconds to wait before proceeding; 0 unless shaped */
-    public long delayNanos() {
+    public final long delayNanos() {
         return delayNanos;
     }
 
     /** @return an immutable copy of the current content */
-    public Decision toDecision() {
+    public final Decision toDecision() {
         return new Decision(outcome, limit, remaining, resetNanos, retryAfterNanos, delayNanos);
     }
 

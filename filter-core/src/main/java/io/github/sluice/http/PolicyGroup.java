@@ -53,7 +53,7 @@ final class PolicyGroup {
     String policyField(Verdict v) {
         Verdict.Entry first = v.first();
         if (v.after(first) == null) {
-            return first.how.policyItem(first.decision);
+            return first.how.policyItem(first);
         }
         if (policyFields == null) {
             return join(v);
@@ -79,7 +79,7 @@ final class PolicyGroup {
             if (b.length() > 0) {
                 b.append(", ");
             }
-            b.append(e.how.policyItem(e.decision));
+            b.append(e.how.policyItem(e));
         }
         return b.toString();
     }

@@ -94,7 +94,7 @@ final class RateLimitHeaders {
         if (denied) {
             // As Verdict.retryAfterSeconds(), with the binding entry found once.
             Verdict.Entry binding = v.bindingEntry();
-            sink.header("Retry-After", binding.how.retryAfter(Math.max(1, resetSeconds(binding.decision))));
+            sink.header("Retry-After", binding.how.retryAfter(Math.max(1, resetSeconds(binding))));
         }
         if (!options.onlyOnDenial() || denied) {
             switch (options.style()) {
@@ -146,8 +146,8 @@ final class RateLimitHeaders {
         int n = 0;
         int length = 0;
         for (Verdict.Entry e = first; e != null; e = v.after(e)) {
-            length += (n > 0 ? 2 : 0) + e.how.limitPrefix.length() + digits(clamp(e.decision.remaining()))
-                    + (e.how.concurrency ? 0 : 3 + digits(clamp(resetSeconds(e.decision))));
+            length += (n > 0 ? 2 : 0) + e.how.limitPrefix.length() + digits(clamp(e.remaining()))
+                    + (e.how.concurrency ? 0 : 3 + digits(clamp(resetSeconds(e))));
             n++;
         }
         StringBuilder b = new StringBuilder(length);
@@ -160,9 +160,9 @@ final class RateLimitHeaders {
             int nextIndex = -1;
             int i = 0;
             for (Verdict.Entry e = first; e != null; e = v.after(e), i++) {
-                boolean ranksAfter = previous == null || closer(previous.decision, e.decision)
-                        || (!closer(e.decision, previous.decision) && i > previousIndex);
-                if (ranksAfter && (next == null || closer(e.decision, next.decision))) {
+                boolean ranksAfter = previous == null || closer(previous, e)
+                        || (!closer(e, previous) && i > previousIndex);
+                if (ranksAfter && (next == null || closer(e, next))) {
                     next = e;
                     nextIndex = i;
                 }
@@ -170,9 +170,9 @@ final class RateLimitHeaders {
             if (k > 0) {
                 b.append(", ");
             }
-            b.append(next.how.limitPrefix).append(clamp(next.decision.remaining()));
+            b.append(next.how.limitPrefix).append(clamp(next.remaining()));
             if (!next.how.concurrency) {
-                b.append(";t=").append(clamp(resetSeconds(next.decision)));
+                b.append(";t=").append(clamp(resetSeconds(next)));
             }
             previous = next;
             previousIndex = nextIndex;
@@ -182,7 +182,7 @@ final class RateLimitHeaders {
 
     /** A one-entry verdict's {@code RateLimit} value: the policy's last one if the numbers repeat. */
     private static String limitItem(Verdict.Entry e) {
-        MutableDecision d = e.decision;
+        MutableDecision d = e;
         boolean denied = d.outcome() == Outcome.DENIED;
         boolean full = !denied && d.remaining() + e.how.cost >= d.limit();
         return e.how.limitItem(clamp(d.remaining()), clamp(resetSeconds(d)), denied, full);
@@ -234,7 +234,7 @@ final class RateLimitHeaders {
 
     private static void triple(Verdict v, Plan plan, HeaderSink sink) {
         Verdict.Entry binding = v.bindingEntry() != null ? v.bindingEntry() : v.first();
-        MutableDecision d = binding.decision;
+        MutableDecision d = binding;
         sink.header(plan.limitName, Long.toString(d.limit()));
         sink.header(plan.remainingName, Long.toString(d.remaining()));
         sink.header(plan.resetName, Long.toString(resetSeconds(d)));
@@ -243,11 +243,11 @@ final class RateLimitHeaders {
     private static String degradedField(Verdict v) {
         Verdict.Entry first = v.first();
         if (v.after(first) == null) {
-            return first.decision.degraded() ? first.how.name : null;
+            return first.degraded() ? first.how.name : null;
         }
         StringBuilder b = null;
         for (Verdict.Entry e = first; e != null; e = v.after(e)) {
-            if (e.decision.degraded()) {
+            if (e.degraded()) {
                 if (b == null) {
                     b = new StringBuilder(32);
                 } else {

@@ -93,10 +93,9 @@ public final class Verdict implements ReleaseHandle {
      * One applied policy: how it is applied, the request's key, and the policy's decision. It is
      * the policy's {@link Claim} in {@link Store#acquireAll}.
      */
-    static final class Entry implements Claim {
+    static final class Entry extends MutableDecision implements Claim {
         final Enforcement how;
         final String key;
-        final MutableDecision decision = new MutableDecision();
         /* The next entry of the same kind (enforced or dry-run). */
         Entry next;
         /* The request's partition of an adaptive algorithm, or NO_PARTITION. */
@@ -130,7 +129,7 @@ public final class Verdict implements ReleaseHandle {
 
         @Override
         public MutableDecision decision() {
-            return decision;
+            return this; // the entry is its policy's decision: one object per applied policy, not two
         }
 
         @Override
@@ -140,7 +139,7 @@ public final class Verdict implements ReleaseHandle {
 
         /** @return {@code true} if this entry holds concurrency permits until the request ends */
         boolean holds() {
-            return how.concurrency && decision.allowed();
+            return how.concurrency && allowed();
         }
 
         void tell(EnforcementListener listener, RequestView request) {
@@ -148,17 +147,17 @@ public final class Verdict implements ReleaseHandle {
                 if (listener instanceof EnforcerMetrics metrics) {
                     // The enforcer's own counting: its policy's counters are found once, not by name.
                     PolicyMetrics counts = how.counts(metrics);
-                    switch (decision.outcome()) {
-                        case ALLOWED -> metrics.allowed(counts, how.policy, key, decision);
-                        case SHAPED -> metrics.shaped(counts, how.policy, key, decision);
-                        case DENIED -> metrics.denied(counts, how.policy, key, decision, request);
+                    switch (outcome()) {
+                        case ALLOWED -> metrics.allowed(counts, how.policy, key, this);
+                        case SHAPED -> metrics.shaped(counts, how.policy, key, this);
+                        case DENIED -> metrics.denied(counts, how.policy, key, this, request);
                     }
                     return;
                 }
-                switch (decision.outcome()) {
-                    case ALLOWED -> listener.allowed(how.policy, key, decision);
-                    case SHAPED -> listener.shaped(how.policy, key, decision);
-                    case DENIED -> listener.denied(how.policy, key, decision, request);
+                switch (outcome()) {
+                    case ALLOWED -> listener.allowed(how.policy, key, this);
+                    case SHAPED -> listener.shaped(how.policy, key, this);
+                    case DENIED -> listener.denied(how.policy, key, this, request);
                 }
             } catch (RuntimeException ignored) {
                 // A listener must never change a decision; see EnforcementListener.
@@ -171,7 +170,7 @@ public final class Verdict implements ReleaseHandle {
             // how long requests take (adaptive limits); the others ignore it. A failure teaches
             // nothing: released without the receipt.
             boolean dropped = ending == TIMED_OUT || (how.adaptive && how.policy.drop().contains(ending));
-            how.space.release(key, how.cost, ending == FAILED ? MutableDecision.NO_RECEIPT : decision.receipt(), dropped);
+            how.space.release(key, how.cost, ending == FAILED ? MutableDecision.NO_RECEIPT : receipt(), dropped);
             try {
                 how.group.enforcer.told().released(how.policy, key, how.cost);
             } catch (RuntimeException ignored) {
@@ -181,7 +180,7 @@ public final class Verdict implements ReleaseHandle {
 
         @Override
         public String toString() {
-            return how.policy.name() + (how.dryRun ? "(dry-run)" : "") + '=' + decision;
+            return how.policy.name() + (how.dryRun ? "(dry-run)" : "") + '=' + super.toString();
         }
     }
 
@@ -226,9 +225,9 @@ public final class Verdict implements ReleaseHandle {
         boolean admitted = enforced == null || ((state & UNKEYED) == 0 ? store.acquireAll(enforced) : refuseUnresolved());
         for (Entry e = dryRun; e != null; e = e.next) {
             if (e.key == null) {
-                e.decision.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
+                e.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
             } else {
-                e.how.space.acquire(e.key, e.partition, admitted ? e.how.cost : 0, e.decision);
+                e.how.space.acquire(e.key, e.partition, admitted ? e.how.cost : 0, e);
             }
         }
         int outcome = DENIED;
@@ -236,7 +235,7 @@ public final class Verdict implements ReleaseHandle {
             // One walk: whether an enforced entry asks for a delay, and whether any entry holds permits.
             outcome = 0;
             for (Entry e = first(); e != null; e = after(e)) {
-                if (!e.how.dryRun && e.decision.outcome() == Outcome.SHAPED && e.decision.delayNanos() > 0) {
+                if (!e.how.dryRun && e.outcome() == Outcome.SHAPED && e.delayNanos() > 0) {
                     outcome |= SHAPED;
                 }
                 if (e.holds()) {
@@ -248,7 +247,7 @@ public final class Verdict implements ReleaseHandle {
         if (listener != EnforcementListener.NONE) {
             for (Entry e = first(); e != null; e = after(e)) {
                 // After a denial the others were given back or only peeked: only denials are news.
-                if (admitted || (!e.how.dryRun && e.decision.outcome() == Outcome.DENIED)) {
+                if (admitted || (!e.how.dryRun && e.outcome() == Outcome.DENIED)) {
                     e.tell(listener, request);
                 }
             }
@@ -266,9 +265,9 @@ public final class Verdict implements ReleaseHandle {
     private boolean refuseUnresolved() {
         for (Entry e = enforced; e != null; e = e.next) {
             if (e.key == null) {
-                e.decision.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
+                e.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
             } else {
-                e.space().acquire(e.key, 0, e.decision);
+                e.space().acquire(e.key, 0, e);
             }
         }
         return false;
@@ -291,8 +290,8 @@ public final class Verdict implements ReleaseHandle {
         if ((state & DENIED) != 0) {
             Entry binding = null;
             for (Entry e = enforced; e != null; e = e.next) {
-                if (e.decision.outcome() == Outcome.DENIED && (binding == null
-                        || e.decision.retryAfterNanos() > binding.decision.retryAfterNanos())) {
+                if (e.outcome() == Outcome.DENIED && (binding == null
+                        || e.retryAfterNanos() > binding.retryAfterNanos())) {
                     binding = e;
                 }
             }
@@ -301,7 +300,7 @@ public final class Verdict implements ReleaseHandle {
         // The closest to exhaustion among the enforced entries, or among the dry-run ones if none.
         Entry binding = enforced != null ? enforced : dryRun;
         for (Entry e = binding == null ? null : binding.next; e != null; e = e.next) {
-            if (RateLimitHeaders.closer(e.decision, binding.decision)) {
+            if (RateLimitHeaders.closer(e, binding)) {
                 binding = e;
             }
         }
@@ -342,8 +341,8 @@ public final class Verdict implements ReleaseHandle {
         long delay = 0;
         if (shaped()) {
             for (Entry e = enforced; e != null; e = e.next) {
-                if (e.decision.outcome() == Outcome.SHAPED) {
-                    delay = Math.max(delay, e.decision.delayNanos());
+                if (e.outcome() == Outcome.SHAPED) {
+                    delay = Math.max(delay, e.delayNanos());
                 }
             }
         }
@@ -360,7 +359,7 @@ public final class Verdict implements ReleaseHandle {
     public int status() {
         requireDenied("status");
         Entry binding = bindingEntry();
-        MutableDecision d = binding.decision;
+        MutableDecision d = binding;
         Policy p = binding.how.policy;
         return binding.key == null ? p.unresolved().status(p.status())
                 : d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : p.status();
@@ -375,7 +374,7 @@ public final class Verdict implements ReleaseHandle {
      */
     public long retryAfterSeconds() {
         requireDenied("retryAfterSeconds");
-        return Math.max(1, RateLimitHeaders.resetSeconds(bindingEntry().decision));
+        return Math.max(1, RateLimitHeaders.resetSeconds(bindingEntry()));
     }
 
     private void requireDenied(String what) {
@@ -430,7 +429,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public Decision decision(int i) {
-        return entry(i).decision.toDecision();
+        return entry(i).toDecision();
     }
 
     /**
@@ -448,7 +447,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public boolean degraded(int i) {
-        return entry(i).decision.degraded();
+        return entry(i).degraded();
     }
 
     /**
@@ -458,7 +457,7 @@ public final class Verdict implements ReleaseHandle {
      */
     public boolean violated(int i) {
         Entry e = entry(i);
-        return !e.how.dryRun && e.decision.outcome() == Outcome.DENIED;
+        return !e.how.dryRun && e.outcome() == Outcome.DENIED;
     }
 
     /**
@@ -467,7 +466,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public boolean retryable(int i) {
-        return entry(i).decision.retryAfterNanos() != Decision.NEVER;
+        return entry(i).retryAfterNanos() != Decision.NEVER;
     }
 
     /**
@@ -491,7 +490,7 @@ public final class Verdict implements ReleaseHandle {
     /** @return {@code true} if a dry-run policy would have denied this request */
     public boolean dryRunDenied() {
         for (Entry e = dryRun; e != null; e = e.next) {
-            if (e.decision.outcome() == Outcome.DENIED) {
+            if (e.outcome() == Outcome.DENIED) {
                 return true;
             }
         }
@@ -502,7 +501,7 @@ public final class Verdict implements ReleaseHandle {
     public List<String> violatedPolicies() {
         List<String> out = new ArrayList<>(1);
         for (Entry e = enforced; e != null; e = e.next) {
-            if (e.decision.outcome() == Outcome.DENIED) {
+            if (e.outcome() == Outcome.DENIED) {
                 out.add(e.how.policy.name());
             }
         }
