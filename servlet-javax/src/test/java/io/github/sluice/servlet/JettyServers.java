@@ -12,6 +12,7 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.servlet.FilterHolder;
+import org.eclipse.jetty.servlet.FilterMapping;
 import org.eclipse.jetty.servlet.ServletContextHandler;
 import org.eclipse.jetty.servlet.ServletHolder;
 import org.eclipse.jetty.webapp.WebAppContext;
@@ -37,9 +38,20 @@ final class JettyServers {
         filter.setInitParameters(d.initParams());
         filter.setAsyncSupported(d.async());
         context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
-        ServletHolder servlet = new ServletHolder(d.servlet());
+        ServletHolder servlet = new ServletHolder("app", d.servlet());
         servlet.setAsyncSupported(d.async());
         context.addServlet(servlet, "/api/*");
+        if (d.mappedThrice()) {
+            FilterHolder wrapping = new FilterHolder(new Deployment.Wrapping());
+            wrapping.setAsyncSupported(d.async());
+            context.addFilter(wrapping, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+            context.addFilter(filter, "/api/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+            FilterMapping byName = new FilterMapping();
+            byName.setFilterName(filter.getName());
+            byName.setServletName("app");
+            byName.setDispatcherTypes(EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+            context.getServletHandler().addFilterMapping(byName);
+        }
         return start(context, context.getServletContext(), d.lenientUris());
     }
 

@@ -44,6 +44,13 @@ final class TomcatServers {
             ServletRegistration.Dynamic servlet = servletContext.addServlet("app", d.servlet());
             servlet.setAsyncSupported(d.async());
             servlet.addMapping("/api/*");
+            if (d.mappedThrice()) {
+                FilterRegistration.Dynamic wrapping = servletContext.addFilter("wrapping", new Deployment.Wrapping());
+                wrapping.setAsyncSupported(d.async());
+                wrapping.addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC), true, "/*");
+                filter.addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC), true, "/api/*");
+                filter.addMappingForServletNames(EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC), true, "app");
+            }
         }, null);
         return start(tomcat, context);
     }

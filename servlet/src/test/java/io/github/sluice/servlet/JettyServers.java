@@ -6,6 +6,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.FilterMapping;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
@@ -34,9 +35,20 @@ final class JettyServers {
         filter.setInitParameters(d.initParams());
         filter.setAsyncSupported(d.async());
         context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
-        ServletHolder servlet = new ServletHolder(d.servlet());
+        ServletHolder servlet = new ServletHolder("app", d.servlet());
         servlet.setAsyncSupported(d.async());
         context.addServlet(servlet, "/api/*");
+        if (d.mappedThrice()) {
+            FilterHolder wrapping = new FilterHolder(new Deployment.Wrapping());
+            wrapping.setAsyncSupported(d.async());
+            context.addFilter(wrapping, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+            context.addFilter(filter, "/api/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+            FilterMapping byName = new FilterMapping();
+            byName.setFilterName(filter.getName());
+            byName.setServletName("app");
+            byName.setDispatcherTypes(EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+            context.getServletHandler().addFilterMapping(byName);
+        }
         return start(context, context.getServletContext(), d.lenientUris());
     }
 

@@ -16,6 +16,7 @@ import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,26 @@ abstract class ResponseContract extends ContainerContract {
         assertEquals("\"per-ip\";q=2;w=60", ok.headers().firstValue("RateLimit-Policy").orElseThrow());
         assertEquals("\"per-ip\";r=1;t=30", ok.headers().firstValue("RateLimit").orElseThrow());
         assertFalse(ok.headers().firstValue("Retry-After").isPresent());
+    }
+
+    @Test
+    void filterMappedThrice_behindAWrapper_decidesEachRequestOnce() throws Exception {
+        // Given the same filter mapped on /*, then behind a filter that wraps the request, on
+        // /api/* and on the servlet's name (Jetty calls it three times per dispatch), 2 per minute
+        RunningServer server = start(Deployment.of(new SluiceFilter(enforcer(
+                "per-ip = token-bucket 2/1m key=ip match=/api/*")), app).withFilterMappedThrice());
+
+        // When three requests pass one after the other
+        HttpResponse<String> first = Http.get(server.uri("/api/ok"));
+        HttpResponse<String> second = Http.get(server.uri("/api/ok"));
+        HttpResponse<String> third = Http.get(server.uri("/api/ok"));
+
+        // Then each was decided once: two admitted with one RateLimit field each, the third refused
+        assertEquals(200, first.statusCode());
+        assertEquals(List.of("\"per-ip\";r=1;t=30"), first.headers().allValues("RateLimit"));
+        assertEquals(200, second.statusCode());
+        assertEquals(List.of("\"per-ip\";r=0;t=60"), second.headers().allValues("RateLimit"));
+        assertEquals(429, third.statusCode());
     }
 
     @Test
