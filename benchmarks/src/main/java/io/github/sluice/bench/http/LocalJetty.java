@@ -39,6 +39,8 @@ import org.eclipse.jetty.util.Callback;
  *
  * <p>Limiters: {@code none}, {@code fields} (a filter that adds the two header fields the Sluice
  * filter adds in the HTTP comparison, with the same values and no decision), {@code sluice},
+ * {@code sluice-nofields} (the same filter with header style {@code none}: the work of the
+ * containers' limiters, which add no fields),
  * {@code ratelimit} (Tomcat's {@code RateLimitFilter}, a standard servlet filter, here in Jetty,
  * configured as in {@link TomcatServer}); {@code none-handler}, {@code qos} and {@code dos}
  * (Jetty's handlers, configured as in {@link JettyServer}). What the container spends writing the
@@ -73,7 +75,7 @@ final class LocalJetty implements AutoCloseable {
         context.addServlet(new ServletHolder(new HelloServlet()), "/hello");
         Handler top = context;
         switch (limiter) {
-            case "none", "fields", "sluice", "ratelimit" -> {
+            case "none", "fields", "sluice", "sluice-nofields", "ratelimit" -> {
                 addFilter(context, (req, res, chain) -> {
                     long in = THREADS.getCurrentThreadCpuTime();
                     chain.doFilter(req, res);
@@ -88,6 +90,7 @@ final class LocalJetty implements AutoCloseable {
                         chain.doFilter(req, res);
                     });
                     case "sluice" -> addFilter(context, Setups.sluiceFilter());
+                    case "sluice-nofields" -> addFilter(context, Setups.sluiceFilterWithoutFields());
                     case "ratelimit" -> {
                         FilterHolder holder = new FilterHolder(new RateLimitFilter());
                         holder.setInitParameters(Map.of("bucketDuration", "60", "bucketRequests",
@@ -120,7 +123,7 @@ final class LocalJetty implements AutoCloseable {
                 top = new Reading(limited, true);
             }
             default -> throw new IllegalArgumentException("local jetty limiter must be none, fields, sluice, "
-                    + "ratelimit, none-handler, qos or dos but was " + limiter);
+                    + "sluice-nofields, ratelimit, none-handler, qos or dos but was " + limiter);
         }
         server.setHandler(top);
         server.start();

@@ -2,6 +2,8 @@ package io.github.sluice.bench.http;
 
 import io.github.sluice.bench.micro.Configs;
 import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.HeaderOptions;
+import io.github.sluice.http.HeaderStyle;
 import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.servlet.SluiceFilter;
@@ -23,6 +25,19 @@ final class Setups {
         Policy perIp = Policy.builder("per-ip").algorithm(Configs.OPEN.tokenBucket())
                 .key(KeyResolvers.ip()).build();
         return new SluiceFilter(Enforcer.builder().policy(perIp).build());
+    }
+
+    /**
+     * The filter of {@link #sluiceFilter()} with header style {@code none}: it decides, counts and
+     * arranges the release, and adds no field, like the containers' own limiters.
+     *
+     * @return a new filter
+     */
+    static SluiceFilter sluiceFilterWithoutFields() {
+        Policy perIp = Policy.builder("per-ip").algorithm(Configs.OPEN.tokenBucket())
+                .key(KeyResolvers.ip()).build();
+        return new SluiceFilter(Enforcer.builder().policy(perIp)
+                .headers(HeaderOptions.DEFAULT.withStyle(HeaderStyle.NONE)).build());
     }
 
     /** A limit for the containers' own limiters that loopback load never reaches. */
