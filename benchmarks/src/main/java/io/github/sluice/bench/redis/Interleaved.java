@@ -58,7 +58,8 @@ import java.util.concurrent.atomic.LongAdder;
  * measured wait (the closest to an idle machine) and {@code w} = 0 (CPU time alone).
  *
  * <p>Also printed: redis-server's own time inside each store's script ({@code usec_per_call} of
- * its script command). Usage: {@code java -cp benchmarks.jar
+ * its script command: {@code EVALSHA}, {@code EVAL}, or {@code FCALL} when the server has
+ * Sluice's function library). Usage: {@code java -cp benchmarks.jar
  * io.github.sluice.bench.redis.Interleaved [rounds [decisions per round]]} (defaults 20 and
  * 2,000, after 5 rounds of warm-up). The last line, {@code redis-1thread ...}, carries the
  * figures {@code benchmarks/run.sh} puts in its summary.
@@ -237,7 +238,7 @@ public final class Interleaved {
      * @param trips round trips per decision, or -1 to count the script calls (Sluice's)
      */
     private static Sample run(Runnable decision, int n, Meters m, double trips) {
-        long[] stats0 = m.commandStats("evalsha", "eval");
+        long[] stats0 = m.commandStats("evalsha", "eval", "fcall");
         long server0 = m.serverCpuNanos();
         long client0 = Meters.clientCpuNanos();
         long t0 = System.nanoTime();
@@ -247,7 +248,7 @@ public final class Interleaved {
         long t1 = System.nanoTime();
         long client1 = Meters.clientCpuNanos();
         long server1 = m.serverCpuNanos();
-        long[] stats1 = m.commandStats("evalsha", "eval");
+        long[] stats1 = m.commandStats("evalsha", "eval", "fcall");
         long scripts = stats1[0] - stats0[0];
         double scriptUs = scripts == 0 ? 0 : (double) (stats1[1] - stats0[1]) / scripts;
         return new Sample((t1 - t0) / 1e3 / n, (client1 - client0) / 1e3 / n, (server1 - server0) / 1e3 / n,
