@@ -56,7 +56,7 @@ class ScriptLayoutTest {
     void scriptCacheFlushed_everyAlgorithmStillDecidesThroughEvalThenByDigest(Algorithm<?> algorithm,
             RedisServer redis) {
         try (RedisStore store = RedisStore.builder().uri(redis.uri()).commandTimeout(Duration.ofSeconds(5))
-                .denialCacheSize(0).build()) {
+                .denialCacheSize(0).functions(false).build()) {
             KeySpace space = store.keySpace("kind", algorithm);
             MutableDecision out = new MutableDecision();
             assertTrue(space.acquire(CLIENT, 1, out), "first acquisition of " + algorithm);
