@@ -177,6 +177,40 @@ class ClusterStoreTest {
     }
 
     @Test
+    void functions_libraryLoadedOnEveryMaster_decisionsGoByFcall(RedisCluster cluster) throws Exception {
+        // Given a cluster without the library (FUNCTION FLUSH replicates to the replicas)
+        for (int port : cluster.masters()) {
+            cluster.call(port, "FUNCTION", "FLUSH");
+        }
+        try (RedisStore store = store(cluster).build()) {
+            // Then the store loaded it on every master, and the replicas received it
+            for (int port : cluster.masters()) {
+                assertTrue(FunctionsTest.loaded(cluster.call(port, "FUNCTION", "LIST")), "master " + port);
+            }
+            for (String uri : cluster.nodeUris()) {
+                int port = Integer.parseInt(uri.substring(uri.lastIndexOf(':') + 1));
+                Load.await("node " + port + " to have the library", 10_000,
+                        () -> FunctionsTest.loaded(cluster.call(port, "FUNCTION", "LIST")));
+            }
+            // And decisions on every master go by FCALL
+            cluster.resetStats();
+            KeySpace space = store.keySpace("fn", TokenBucket.builder().rate(Rate.perHour(1)).burst(5).build());
+            MutableDecision out = new MutableDecision();
+            List<String> keys = keysOnEveryMaster(cluster, "fn");
+            for (String key : keys) {
+                assertTrue(space.acquire(key, 1, out));
+                assertFalse(out.degraded());
+                assertEquals(4, out.remaining());
+            }
+            assertEquals(keys.size(), cluster.calls("fcall"));
+            assertEquals(0, cluster.calls("evalsha") + cluster.calls("eval"));
+            for (String key : keys) {
+                assertEquals(1, cluster.calls(cluster.masterOf(NAMES.key("fn", key)), "fcall"), key);
+            }
+        }
+    }
+
+    @Test
     void acquireAll_policiesOfOneClientKey_areOneScriptCallOnItsMaster(RedisCluster cluster) {
         try (RedisStore store = store(cluster).build()) {
             KeySpace perSecond = store.keySpace("per-second", TokenBucket.of(Rate.of(10, Duration.ofSeconds(1))));
