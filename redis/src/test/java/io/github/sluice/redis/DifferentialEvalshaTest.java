@@ -10,6 +10,11 @@ import io.github.sluice.redis.testing.RedisServer;
 class DifferentialEvalshaTest extends DifferentialTest {
 
     DifferentialEvalshaTest(RedisServer redis) {
-        super(redis, false);
+        super(redis);
+    }
+
+    @Override
+    boolean functions() {
+        return false;
     }
 }
