@@ -215,8 +215,8 @@ class FunctionsTest {
         try (LogCapture log = LogCapture.start();
                 RedisStore store = RedisStore.builder()
                         .uri("redis://nofunction:pw-of-the-test@127.0.0.1:" + redis.port())
-                        .commandTimeout(Duration.ofSeconds(5)).connectTimeout(Duration.ofSeconds(10))
-                        .denialCacheSize(0).build()) {
+                        .commandTimeout(Duration.ofMillis(200)).connectTimeout(Duration.ofSeconds(10))
+                        .failureThreshold(1).denialCacheSize(0).build()) {
             assertFalse(store.degraded());
             KeySpace space = store.keySpace("p", TokenBucket.builder().rate(Rate.perHour(1)).burst(5).build());
             MutableDecision out = new MutableDecision();
@@ -233,7 +233,23 @@ class FunctionsTest {
             assertEquals(1, refusals.size(), refusals::toString);
             assertEquals(Level.INFO, refusals.get(0).level());
             assertTrue(refusals.get(0).message().contains("NOPERM"), refusals.get(0).message());
+
+            // When Redis stops answering for a while, the breaker opens and the probe checks
+            // again, FUNCTION LOAD refused again
+            redis.call("CLIENT", "PAUSE", "1000", "ALL");
+            space.acquire(CLIENT, 1, out);
+            assertTrue(out.degraded(), "a decision while the server is paused");
+            Load.await("the store to recover", 20_000, () -> !store.degraded());
+
+            // Then the store decides by EVALSHA again, and the refusal was not logged again
+            long evalshas = redis.calls("evalsha");
+            assertTrue(space.acquire(CLIENT, 1, out));
+            assertFalse(out.degraded());
+            assertEquals(evalshas + 1, redis.calls("evalsha"));
+            assertEquals(0, redis.calls("fcall"));
+            assertEquals(1, refusals(log).size(), () -> refusals(log).toString());
         } finally {
+            redis.call("CLIENT", "UNPAUSE");
             redis.call("ACL", "DELUSER", "nofunction");
         }
     }
