@@ -211,6 +211,38 @@ class ClusterStoreTest {
     }
 
     @Test
+    void functions_flushedOnOneMaster_noDecisionFails_libraryLoadedThereAgain(RedisCluster cluster) {
+        try (RedisStore store = store(cluster).build()) {
+            KeySpace space = store.keySpace("fn-flush", TokenBucket.builder().rate(Rate.perHour(1)).burst(50).build());
+            List<String> keys = keysOnEveryMaster(cluster, "fn-flush");
+            int flushed = cluster.masterOf(NAMES.key("fn-flush", keys.get(0)));
+            MutableDecision out = new MutableDecision();
+
+            // When one master loses the library (FUNCTION FLUSH, or a node new to the cluster)
+            cluster.call(flushed, "FUNCTION", "FLUSH");
+            assertFalse(FunctionsTest.loaded(cluster.call(flushed, "FUNCTION", "LIST")));
+
+            // Then every decision on every master still comes from Redis, unchanged
+            for (int round = 1; round <= 10; round++) {
+                for (String key : keys) {
+                    assertTrue(space.acquire(key, 1, out), key);
+                    assertFalse(out.degraded(), key);
+                    assertEquals(50 - round, out.remaining(), key);
+                }
+            }
+            // And the store loads the library on that master again, and calls it there
+            Load.await("the library on " + flushed, 10_000,
+                    () -> FunctionsTest.loaded(cluster.call(flushed, "FUNCTION", "LIST")));
+            Load.await("a call by FCALL on " + flushed, 10_000, () -> {
+                long fcalls = cluster.calls(flushed, "fcall");
+                space.acquire(keys.get(0), 0, out);
+                assertFalse(out.degraded());
+                return cluster.calls(flushed, "fcall") > fcalls;
+            });
+        }
+    }
+
+    @Test
     void acquireAll_policiesOfOneClientKey_areOneScriptCallOnItsMaster(RedisCluster cluster) {
         try (RedisStore store = store(cluster).build()) {
             KeySpace perSecond = store.keySpace("per-second", TokenBucket.of(Rate.of(10, Duration.ofSeconds(1))));
