@@ -93,6 +93,23 @@ class FunctionsTest {
         }
     }
 
+    /** A rolling upgrade: another version's library on the same server is left alone, and not called. */
+    @Test
+    void anotherVersionsLibrary_onTheServer_eachVersionCallsItsOwn(RedisServer redis) {
+        String other = "sluice_000000000000";
+        redis.call("FUNCTION", "LOAD", "#!lua name=" + other + "\nredis.register_function{function_name = '" + other
+                + "', callback = function(KEYS, ARGV) return redis.error_reply('the other version') end}");
+        try (RedisStore store = store(redis).build()) {
+            KeySpace space = store.keySpace("p", TokenBucket.builder().rate(Rate.perHour(1)).burst(5).build());
+            MutableDecision out = new MutableDecision();
+            assertTrue(space.acquire(CLIENT, 1, out));
+            assertFalse(out.degraded());
+            assertEquals(4, out.remaining());
+            Object list = redis.call("FUNCTION", "LIST");
+            assertTrue(loaded(list) && String.valueOf(list).contains(other), String.valueOf(list));
+        }
+    }
+
     @Test
     void functionsOff_decidesByEvalshaAndLoadsNoLibrary(RedisServer redis) {
         try (RedisStore store = store(redis).functions(false).build()) {
