@@ -15,9 +15,7 @@ import io.github.sluice.redis.internal.ScriptCall;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.StoreListener;
 import java.lang.System.Logger.Level;
-import io.lettuce.core.RedisBusyException;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisLoadingException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -176,8 +174,9 @@ final class Engine implements Reporter.Sink {
      * @param deadline the deadline on the real clock
      * @throws IllegalStateException if there is no connection
      * @throws TimeoutException when a node does not answer by the deadline
-     * @throws ExecutionException when a node could not be reached, or answered that it is busy or
-     *     loading its data (an answer that says nothing of the library)
+     * @throws ExecutionException when a node could not be reached (an error a node answers
+     *     instead, such as {@code READONLY}, {@code BUSY}, {@code LOADING} or {@code OOM}, leaves
+     *     calls on {@code EVALSHA}, and the probe's thread tries again)
      * @throws InterruptedException when the thread is interrupted
      */
     void loadLibrary(long deadline) throws TimeoutException, ExecutionException, InterruptedException {
@@ -188,21 +187,35 @@ final class Engine implements Reporter.Sink {
         if (answers == null) {
             throw new IllegalStateException("not connected");
         }
+        String notNow = null;
         for (Map.Entry<String, CompletableFuture<String>> answer : answers.entrySet()) {
             try {
                 await(answer.getValue(), deadline);
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
-                String message = cause == null ? null : cause.getMessage();
-                if (!(cause instanceof RedisCommandExecutionException) || cause instanceof RedisBusyException
-                        || cause instanceof RedisLoadingException) {
+                if (!(cause instanceof RedisCommandExecutionException)) {
                     throw e;
                 }
-                if (message == null || !message.contains("already exists")) {
+                String message = String.valueOf(cause.getMessage());
+                if (message.contains("already exists")) {
+                    continue;
+                }
+                if (message.startsWith("ERR") || message.startsWith("NOPERM")) {
+                    // Unknown command (before Redis 7), denied by an ACL, or not a valid library.
                     libraryRefused(answer.getKey(), message);
                     return;
                 }
+                // Read-only (a demoted primary), busy, loading, out of memory: says nothing of
+                // the library; the check's own steps tell whether the node decides.
+                notNow = answer.getKey() + ": " + message;
             }
+        }
+        if (notNow != null) {
+            byFunction.set(false);
+            libraryLost = true;
+            log.log(Level.DEBUG, "sluice-redis ''{0}'': the function library is not loaded ({1});"
+                    + " calls go by EVALSHA until it is", name, notNow);
+            return;
         }
         libraryLost = false;
         byFunction.set(true);
@@ -232,8 +245,9 @@ final class Engine implements Reporter.Sink {
     }
 
     /**
-     * Loads the library again if a call found it missing. On the probe's thread, while the
-     * breaker is closed; a failed load is tried again on the next run.
+     * Loads the library again if a call found it missing, or a node could not load it then (read
+     * only, busy, loading, out of memory). On the probe's thread, while the breaker is closed; a
+     * failed load is tried again on the next run.
      *
      * @param timeoutNanos how long the load may take
      */

@@ -228,8 +228,9 @@ public final class RedisStore implements Store {
 
     /**
      * Checks that Redis decides: it answers {@code PING}, has the function library and the script
-     * (loaded here if it did not; see {@link Builder#functions}), runs it, and accepts a write, on every master of a cluster (the probe key of each is
-     * in a slot that master serves, and goes through the same routing as a decision). At startup
+     * (loaded here if it did not; see {@link Builder#functions}), runs it, and accepts a write, on
+     * every master of a cluster (the probe key of each is in a slot that master serves, and goes
+     * through the same routing as a decision). At startup
      * this also loads the client's whole decision path, so that the first real decision does not
      * spend its short command timeout on class loading or on {@code NOSCRIPT}.
      *
@@ -280,8 +281,9 @@ public final class RedisStore implements Store {
 
     /**
      * While the breaker is closed: load the function library again if a call found it missing
-     * (see {@link Builder#functions}). While the breaker is open: connect if there is no connection, {@linkplain #check check} that
-     * Redis decides, and only then close the breaker; closing on a PONG would make requests pay
+     * (see {@link Builder#functions}). While the breaker is open: connect if there is no
+     * connection, {@linkplain #check check} that Redis decides, and only then close the breaker;
+     * closing on a PONG would make requests pay
      * for a Redis that refuses them again and again. Runs on the store's probe thread, bounded by
      * the connect timeout (connecting, loading) and the command timeout (each other step). On a
      * cluster, a failed probe also asks the client to refresh its map of the cluster at once: a
@@ -632,10 +634,10 @@ public final class RedisStore implements Store {
          * Sets whether decisions may go by a Redis 7 function ({@code FCALL}) rather than by the
          * script's digest ({@code EVALSHA}). Default {@code true}.
          *
-         * <p>When on, the store loads its function library ({@code FUNCTION LOAD}, the same Lua
-         * as the script, every algorithm defined once, at load time, rather than on every call) at
-         * startup and on every probe, on the server or on every master of a cluster; a replica
-         * receives it from its master. Calls then go by {@code FCALL}, which spares the server
+         * <p>When on, the store loads its function library ({@code FUNCTION LOAD}: the same Lua
+         * files as the script, every algorithm defined once, by the function's first call, rather
+         * than on every call) at startup and whenever the probe checks Redis, on the server or on
+         * every master of a cluster; a replica receives it from its master. Calls then go by {@code FCALL}, which spares the server
          * the script's definitions on every call (a few microseconds of its single thread per
          * decision). Where Redis refuses the library ({@code FUNCTION} unknown before Redis 7,
          * or denied by an ACL or a managed service), calls go by {@code EVALSHA}, and the reason

@@ -274,6 +274,40 @@ class FunctionsTest {
         }
     }
 
+    /**
+     * A server that cannot load the library now (a read-only replica: a primary demoted by a
+     * failover; or busy, loading, out of memory) has not refused it: calls go by EVALSHA until it
+     * can, and the probe's thread loads it then, without a refusal logged.
+     */
+    @Test
+    void functionLoadAnsweredReadOnly_isNoRefusal_libraryLoadedOnceWritable(RedisServer redis) throws Exception {
+        int nowhere;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            nowhere = s.getLocalPort();
+        }
+        redis.call("REPLICAOF", "127.0.0.1", Integer.toString(nowhere));
+        try (LogCapture log = LogCapture.start(); RedisStore store = store(redis).build()) {
+            assertFalse(loaded(redis.call("FUNCTION", "LIST")));
+            KeySpace space = store.keySpace("p", TokenBucket.builder().rate(Rate.perHour(1)).burst(5).build());
+
+            // When the server is writable again
+            redis.call("REPLICAOF", "NO", "ONE");
+
+            // Then the store loads the library and calls it, having logged no refusal
+            MutableDecision out = new MutableDecision();
+            Load.await("a call by FCALL", 10_000, () -> {
+                long fcalls = redis.calls("fcall");
+                space.acquire(CLIENT, 0, out);
+                assertFalse(out.degraded());
+                return redis.calls("fcall") == fcalls + 1;
+            });
+            assertTrue(loaded(redis.call("FUNCTION", "LIST")));
+            assertEquals(List.of(), refusals(log));
+        } finally {
+            redis.call("REPLICAOF", "NO", "ONE");
+        }
+    }
+
     private static List<LogCapture.Line> refusals(LogCapture log) {
         return log.lines().stream().filter(l -> l.message().contains("refused the function library")).toList();
     }
