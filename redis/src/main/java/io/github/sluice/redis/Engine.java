@@ -15,18 +15,32 @@ import io.github.sluice.redis.internal.ScriptCall;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.StoreListener;
 import java.lang.System.Logger.Level;
+import io.lettuce.core.RedisCommandExecutionException;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What every key space of one {@link RedisStore} shares: the connection, the script, the circuit
- * breaker, the clocks, the failure policy and its fallback registry, and the reporter that logs
- * and tells the listener off the request path. Thread-safe.
+ * What every key space of one {@link RedisStore} shares: the connection, the script and how it is
+ * called, the circuit breaker, the clocks, the failure policy and its fallback registry, and the
+ * reporter that logs and tells the listener off the request path. Thread-safe.
+ *
+ * <h2>FCALL or EVALSHA</h2>
+ * Calls go by {@code FCALL} once the function library is loaded on the server (on every master of
+ * a cluster) by {@link #loadLibrary}, at startup and by the probe; by {@code EVALSHA} before, when
+ * Functions are off ({@link RedisStore.Builder#functions}), or when Redis refused the library
+ * ({@code FUNCTION LOAD} unknown before Redis 7, denied by an ACL or a managed service), which is
+ * logged once at INFO. A call answered that the function is not found ({@code FUNCTION FLUSH}, a
+ * node new to a cluster) is repeated with {@code EVAL} within its deadline, as a {@code
+ * NOSCRIPT} is; from then on calls go by {@code EVALSHA} until the probe's thread has loaded the
+ * library again ({@link #reloadIfLost}), within a probe interval. Which way a call goes is one
+ * volatile read; nothing on the request path waits for a load.
  */
 final class Engine implements Reporter.Sink {
 
@@ -61,6 +75,16 @@ final class Engine implements Reporter.Sink {
      * thread may log, a request thread or a Lettuce I/O thread included.
      */
     final Reporter log;
+    /** Whether the builder allows calls by function. */
+    final boolean functions;
+    /** Whether calls go by {@code FCALL} (else {@code EVALSHA}): the library is loaded. */
+    private final AtomicBoolean byFunction = new AtomicBoolean();
+    /** The library went missing: the probe's thread loads it again. */
+    private volatile boolean libraryLost;
+    /** Whether a refusal of the library was logged at INFO (only the first is). */
+    private final AtomicBoolean refusalLogged = new AtomicBoolean();
+    /** Whether a loss of the library was logged at INFO (only the first is; later ones at DEBUG). */
+    private final AtomicBoolean lossLogged = new AtomicBoolean();
     private final String instanceId;
     private final byte[] probeHead;
     private final AtomicLong leaseSeq = new AtomicLong();
@@ -79,6 +103,7 @@ final class Engine implements Reporter.Sink {
         this.denialCacheSize = b.denialCacheSize;
         this.leaseMicros = b.leaseTimeout.toNanos() / 1000;
         this.listener = b.listener;
+        this.functions = b.functions;
         this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
         this.probeHead = (probeKey() + ':').getBytes(StandardCharsets.US_ASCII);
         // Last: the reporter's thread starts here and sees every field above.
@@ -131,7 +156,113 @@ final class Engine implements Reporter.Sink {
      * @return the call, not yet sent
      */
     ScriptCall call(char op, long now, Part[] parts, int group, ScriptCall.Callback callback) {
-        return ScriptCall.of(script, op, now, parts, group, connector.cluster(), callback);
+        return ScriptCall.of(script, via(), op, now, parts, group, connector.cluster(), callback);
+    }
+
+    /** @return how calls name the script now: {@code FCALL} while the library is loaded */
+    ScriptCall.Via via() {
+        return byFunction.get() ? ScriptCall.Via.FCALL : ScriptCall.Via.EVALSHA;
+    }
+
+    /**
+     * Loads the function library with {@code FUNCTION LOAD} on the server, or on every master of
+     * a cluster, unless Functions are off; calls go by {@code FCALL} if every node has it (a
+     * library of the same name already there is the same text: the name is its digest's), and by
+     * {@code EVALSHA} if a node refused it (logged once at INFO with its reason). For the startup
+     * check, the probe's check and {@link #reloadIfLost}; never on a request thread.
+     *
+     * @param deadline the deadline on the real clock
+     * @throws IllegalStateException if there is no connection
+     * @throws TimeoutException when a node does not answer by the deadline
+     * @throws ExecutionException when a node could not be reached (an error a node answers
+     *     instead, such as {@code READONLY}, {@code BUSY}, {@code LOADING} or {@code OOM}, leaves
+     *     calls on {@code EVALSHA}, and the probe's thread tries again)
+     * @throws InterruptedException when the thread is interrupted
+     */
+    void loadLibrary(long deadline) throws TimeoutException, ExecutionException, InterruptedException {
+        if (!functions) {
+            return;
+        }
+        Map<String, CompletableFuture<String>> answers = connector.functionLoad(script.library());
+        if (answers == null) {
+            throw new IllegalStateException("not connected");
+        }
+        String notNow = null;
+        for (Map.Entry<String, CompletableFuture<String>> answer : answers.entrySet()) {
+            try {
+                await(answer.getValue(), deadline);
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (!(cause instanceof RedisCommandExecutionException)) {
+                    throw e;
+                }
+                String message = String.valueOf(cause.getMessage());
+                if (message.contains("already exists")) {
+                    continue;
+                }
+                if (message.startsWith("ERR") || message.startsWith("NOPERM")) {
+                    // Unknown command (before Redis 7), denied by an ACL, or not a valid library.
+                    libraryRefused(answer.getKey(), message);
+                    return;
+                }
+                // Read-only (a demoted primary), busy, loading, out of memory: says nothing of
+                // the library; the check's own steps tell whether the node decides.
+                notNow = answer.getKey() + ": " + message;
+            }
+        }
+        if (notNow != null) {
+            byFunction.set(false);
+            libraryLost = true;
+            log.log(Level.DEBUG, "sluice-redis ''{0}'': the function library is not loaded ({1});"
+                    + " calls go by EVALSHA until it is", name, notNow);
+            return;
+        }
+        libraryLost = false;
+        byFunction.set(true);
+    }
+
+    private void libraryRefused(String node, String reason) {
+        byFunction.set(false);
+        libraryLost = false;
+        if (refusalLogged.compareAndSet(false, true)) {
+            log.log(Level.INFO, "sluice-redis ''{0}'': Redis at {1} refused the function library {2}"
+                    + " (FUNCTION LOAD: {3}); calls go by EVALSHA", name, node, script.libraryName(), reason);
+        }
+    }
+
+    /**
+     * A call found the function missing ({@code FUNCTION FLUSH}, a node new to a cluster): calls go
+     * by {@code EVALSHA} from now on, and the probe's thread loads the library again. Any thread.
+     */
+    private void functionMissing() {
+        if (byFunction.compareAndSet(true, false)) {
+            libraryLost = true;
+            log.log(lossLogged.compareAndSet(false, true) ? Level.INFO : Level.DEBUG,
+                    "sluice-redis ''{0}'': Redis ({1}) has lost the function library {2} (FUNCTION FLUSH,"
+                    + " or a node new to the cluster); calls go by EVALSHA until it is loaded again",
+                    name, connector.describe(), script.libraryName());
+        }
+    }
+
+    /**
+     * Loads the library again if a call found it missing, or a node could not load it then (read
+     * only, busy, loading, out of memory). On the probe's thread, while the breaker is closed; a
+     * failed load is tried again on the next run.
+     *
+     * @param timeoutNanos how long the load may take
+     */
+    void reloadIfLost(long timeoutNanos) {
+        if (!libraryLost) {
+            return;
+        }
+        try {
+            loadLibrary(realClock.nanos() + timeoutNanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.log(Level.DEBUG, "sluice-redis ''{0}'': loading the function library again failed: {1}",
+                    name, e);
+        }
     }
 
     /** Sends a call; never throws, never blocks: a failure completes the call. */
@@ -153,7 +284,10 @@ final class Engine implements Reporter.Sink {
 
     /** Sends the script's source after a NOSCRIPT; logs a failure. */
     private void forgotten(ScriptCall call) {
-        if (call.noScript() && !call.sendsSource()) {
+        if (call.missing() && !call.sendsSource()) {
+            if (call.noFunction()) {
+                functionMissing();
+            }
             send(call.withSource());
             return;
         }
@@ -166,8 +300,8 @@ final class Engine implements Reporter.Sink {
 
     /**
      * Sends a call and waits for its reply until the deadline of the real clock; on {@code
-     * NOSCRIPT} (Redis restarted, or a replica took over, with an empty script cache) sends the
-     * source within the same deadline.
+     * NOSCRIPT} (Redis restarted, or a replica took over, with an empty script cache), or a
+     * function not found (see the class comment), sends the source within the same deadline.
      *
      * @return the completed call, whose {@link ScriptCall#failure()} is {@code null}
      * @throws TimeoutException when the deadline passes
@@ -179,7 +313,10 @@ final class Engine implements Reporter.Sink {
         if (!call.await(deadline, realClock)) {
             throw new TimeoutException("Redis did not answer in time");
         }
-        if (call.noScript() && !call.sendsSource()) {
+        if (call.missing() && !call.sendsSource()) {
+            if (call.noFunction()) {
+                functionMissing();
+            }
             ScriptCall again = call.withSource();
             send(again);
             return await(again, deadline);

@@ -227,9 +227,10 @@ public final class RedisStore implements Store {
     }
 
     /**
-     * Checks that Redis decides: it answers {@code PING}, has the script (loaded here if it did
-     * not), runs it, and accepts a write, on every master of a cluster (the probe key of each is
-     * in a slot that master serves, and goes through the same routing as a decision). At startup
+     * Checks that Redis decides: it answers {@code PING}, has the function library and the script
+     * (loaded here if it did not; see {@link Builder#functions}), runs it, and accepts a write, on
+     * every master of a cluster (the probe key of each is in a slot that master serves, and goes
+     * through the same routing as a decision). At startup
      * this also loads the client's whole decision path, so that the first real decision does not
      * spend its short command timeout on class loading or on {@code NOSCRIPT}.
      *
@@ -254,8 +255,11 @@ public final class RedisStore implements Store {
         if (!"PONG".equals(pong)) {
             throw new IllegalStateException("PING answered " + pong);
         }
+        engine.loadLibrary(start + connectTimeoutNanos);
         if (!engine.connector.cluster()) {
-            // A cluster's masters load it through the probe's NOSCRIPT, each its own.
+            // A cluster's masters load it through the probe's NOSCRIPT, each its own; the script
+            // is loaded even where calls go by FCALL, for the EVALSHA they turn to if the library
+            // is lost.
             engine.await(c.scriptLoad(engine.script.source()).toCompletableFuture(),
                     start + connectTimeoutNanos);
         } else if (masters.length == 0) {
@@ -265,7 +269,7 @@ public final class RedisStore implements Store {
         int[] slots = masters.length == 0 ? new int[] {0} : masters;
         ScriptCall[] calls = new ScriptCall[slots.length];
         for (int i = 0; i < slots.length; i++) {
-            calls[i] = ScriptCall.probe(engine.script, engine.probePart(slots[i]), ttl,
+            calls[i] = ScriptCall.probe(engine.script, engine.via(), engine.probePart(slots[i]), ttl,
                     engine.connector.cluster());
             engine.send(calls[i]);
         }
@@ -276,8 +280,10 @@ public final class RedisStore implements Store {
     }
 
     /**
-     * While the breaker is open: connect if there is no connection, {@linkplain #check check} that
-     * Redis decides, and only then close the breaker; closing on a PONG would make requests pay
+     * While the breaker is closed: load the function library again if a call found it missing
+     * (see {@link Builder#functions}). While the breaker is open: connect if there is no
+     * connection, {@linkplain #check check} that Redis decides, and only then close the breaker;
+     * closing on a PONG would make requests pay
      * for a Redis that refuses them again and again. Runs on the store's probe thread, bounded by
      * the connect timeout (connecting, loading) and the command timeout (each other step). On a
      * cluster, a failed probe also asks the client to refresh its map of the cluster at once: a
@@ -286,6 +292,7 @@ public final class RedisStore implements Store {
     private void probe() {
         if (!engine.breaker.isOpen()) {
             failingSince = 0;
+            engine.reloadIfLost(connectTimeoutNanos);
             return;
         }
         try {
@@ -387,6 +394,7 @@ public final class RedisStore implements Store {
         int denialCacheSize = 4096;
         Duration leaseTimeout = Duration.ofSeconds(30);
         StoreListener listener = StoreListener.NONE;
+        boolean functions = true;
 
         private Builder() {
         }
@@ -619,6 +627,35 @@ public final class RedisStore implements Store {
          */
         public Builder listener(StoreListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Sets whether decisions may go by a Redis 7 function ({@code FCALL}) rather than by the
+         * script's digest ({@code EVALSHA}). Default {@code true}.
+         *
+         * <p>When on, the store loads its function library ({@code FUNCTION LOAD}: the same Lua
+         * files as the script, every algorithm defined once, by the function's first call, rather
+         * than on every call) at startup and whenever the probe checks Redis, on the server or on
+         * every master of a cluster; a replica receives it from its master. Calls then go by {@code FCALL}, which spares the server
+         * the script's definitions on every call (a few microseconds of its single thread per
+         * decision). Where Redis refuses the library ({@code FUNCTION} unknown before Redis 7,
+         * or denied by an ACL or a managed service), calls go by {@code EVALSHA}, and the reason
+         * is logged once at INFO. A call that finds the function gone ({@code FUNCTION FLUSH}, a
+         * node new to the cluster) is repeated with the script's source within its own timeout,
+         * calls go by {@code EVALSHA} from then on, and the probe's thread loads the library
+         * again within a {@linkplain #probeInterval probe interval}. Decisions are the same either
+         * way. The library's name, {@code sluice_<12 hex digits>}, is a digest of its text: two
+         * versions of Sluice sharing a server each load and call their own.
+         *
+         * <p>Turn it off where an application must not add functions to the server (the library
+         * is persisted and replicated with the data, unlike the script cache).
+         *
+         * @param enabled {@code false} to call the script by {@code EVALSHA} only
+         * @return this builder
+         */
+        public Builder functions(boolean enabled) {
+            this.functions = enabled;
             return this;
         }
 

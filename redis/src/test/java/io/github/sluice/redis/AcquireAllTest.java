@@ -70,7 +70,7 @@ class AcquireAllTest {
     }
 
     private static long scriptCalls(RedisServer redis) {
-        return redis.calls("evalsha") + redis.calls("eval");
+        return redis.scriptCalls();
     }
 
     @Test

@@ -177,6 +177,72 @@ class ClusterStoreTest {
     }
 
     @Test
+    void functions_libraryLoadedOnEveryMaster_decisionsGoByFcall(RedisCluster cluster) throws Exception {
+        // Given a cluster without the library (FUNCTION FLUSH replicates to the replicas)
+        for (int port : cluster.masters()) {
+            cluster.call(port, "FUNCTION", "FLUSH");
+        }
+        try (RedisStore store = store(cluster).build()) {
+            // Then the store loaded it on every master, and the replicas received it
+            for (int port : cluster.masters()) {
+                assertTrue(FunctionsTest.loaded(cluster.call(port, "FUNCTION", "LIST")), "master " + port);
+            }
+            for (String uri : cluster.nodeUris()) {
+                int port = Integer.parseInt(uri.substring(uri.lastIndexOf(':') + 1));
+                Load.await("node " + port + " to have the library", 10_000,
+                        () -> FunctionsTest.loaded(cluster.call(port, "FUNCTION", "LIST")));
+            }
+            // And decisions on every master go by FCALL
+            cluster.resetStats();
+            KeySpace space = store.keySpace("fn", TokenBucket.builder().rate(Rate.perHour(1)).burst(5).build());
+            MutableDecision out = new MutableDecision();
+            List<String> keys = keysOnEveryMaster(cluster, "fn");
+            for (String key : keys) {
+                assertTrue(space.acquire(key, 1, out));
+                assertFalse(out.degraded());
+                assertEquals(4, out.remaining());
+            }
+            assertEquals(keys.size(), cluster.calls("fcall"));
+            assertEquals(0, cluster.calls("evalsha") + cluster.calls("eval"));
+            for (String key : keys) {
+                assertEquals(1, cluster.calls(cluster.masterOf(NAMES.key("fn", key)), "fcall"), key);
+            }
+        }
+    }
+
+    @Test
+    void functions_flushedOnOneMaster_noDecisionFails_libraryLoadedThereAgain(RedisCluster cluster) {
+        try (RedisStore store = store(cluster).build()) {
+            KeySpace space = store.keySpace("fn-flush", TokenBucket.builder().rate(Rate.perHour(1)).burst(50).build());
+            List<String> keys = keysOnEveryMaster(cluster, "fn-flush");
+            int flushed = cluster.masterOf(NAMES.key("fn-flush", keys.get(0)));
+            MutableDecision out = new MutableDecision();
+
+            // When one master loses the library (FUNCTION FLUSH, or a node new to the cluster)
+            cluster.call(flushed, "FUNCTION", "FLUSH");
+            assertFalse(FunctionsTest.loaded(cluster.call(flushed, "FUNCTION", "LIST")));
+
+            // Then every decision on every master still comes from Redis, unchanged
+            for (int round = 1; round <= 10; round++) {
+                for (String key : keys) {
+                    assertTrue(space.acquire(key, 1, out), key);
+                    assertFalse(out.degraded(), key);
+                    assertEquals(50 - round, out.remaining(), key);
+                }
+            }
+            // And the store loads the library on that master again, and calls it there
+            Load.await("the library on " + flushed, 10_000,
+                    () -> FunctionsTest.loaded(cluster.call(flushed, "FUNCTION", "LIST")));
+            Load.await("a call by FCALL on " + flushed, 10_000, () -> {
+                long fcalls = cluster.calls(flushed, "fcall");
+                space.acquire(keys.get(0), 0, out);
+                assertFalse(out.degraded());
+                return cluster.calls(flushed, "fcall") > fcalls;
+            });
+        }
+    }
+
+    @Test
     void acquireAll_policiesOfOneClientKey_areOneScriptCallOnItsMaster(RedisCluster cluster) {
         try (RedisStore store = store(cluster).build()) {
             KeySpace perSecond = store.keySpace("per-second", TokenBucket.of(Rate.of(10, Duration.ofSeconds(1))));
@@ -190,8 +256,8 @@ class ClusterStoreTest {
                     Claim.of(perDay, "alice", 1, out[1], null)));
 
             assertTrue(admitted);
-            assertEquals(1, cluster.calls("evalsha") + cluster.calls("eval"), "one call in all");
-            assertEquals(1, cluster.calls(master, "evalsha") + cluster.calls(master, "eval"));
+            assertEquals(1, cluster.scriptCalls(), "one call in all");
+            assertEquals(1, cluster.scriptCalls(master));
             assertEquals(9, out[0].remaining());
             assertEquals(999, out[1].remaining());
         }
@@ -251,7 +317,7 @@ class ClusterStoreTest {
                 return peek.remaining() == 1000 - 10;
             });
             // And each request was one call per master (80 x 2), plus one refund per refusal
-            assertEquals(80 * 2 + 70 + peeks.get(), cluster.calls("evalsha") + cluster.calls("eval"),
+            assertEquals(80 * 2 + 70 + peeks.get(), cluster.scriptCalls(),
                     "script calls");
         }
     }
@@ -269,8 +335,7 @@ class ClusterStoreTest {
             }
             assertEquals(5, admitted);
             assertFalse(d.degraded());
-            assertTrue(cluster.calls("evalsha") + cluster.calls("eval") <= 7,
-                    "script calls: " + (cluster.calls("evalsha") + cluster.calls("eval")));
+            assertTrue(cluster.scriptCalls() <= 7, "script calls: " + cluster.scriptCalls());
         }
     }
 

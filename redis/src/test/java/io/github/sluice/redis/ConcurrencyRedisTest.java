@@ -167,8 +167,8 @@ class ConcurrencyRedisTest {
             t.start();
 
             // When the holder's request ends while the other has been refused and polls
-            long calls = redis.calls("evalsha");
-            Load.await("the waiter to poll", 5_000, () -> redis.calls("evalsha") >= calls + 2);
+            long calls = redis.scriptCalls();
+            Load.await("the waiter to poll", 5_000, () -> redis.scriptCalls() >= calls + 2);
             assertTrue(t.isAlive());
             holder.release(CLIENT, 1);
             t.join(5_000);

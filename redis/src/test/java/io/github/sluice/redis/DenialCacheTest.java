@@ -31,7 +31,7 @@ class DenialCacheTest {
     }
 
     private static long scriptCalls(RedisServer redis) {
-        return redis.calls("evalsha") + redis.calls("eval");
+        return redis.scriptCalls();
     }
 
     @Test

@@ -49,7 +49,17 @@ final class Differential implements AutoCloseable {
     private int keys = 3;
 
     Differential(RedisServer redis, long toleranceNanos) {
-        this(redis.uri(), toleranceNanos, redis::call);
+        this(redis, toleranceNanos, true);
+    }
+
+    /**
+     * @param redis the server
+     * @param toleranceNanos how far reset and retry-after may differ
+     * @param functions whether the store may call the function library ({@code FCALL}), or
+     *     calls the script by digest only ({@code EVALSHA})
+     */
+    Differential(RedisServer redis, long toleranceNanos, boolean functions) {
+        this(redis.uri(), toleranceNanos, redis::call, functions);
     }
 
     /**
@@ -57,10 +67,10 @@ final class Differential implements AutoCloseable {
      * @param toleranceNanos how far reset and retry-after may differ
      */
     Differential(String uri, long toleranceNanos) {
-        this(uri, toleranceNanos, null);
+        this(uri, toleranceNanos, null, true);
     }
 
-    private Differential(String uri, long toleranceNanos, Function<String[], Object> redis) {
+    private Differential(String uri, long toleranceNanos, Function<String[], Object> redis, boolean functions) {
         this.redis = redis;
         // Leases outlive the fake clock's steps: the in-memory concurrency limit has no leases.
         // A prefix of its own: every fake clock starts at the same instant, so a key another
@@ -68,7 +78,7 @@ final class Differential implements AutoCloseable {
         // clock) would otherwise be read as this run's state.
         this.store = RedisStore.builder().uri(uri).clientClock(clock).prefix(prefix)
                 .commandTimeout(Duration.ofSeconds(5)).connectTimeout(Duration.ofSeconds(10)).denialCacheSize(0)
-                .leaseTimeout(Duration.ofDays(1)).build();
+                .leaseTimeout(Duration.ofDays(1)).functions(functions).build();
         this.toleranceNanos = toleranceNanos;
     }
 

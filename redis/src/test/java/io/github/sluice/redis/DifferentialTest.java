@@ -1,5 +1,8 @@
 package io.github.sluice.redis;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
@@ -16,25 +19,50 @@ import io.github.sluice.core.Algorithm;
 import java.time.Duration;
 import java.util.function.BiFunction;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The Redis scripts decide exactly as the in-memory algorithms: the same random sequences,
- * compared decision by decision (see {@link Differential}).
+ * compared decision by decision (see {@link Differential}). Here through the function library
+ * ({@code FCALL}, the default on Redis 7); {@link DifferentialEvalshaTest} runs the same through
+ * {@code EVALSHA}.
  */
 @ExtendWith(RedisServerExtension.class)
 class DifferentialTest {
 
-    private final Differential exact;
+    private final RedisServer redis;
+    private boolean functions;
+    private Differential exact;
 
     DifferentialTest(RedisServer redis) {
-        this.exact = new Differential(redis, 0);
+        this.redis = redis;
+    }
+
+    /** @return whether the store may call the function library (else by {@code EVALSHA} only) */
+    boolean functions() {
+        return true;
+    }
+
+    /** After the extension has emptied the server (its functions included). */
+    @BeforeEach
+    void open() {
+        functions = functions();
+        exact = new Differential(redis, 0, functions);
     }
 
     @AfterEach
     void close() {
         exact.close();
+        // Every decision went the way this class compares: by function, or by digest only
+        if (functions) {
+            assertTrue(redis.calls("fcall") > 0, "no FCALL");
+            assertEquals(0, redis.calls("evalsha"), "EVALSHA calls");
+        } else {
+            assertTrue(redis.calls("evalsha") > 0, "no EVALSHA");
+            assertEquals(0, redis.calls("fcall"), "FCALL calls");
+        }
     }
 
     @Test
@@ -113,7 +141,7 @@ class DifferentialTest {
         // microsecond: decisions are identical on microsecond readings, and resets agree within
         // that.
         FixedWindow.Builder b = FixedWindow.builder().alignment(FixedWindow.Alignment.FIRST_REQUEST);
-        try (Differential cells = new Differential(redis, 1000)) {
+        try (Differential cells = new Differential(redis, 1000, functions)) {
             for (long seed = 1; seed <= 3; seed++) {
                 cells.run(b.limit(5).window(Duration.ofSeconds(10)).build(), seed);
             }

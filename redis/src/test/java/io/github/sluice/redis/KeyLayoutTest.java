@@ -156,7 +156,7 @@ class KeyLayoutTest {
 
     @Test
     void scriptCacheFlushed_fallsBackToEvalOnce(RedisServer redis) {
-        try (RedisStore store = store(redis).build()) {
+        try (RedisStore store = store(redis).functions(false).build()) {
             KeySpace space = store.keySpace("p", TokenBucket.builder().rate(Rate.perSecond(1)).burst(5).build());
             MutableDecision out = new MutableDecision();
             space.acquire(CLIENT, 1, out);

@@ -28,7 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The script defines each algorithm only in the calls that name it (see {@code Script}): every
  * algorithm must still decide from a cold script cache, through the {@code EVAL} fallback, and
- * then by digest again.
+ * then by digest again; and, where calls go by the function library, after the library is
+ * flushed.
  */
 @ExtendWith(RedisServerExtension.class)
 class ScriptLayoutTest {
@@ -56,7 +57,7 @@ class ScriptLayoutTest {
     void scriptCacheFlushed_everyAlgorithmStillDecidesThroughEvalThenByDigest(Algorithm<?> algorithm,
             RedisServer redis) {
         try (RedisStore store = RedisStore.builder().uri(redis.uri()).commandTimeout(Duration.ofSeconds(5))
-                .denialCacheSize(0).build()) {
+                .denialCacheSize(0).functions(false).build()) {
             KeySpace space = store.keySpace("kind", algorithm);
             MutableDecision out = new MutableDecision();
             assertTrue(space.acquire(CLIENT, 1, out), "first acquisition of " + algorithm);
@@ -79,6 +80,37 @@ class ScriptLayoutTest {
             assertEquals(evalshas + 2, redis.calls("evalsha"));
             if (algorithm.limit() == 5 && !(algorithm instanceof ShapingLeakyBucket)) {
                 // The bursts and windows of five: the three permits were taken on Redis
+                assertEquals(2, out.remaining(), "remaining after three permits of " + algorithm);
+            }
+        }
+    }
+    @ParameterizedTest
+    @MethodSource("everyKind")
+    void functionFlushed_everyAlgorithmStillDecidesThroughEvalThenWithoutIt(Algorithm<?> algorithm,
+            RedisServer redis) {
+        try (RedisStore store = RedisStore.builder().uri(redis.uri()).commandTimeout(Duration.ofSeconds(5))
+                .denialCacheSize(0).build()) {
+            KeySpace space = store.keySpace("kind", algorithm);
+            MutableDecision out = new MutableDecision();
+            long fcalls = redis.calls("fcall");
+            assertTrue(space.acquire(CLIENT, 1, out), "first acquisition of " + algorithm);
+            assertFalse(out.degraded());
+            assertEquals(fcalls + 1, redis.calls("fcall"), "the first decision by FCALL");
+
+            // When Redis loses the function library (FUNCTION FLUSH, a node new to a cluster)
+            redis.call("FUNCTION", "FLUSH");
+            long evals = redis.calls("eval");
+
+            // Then the next decision is Redis's, through one EVAL
+            space.acquire(CLIENT, 1, out);
+            assertFalse(out.degraded(), algorithm + " was not decided by Redis after FUNCTION FLUSH");
+            assertEquals(evals + 1, redis.calls("eval"));
+
+            // And the one after goes by digest (or by function, once loaded again), not by EVAL
+            space.acquire(CLIENT, 1, out);
+            assertFalse(out.degraded());
+            assertEquals(evals + 1, redis.calls("eval"));
+            if (algorithm.limit() == 5 && !(algorithm instanceof ShapingLeakyBucket)) {
                 assertEquals(2, out.remaining(), "remaining after three permits of " + algorithm);
             }
         }

@@ -25,7 +25,9 @@ import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -320,6 +322,36 @@ public final class Connector implements AutoCloseable {
                     + served.nextClearBit(0) + " has none)");
         }
         return slots.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * Sends {@code FUNCTION LOAD} of a library to the server, or to every master of a cluster in
+     * the client's current map (the command has no key; a replica gets the library from its
+     * master, which replicates and persists functions). Does not wait.
+     *
+     * @param library the library's text
+     * @return for each node (the server, or each master, as {@code host:port}), its answer; {@code
+     *     null} if there is no connection
+     */
+    public Map<String, CompletableFuture<String>> functionLoad(String library) {
+        StatefulConnection<String, String> c = connection.get();
+        if (c == null || closed) {
+            return null;
+        }
+        Map<String, CompletableFuture<String>> answers = new LinkedHashMap<>();
+        if (c instanceof StatefulRedisClusterConnection<String, String> cc) {
+            for (RedisClusterNode node : cc.getPartitions()) {
+                if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+                    RedisURI at = node.getUri();
+                    answers.put(at.getHost() + ":" + at.getPort(), cc.getConnectionAsync(node.getNodeId())
+                            .thenCompose(n -> n.async().functionLoad(library).toCompletableFuture()));
+                }
+            }
+        } else {
+            answers.put(describe(), ((StatefulRedisConnection<String, String>) c).async()
+                    .functionLoad(library).toCompletableFuture());
+        }
+        return answers;
     }
 
     /** For a cluster, asks the client to refresh its map of slots to nodes now, without waiting. */

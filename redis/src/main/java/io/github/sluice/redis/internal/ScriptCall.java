@@ -16,11 +16,14 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One run of the Sluice script, as the client sends it: {@code EVALSHA} (or {@code EVAL} after a
- * {@code NOSCRIPT}) with the keys and arguments of the parts of one group.
+ * One run of the Sluice script, as the client sends it: {@code FCALL} of the library's function,
+ * or {@code EVALSHA} of the script's digest (or {@code EVAL} of its source after a {@code
+ * NOSCRIPT} or a missing function), with the keys and arguments of the parts of one group. The
+ * three commands take the same arguments after their first.
  *
  * <p>Built for the decision path: the call writes its own bytes into the client's buffer (the
- * script's digest, the keys' heads and tags, each binding's parameters, encoded once), so that no
+ * function's name or the script's digest, the keys' heads and tags, each binding's parameters,
+ * encoded once), so that no
  * string, argument list or codec is involved; the reply's integers go straight into a
  * {@code long[]}; and the request thread waits by parking until the client's I/O thread completes
  * the call, with no future in between. A call is three small objects and an array.
@@ -38,6 +41,22 @@ public final class ScriptCall extends Command<String, String, long[]> {
     /** Values per policy in the reply of an acquisition. */
     public static final int REPLY = 6;
 
+    /** How a call names what Redis runs. */
+    public enum Via {
+        /** {@code EVALSHA <digest>}: the script, from the server's script cache. */
+        EVALSHA(CommandType.EVALSHA),
+        /** {@code FCALL <function>}: the library's function, loaded by {@code FUNCTION LOAD}. */
+        FCALL(CommandType.FCALL),
+        /** {@code EVAL <source>}: the script's text, which Redis also caches. */
+        EVAL(CommandType.EVAL);
+
+        final CommandType type;
+
+        Via(CommandType type) {
+            this.type = type;
+        }
+    }
+
     /** Told once when a call completes, however it completes. */
     public interface Callback {
         /**
@@ -47,6 +66,9 @@ public final class ScriptCall extends Command<String, String, long[]> {
          */
         void completed(ScriptCall call);
     }
+
+    /** Redis 7's answer to an {@code FCALL} of a function it does not have. */
+    static final String NO_FUNCTION = "ERR Function not found";
 
     private static final byte[] EMPTY = Resp.encoded("");
     private static final byte[][] OPS = new byte[128][];
@@ -64,7 +86,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
     }
 
     private final Script script;
-    private final boolean eval;
+    private final Via via;
     private final char op;
     private final long now;
     private final Part[] parts;
@@ -76,11 +98,11 @@ public final class ScriptCall extends Command<String, String, long[]> {
     @SuppressWarnings("unused") // through FINISHED
     private volatile int finished;
 
-    private ScriptCall(Script script, boolean eval, char op, long now, Part[] parts, int group,
+    private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
             int count, long argument, boolean cluster, Callback callback) {
-        super(eval ? CommandType.EVAL : CommandType.EVALSHA, new Reply(op == 'a' ? count * REPLY : 0));
+        super(via.type, new Reply(op == 'a' ? count * REPLY : 0));
         this.script = script;
-        this.eval = eval;
+        this.via = via;
         this.op = op;
         this.now = now;
         this.parts = parts;
@@ -98,6 +120,8 @@ public final class ScriptCall extends Command<String, String, long[]> {
      * A call for the parts of one group.
      *
      * @param script the script
+     * @param via {@link Via#FCALL} or {@link Via#EVALSHA} ({@link Via#EVAL} is for a retry, see
+     *     {@link #withSource()})
      * @param op {@code 'a'} acquire, {@code 'r'} release or refund, {@code 'n'} renew
      * @param now the client clock in microseconds, or {@link #REDIS_TIME}
      * @param parts the request's parts, every one with its tag set
@@ -106,13 +130,13 @@ public final class ScriptCall extends Command<String, String, long[]> {
      * @param callback told when the call completes, or {@code null} if it is awaited
      * @return the call, not yet sent
      */
-    public static ScriptCall of(Script script, char op, long now, Part[] parts, int group,
+    public static ScriptCall of(Script script, Via via, char op, long now, Part[] parts, int group,
             boolean cluster, Callback callback) {
         int count = 0;
         for (Part p : parts) {
             count += p.group == group ? 1 : 0;
         }
-        return new ScriptCall(script, false, op, now, parts, group, count, 0, cluster, callback);
+        return new ScriptCall(script, via, op, now, parts, group, count, 0, cluster, callback);
     }
 
     /**
@@ -120,32 +144,42 @@ public final class ScriptCall extends Command<String, String, long[]> {
      * script is loaded (or loads it) and that the key's master accepts writes.
      *
      * @param script the script
+     * @param via {@link Via#FCALL} or {@link Via#EVALSHA}
      * @param key the probe key's part
      * @param ttlMillis the probe key's time to live, or 0 to run the script without writing
      * @param cluster whether the connection is to a cluster
      * @return the call, not yet sent
      */
-    public static ScriptCall probe(Script script, Part key, long ttlMillis, boolean cluster) {
-        return new ScriptCall(script, false, 'p', REDIS_TIME, new Part[] {key}, key.group, 1,
+    public static ScriptCall probe(Script script, Via via, Part key, long ttlMillis, boolean cluster) {
+        return new ScriptCall(script, via, 'p', REDIS_TIME, new Part[] {key}, key.group, 1,
                 ttlMillis, cluster, null);
     }
 
-    /** @return the same call with the script's source ({@code EVAL}), after a {@code NOSCRIPT} */
+    /**
+     * @return the same call with the script's source ({@code EVAL}), after a {@code NOSCRIPT} or a
+     *     missing function
+     */
     public ScriptCall withSource() {
-        return new ScriptCall(script, true, op, now, parts, group, count, argument, args != null,
+        return new ScriptCall(script, Via.EVAL, op, now, parts, group, count, argument, args != null,
                 callback);
     }
 
     /** @return whether this call sends the script's source rather than its digest */
     public boolean sendsSource() {
-        return eval;
+        return via == Via.EVAL;
+    }
+
+    /** @return how this call names what Redis runs */
+    public Via via() {
+        return via;
     }
 
     @Override
     public void encode(ByteBuf buf) {
         int values = op == 'p' ? 1 : count * Binding.STRIDE;
         Resp.array(buf, 3 + count + 2 + values);
-        buf.writeBytes(eval ? script.evalHead() : script.evalshaHead());
+        buf.writeBytes(via == Via.FCALL ? script.fcallHead()
+                : via == Via.EVALSHA ? script.evalshaHead() : script.evalHead());
         Resp.bulk(buf, count);
         for (Part p : parts) {
             if (p.group == group) {
@@ -234,6 +268,20 @@ public final class ScriptCall extends Command<String, String, long[]> {
     }
 
     /**
+     * @return whether Redis answered an {@code FCALL} that it has no such function (the library
+     *     was flushed, or the node is new to a cluster)
+     */
+    public boolean noFunction() {
+        String e = getOutput().getError();
+        return via == Via.FCALL && exception == null && e != null && e.startsWith(NO_FUNCTION);
+    }
+
+    /** @return whether Redis does not have what the call names: {@link #noScript} or {@link #noFunction} */
+    public boolean missing() {
+        return noScript() || noFunction();
+    }
+
+    /**
      * @return why the completed call failed, or {@code null} if Redis ran the script and its
      *     reply has the expected shape
      */
@@ -263,7 +311,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     @Override
     public String toString() {
-        return "ScriptCall{" + (eval ? "EVAL" : "EVALSHA") + ", op " + op + ", " + count + " key(s)}";
+        return "ScriptCall{" + via + ", op " + op + ", " + count + " key(s)}";
     }
 
     /** Collects the script's integers. */

@@ -2,21 +2,19 @@
 -- algorithm follows, then main.lua, the dispatcher. The Java side (Script.load) assembles them in
 -- that order, each algorithm file as one branch of define(kind): Redis runs the script's whole
 -- text on every call, so what the top level defines is built on every call, and an algorithm is
--- therefore defined only by a call that names it. Keep the prelude's top level to what the
--- common algorithms need: a helper of one algorithm lives in its file, and the sorted-set helpers
--- of the concurrency limit and the sliding log in sorted-sets.lua, which both branches include.
+-- therefore defined only by a call that names it. The same files also make a Redis 7 function
+-- library (Script.library), loaded once: there the prelude and every algorithm (each file in a
+-- do ... end block) are defined by the function's first call, and main.lua is the function's body.
+-- So no file may rely on its top level running on every call.
+-- Keep the prelude's top level to what the common algorithms need: a helper of one algorithm
+-- lives in its file, and the sorted-set helpers of the concurrency limit and the sliding log in
+-- sorted-sets.lua, which both branches include.
 --
 -- Arithmetic: every value is an integer number of microseconds (or permits, or ticks of the
 -- exact schedules below) held in a Lua number, which is exact below 2^53; the Java side keeps
 -- every configured duration below 2^52 and now is about 2^50.6 (year 2026), so sums and
 -- differences stay exact. Divisions go through
 -- idiv, which corrects the one-off error a floating-point quotient may carry.
-
--- Before Redis 5 a script that reads TIME must switch to effects replication; later versions
--- replicate effects always and keep this call as a harmless no-op.
-if redis.replicate_commands then
-  redis.replicate_commands()
-end
 
 local A = {}
 local NEVER = -1

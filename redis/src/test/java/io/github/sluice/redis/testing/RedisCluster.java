@@ -285,6 +285,22 @@ public final class RedisCluster implements AutoCloseable {
         return 0;
     }
 
+    /**
+     * @return the calls of the Sluice script or function on every live node since the last
+     *     {@link #resetStats()}, however they were made: {@code FCALL}, {@code EVALSHA}, {@code EVAL}
+     */
+    public long scriptCalls() {
+        return calls("fcall") + calls("evalsha") + calls("eval");
+    }
+
+    /**
+     * @param port a node
+     * @return the calls of the Sluice script or function on that node, however they were made
+     */
+    public long scriptCalls(int port) {
+        return calls(port, "fcall") + calls(port, "evalsha") + calls(port, "eval");
+    }
+
     /** Resets the command statistics of every live node. */
     public void resetStats() {
         for (int i = 0; i < NODES; i++) {

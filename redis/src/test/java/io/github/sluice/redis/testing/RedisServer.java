@@ -162,6 +162,14 @@ public final class RedisServer implements AutoCloseable {
         return 0;
     }
 
+    /**
+     * @return the calls of the Sluice script or function, however they were made: {@code FCALL},
+     *     {@code EVALSHA} and {@code EVAL}
+     */
+    public long scriptCalls() {
+        return calls("fcall") + calls("evalsha") + calls("eval");
+    }
+
     @Override
     public synchronized void close() {
         try {

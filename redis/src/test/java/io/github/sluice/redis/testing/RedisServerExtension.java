@@ -79,6 +79,7 @@ public final class RedisServerExtension
         server.call("CLIENT", "UNPAUSE");
         server.call("FLUSHALL");
         server.call("SCRIPT", "FLUSH");
+        server.call("FUNCTION", "FLUSH");
         server.call("CONFIG", "RESETSTAT");
     }
 
