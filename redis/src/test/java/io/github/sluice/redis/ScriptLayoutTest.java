@@ -84,6 +84,7 @@ class ScriptLayoutTest {
             }
         }
     }
+
     @ParameterizedTest
     @MethodSource("everyKind")
     void functionFlushed_everyAlgorithmStillDecidesThroughEvalThenWithoutIt(Algorithm<?> algorithm,
