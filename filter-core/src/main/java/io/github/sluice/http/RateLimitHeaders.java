@@ -182,10 +182,9 @@ final class RateLimitHeaders {
 
     /** A one-entry verdict's {@code RateLimit} value: the policy's last one if the numbers repeat. */
     private static String limitItem(Verdict.Entry e) {
-        MutableDecision d = e;
-        boolean denied = d.outcome() == Outcome.DENIED;
-        boolean full = !denied && d.remaining() + e.how.cost >= d.limit();
-        return e.how.limitItem(clamp(d.remaining()), clamp(resetSeconds(d)), denied, full);
+        boolean denied = e.outcome() == Outcome.DENIED;
+        boolean full = !denied && e.remaining() + e.how.cost >= e.limit();
+        return e.how.limitItem(clamp(e.remaining()), clamp(resetSeconds(e)), denied, full);
     }
 
     /**
@@ -234,10 +233,9 @@ final class RateLimitHeaders {
 
     private static void triple(Verdict v, Plan plan, HeaderSink sink) {
         Verdict.Entry binding = v.bindingEntry() != null ? v.bindingEntry() : v.first();
-        MutableDecision d = binding;
-        sink.header(plan.limitName, Long.toString(d.limit()));
-        sink.header(plan.remainingName, Long.toString(d.remaining()));
-        sink.header(plan.resetName, Long.toString(resetSeconds(d)));
+        sink.header(plan.limitName, Long.toString(binding.limit()));
+        sink.header(plan.remainingName, Long.toString(binding.remaining()));
+        sink.header(plan.resetName, Long.toString(resetSeconds(binding)));
     }
 
     private static String degradedField(Verdict v) {
