@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** What clients see: rate-limit headers on allowed and denied responses, Retry-After, denial bodies. */
 abstract class ResponseContract extends ContainerContract {
@@ -63,6 +65,45 @@ abstract class ResponseContract extends ContainerContract {
         assertEquals(200, second.statusCode());
         assertEquals(List.of("\"per-ip\";r=0;t=60"), second.headers().allValues("RateLimit"));
         assertEquals(429, third.statusCode());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"redispatch", "redispatch-later"})
+    void requestDispatchedAgainByTheApplication_isDecidedOnce(String scenario) throws Exception {
+        // Given 2 per minute, and an application that goes async and dispatches the request again,
+        // in the same dispatch or from another thread racing the end of the first dispatch
+        RunningServer server = start(Deployment.of(new SluiceFilter(enforcer(
+                "per-ip = token-bucket 2/1m key=ip match=/api/*")), app));
+
+        // When three requests pass one after the other
+        HttpResponse<String> first = Http.get(server.uri("/api/" + scenario));
+        HttpResponse<String> second = Http.get(server.uri("/api/" + scenario));
+        HttpResponse<String> third = Http.get(server.uri("/api/" + scenario));
+
+        // Then the ASYNC dispatch of each passed through: two admitted with one RateLimit field
+        // each (the one set in the REQUEST dispatch), the third refused
+        assertEquals("ASYNC", first.body());
+        assertEquals(List.of("\"per-ip\";r=1;t=30"), first.headers().allValues("RateLimit"));
+        assertEquals("ASYNC", second.body());
+        assertEquals(List.of("\"per-ip\";r=0;t=60"), second.headers().allValues("RateLimit"));
+        assertEquals(429, third.statusCode());
+    }
+
+    @Test
+    void synchronousRequest_carriesNoAttributeOfTheFilter_andIsStillDecidedOnce() throws Exception {
+        // Given the filter mapped three times (the per-thread note, not an attribute, passes the
+        // repeats), 2 per minute
+        RunningServer server = start(Deployment.of(new SluiceFilter(enforcer(
+                "per-ip = token-bucket 2/1m key=ip match=/api/*")), app).withFilterMappedThrice());
+
+        // When a request that does not go async asks the application for Sluice's attributes
+        HttpResponse<String> r = Http.get(server.uri("/api/attributes"));
+
+        // Then there is none (a container may charge for a request's first attribute), and the
+        // request was decided once
+        assertEquals(200, r.statusCode());
+        assertEquals("", r.body());
+        assertEquals(List.of("\"per-ip\";r=1;t=30"), r.headers().allValues("RateLimit"));
     }
 
     @Test

@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -17,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 
 /**
  * The application behind the filter in every container test; what it does depends on the last
@@ -37,7 +39,13 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code flush}: writes 64 KiB and flushes (commits) before returning;
  *   <li>{@code empty}: 204, no body;
  *   <li>{@code dispatch-type}: records when it ran in {@link #entries} and answers the dispatcher
- *       type it runs in ({@code REQUEST}, {@code ASYNC}).
+ *       type it runs in ({@code REQUEST}, {@code ASYNC});
+ *   <li>{@code redispatch}: goes async and dispatches before the dispatch returns; the {@code ASYNC}
+ *       dispatch answers {@code ASYNC};
+ *   <li>{@code redispatch-later}: goes async and dispatches from another thread at once (racing the
+ *       return of the first dispatch); the {@code ASYNC} dispatch answers {@code ASYNC};
+ *   <li>{@code attributes}: answers the names of the request attributes that start with
+ *       {@code io.github.sluice.}, one per line.
  * </ul>
  */
 public class ScenarioServlet extends HttpServlet {
@@ -103,6 +111,23 @@ public class ScenarioServlet extends HttpServlet {
                 entries.add(Clock.system().nanos());
                 write(res, req.getDispatcherType().name());
             }
+            case "redispatch" -> {
+                if (req.getDispatcherType() == DispatcherType.ASYNC) {
+                    write(res, "ASYNC");
+                } else {
+                    req.startAsync().dispatch();
+                }
+            }
+            case "redispatch-later" -> {
+                if (req.getDispatcherType() == DispatcherType.ASYNC) {
+                    write(res, "ASYNC");
+                } else {
+                    AsyncContext ctx = req.startAsync();
+                    CompletableFuture.runAsync(ctx::dispatch);
+                }
+            }
+            case "attributes" -> write(res, Collections.list(req.getAttributeNames()).stream()
+                    .filter(n -> n.startsWith("io.github.sluice.")).sorted().collect(Collectors.joining("\n")));
             case "flush" -> {
                 res.setContentType("text/plain");
                 res.getOutputStream().write(new byte[64 * 1024]);

@@ -1,0 +1,190 @@
+package io.github.sluice.servlet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.sluice.testing.FakeClock;
+import io.github.sluice.http.EnforcementListener;
+import io.github.sluice.http.Enforcer;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How the filter tells the dispatch it decides from the ones it lets pass, over requests and
+ * responses that record what the filter asks of them: the per-thread note of the request being
+ * decided (the filter met again in the same dispatch), the attribute left for a later ASYNC
+ * dispatch, and what must not stick to the thread once a dispatch is over, however it ended. The
+ * same rules in real containers: {@code ResponseContract}.
+ */
+class DecidedOnceTest {
+
+    private final Enforcer enforcer = Enforcer.builder().policies("per-ip = fixed-window 100/1m key=ip")
+            .clock(new FakeClock()).listener(EnforcementListener.NONE).build();
+    private final SluiceFilter filter = new SluiceFilter(enforcer);
+
+    @AfterEach
+    void close() {
+        enforcer.close();
+    }
+
+    @Test
+    void theSameRequestMetAgainInItsDispatch_underAWrapper_passesThrough() throws Exception {
+        Exchange a = new Exchange(DispatcherType.REQUEST);
+        filter.doFilter(a.request, a.response, (req, res) ->
+                filter.doFilter(new HttpServletRequestWrapper((HttpServletRequest) req), res,
+                        (req2, res2) -> filter.doFilter(req2, res2, (req3, res3) -> { })));
+
+        assertEquals(List.of("\"per-ip\";r=99;t=60"), a.fields("RateLimit"));
+        assertEquals(1, decisionsSoFar());
+    }
+
+    @Test
+    void anotherRequestOnTheSameThread_duringTheChain_isDecided_andTheFirstStillPassesAfterIt() throws Exception {
+        Exchange a = new Exchange(DispatcherType.REQUEST);
+        Exchange b = new Exchange(DispatcherType.REQUEST);
+        filter.doFilter(a.request, a.response, (req, res) -> {
+            filter.doFilter(b.request, b.response, (req2, res2) -> { });
+            filter.doFilter(req, res, (req2, res2) -> { }); // a again: passes
+        });
+
+        assertEquals(List.of("\"per-ip\";r=99;t=60"), a.fields("RateLimit"));
+        assertEquals(List.of("\"per-ip\";r=98;t=60"), b.fields("RateLimit"));
+    }
+
+    @Test
+    void aChainThatThrew_leavesNothingOnTheThread_theSameRequestObjectIsDecidedAgainLater() throws Exception {
+        // A container recycles its request objects: the next request on this thread may be the
+        // very same object, and must be decided.
+        Exchange a = new Exchange(DispatcherType.REQUEST);
+        FilterChain throwing = (req, res) -> {
+            throw new ServletException("thrown by the chain on purpose");
+        };
+        assertThrows(ServletException.class, () -> filter.doFilter(a.request, a.response, throwing));
+        assertThrows(IllegalStateException.class, () -> filter.doFilter(a.request, a.response, (req, res) -> {
+            throw new IllegalStateException("thrown by the chain on purpose");
+        }));
+        filter.doFilter(a.request, a.response, (req, res) -> { });
+
+        assertEquals(List.of("\"per-ip\";r=99;t=60", "\"per-ip\";r=98;t=60", "\"per-ip\";r=97;t=60"),
+                a.fields("RateLimit"));
+    }
+
+    @Test
+    void aRequestThatDidNotGoAsync_getsNoAttribute_oneThatDid_isMarkedForItsAsyncDispatch() throws Exception {
+        Exchange sync = new Exchange(DispatcherType.REQUEST);
+        filter.doFilter(sync.request, sync.response, (req, res) -> { });
+        assertTrue(sync.attributes.isEmpty(), sync.attributes.toString());
+
+        Exchange async = new Exchange(DispatcherType.REQUEST);
+        filter.doFilter(async.request, async.response, (req, res) -> async.asyncStarted = true);
+        assertEquals(1, async.attributes.size(), async.attributes.toString());
+
+        // Its ASYNC dispatch passes through, and so does a second one
+        async.type = DispatcherType.ASYNC;
+        filter.doFilter(async.request, async.response, (req, res) -> { });
+        filter.doFilter(async.request, async.response, (req, res) -> { });
+        assertEquals(1, async.fields("RateLimit").size());
+        assertEquals(2, decisionsSoFar());
+    }
+
+    @Test
+    void aRequestThatWentAsyncAndThrew_isStillMarked() {
+        Exchange a = new Exchange(DispatcherType.REQUEST);
+        assertThrows(IOException.class, () -> filter.doFilter(a.request, a.response, (req, res) -> {
+            a.asyncStarted = true;
+            throw new IOException("thrown by the chain on purpose");
+        }));
+        assertEquals(1, a.attributes.size());
+    }
+
+    @Test
+    void theFirstDispatchSeenIsAsync_isDecided_andMarked_laterOnesPass() throws Exception {
+        Exchange a = new Exchange(DispatcherType.ASYNC);
+        filter.doFilter(a.request, a.response, (req, res) -> { });
+        filter.doFilter(a.request, a.response, (req, res) -> { });
+        assertEquals(List.of("\"per-ip\";r=99;t=60"), a.fields("RateLimit"));
+        assertEquals(1, a.attributes.size());
+    }
+
+    @Test
+    void forwardIncludeAndErrorDispatches_passUndecided() throws Exception {
+        for (DispatcherType type : List.of(DispatcherType.FORWARD, DispatcherType.INCLUDE, DispatcherType.ERROR)) {
+            Exchange a = new Exchange(type);
+            boolean[] ran = {false};
+            filter.doFilter(a.request, a.response, (req, res) -> ran[0] = true);
+            assertTrue(ran[0], type.name());
+            assertTrue(a.fields("RateLimit").isEmpty(), type.name());
+        }
+        assertEquals(0, decisionsSoFar());
+    }
+
+    /** The requests the policy has counted so far, read from a probe request's own field. */
+    private int decisionsSoFar() throws Exception {
+        Exchange probe = new Exchange(DispatcherType.REQUEST);
+        filter.doFilter(probe.request, probe.response, (req, res) -> { });
+        String field = probe.fields("RateLimit").get(0);
+        int left = Integer.parseInt(field.substring(field.indexOf("r=") + 2, field.indexOf(";t=")));
+        return 100 - 1 - left;
+    }
+
+    /** A request from 192.0.2.1 for {@code GET /x} and its response, recording what the filter does. */
+    private static final class Exchange {
+        DispatcherType type;
+        boolean asyncStarted;
+        final Map<String, Object> attributes = new HashMap<>();
+        final List<String[]> headers = new ArrayList<>();
+        final HttpServletRequest request;
+        final HttpServletResponse response;
+
+        Exchange(DispatcherType type) {
+            this.type = type;
+            this.request = (HttpServletRequest) Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {HttpServletRequest.class}, (proxy, m, args) -> switch (m.getName()) {
+                        case "getDispatcherType" -> this.type;
+                        case "isAsyncStarted" -> asyncStarted;
+                        case "isAsyncSupported" -> true;
+                        case "getAttribute" -> attributes.get((String) args[0]);
+                        case "setAttribute" -> {
+                            attributes.put((String) args[0], args[1]);
+                            yield null;
+                        }
+                        case "getMethod" -> "GET";
+                        case "getServletPath" -> "/x";
+                        case "getRemoteAddr" -> "192.0.2.1";
+                        case "getPathInfo", "getHeader", "getHeaders", "getUserPrincipal" -> null;
+                        case "hashCode" -> System.identityHashCode(proxy);
+                        case "equals" -> proxy == args[0];
+                        default -> throw new UnsupportedOperationException(m.getName());
+                    });
+            this.response = (HttpServletResponse) Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {HttpServletResponse.class}, (proxy, m, args) -> switch (m.getName()) {
+                        case "addHeader", "setHeader" -> {
+                            headers.add(new String[] {(String) args[0], (String) args[1]});
+                            yield null;
+                        }
+                        case "getStatus" -> 200;
+                        case "isCommitted" -> false;
+                        case "hashCode" -> System.identityHashCode(proxy);
+                        case "equals" -> proxy == args[0];
+                        default -> throw new UnsupportedOperationException(m.getName());
+                    });
+        }
+
+        List<String> fields(String name) {
+            return headers.stream().filter(h -> h[0].equals(name)).map(h -> h[1]).toList();
+        }
+    }
+}
