@@ -15,8 +15,8 @@ final class LocalJetties {
     /** Requests per configuration and round. */
     static final int BATCH = 20_000;
     /** The configurations, in report order; {@code none} is the reference. */
-    static final List<String> LIMITERS = List.of("none", "fields", "sluice", "sluice-nofields", "ratelimit", "none-handler", "qos",
-            "dos");
+    static final List<String> LIMITERS = List.of("none", "fields", "sluice", "sluice-nofields", "ratelimit", "ratelimit-fields",
+            "none-handler", "qos", "dos");
 
     private LocalJetties() {
     }

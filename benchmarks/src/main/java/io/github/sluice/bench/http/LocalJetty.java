@@ -42,7 +42,9 @@ import org.eclipse.jetty.util.Callback;
  * {@code sluice-nofields} (the same filter with header style {@code none}: the work of the
  * containers' limiters, which add no fields),
  * {@code ratelimit} (Tomcat's {@code RateLimitFilter}, a standard servlet filter, here in Jetty,
- * configured as in {@link TomcatServer}); {@code none-handler}, {@code qos} and {@code dos}
+ * configured as in {@link TomcatServer}), {@code ratelimit-fields} (the same with its
+ * {@code exposeHeaders} on: it then adds its own {@code RateLimit-Policy} and {@code RateLimit}
+ * fields, the work of {@code sluice}); {@code none-handler}, {@code qos} and {@code dos}
  * (Jetty's handlers, configured as in {@link JettyServer}). What the container spends writing the
  * header fields into the response happens later, when the servlet commits it, and is measured
  * apart ({@link HeaderFields}).
@@ -75,7 +77,7 @@ final class LocalJetty implements AutoCloseable {
         context.addServlet(new ServletHolder(new HelloServlet()), "/hello");
         Handler top = context;
         switch (limiter) {
-            case "none", "fields", "sluice", "sluice-nofields", "ratelimit" -> {
+            case "none", "fields", "sluice", "sluice-nofields", "ratelimit", "ratelimit-fields" -> {
                 addFilter(context, (req, res, chain) -> {
                     long in = THREADS.getCurrentThreadCpuTime();
                     chain.doFilter(req, res);
@@ -91,10 +93,11 @@ final class LocalJetty implements AutoCloseable {
                     });
                     case "sluice" -> addFilter(context, Setups.sluiceFilter());
                     case "sluice-nofields" -> addFilter(context, Setups.sluiceFilterWithoutFields());
-                    case "ratelimit" -> {
+                    case "ratelimit", "ratelimit-fields" -> {
                         FilterHolder holder = new FilterHolder(new RateLimitFilter());
                         holder.setInitParameters(Map.of("bucketDuration", "60", "bucketRequests",
-                                Integer.toString(Setups.HUGE)));
+                                Integer.toString(Setups.HUGE), "exposeHeaders",
+                                Boolean.toString(limiter.equals("ratelimit-fields"))));
                         context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
                     }
                     default -> { }
@@ -123,7 +126,7 @@ final class LocalJetty implements AutoCloseable {
                 top = new Reading(limited, true);
             }
             default -> throw new IllegalArgumentException("local jetty limiter must be none, fields, sluice, "
-                    + "sluice-nofields, ratelimit, none-handler, qos or dos but was " + limiter);
+                    + "sluice-nofields, ratelimit, ratelimit-fields, none-handler, qos or dos but was " + limiter);
         }
         server.setHandler(top);
         server.start();
