@@ -283,7 +283,11 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     @Override
     public void released(Policy policy, String key, long permits) {
-        of(policy).recordReleased();
+        released(of(policy), policy, key, permits);
+    }
+
+    void released(PolicyMetrics counts, Policy policy, String key, long permits) {
+        counts.recordReleased();
         try {
             next.released(policy, key, permits);
         } catch (RuntimeException ignored) {

@@ -171,8 +171,14 @@ public final class Verdict implements ReleaseHandle {
             // nothing: released without the receipt.
             boolean dropped = ending == TIMED_OUT || (how.adaptive && how.policy.drop().contains(ending));
             how.space.release(key, how.cost, ending == FAILED ? MutableDecision.NO_RECEIPT : receipt(), dropped);
+            EnforcementListener told = how.group.enforcer.told();
             try {
-                how.group.enforcer.told().released(how.policy, key, how.cost);
+                if (told instanceof EnforcerMetrics metrics) {
+                    // As in tell(): the policy's counters found once, not by name at every release.
+                    metrics.released(how.counts(metrics), how.policy, key, how.cost);
+                } else {
+                    told.released(how.policy, key, how.cost);
+                }
             } catch (RuntimeException ignored) {
                 // See EnforcementListener.
             }
