@@ -1,66 +1,59 @@
 package io.github.sluice.bench.http;
 
-import io.github.sluice.servlet.SluiceFilter;
-import jakarta.servlet.DispatcherType;
-import jakarta.servlet.Filter;
-import jakarta.servlet.FilterChain;
-import jakarta.servlet.FilterConfig;
-import jakarta.servlet.ServletContext;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
-import jakarta.servlet.http.HttpServletResponse;
-import jakarta.servlet.http.HttpServletResponseWrapper;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.Enumeration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Level;
-import java.util.logging.Logger;
-import org.apache.catalina.filters.RateLimitFilter;
 
 /**
  * The HTTP overhead by composition, for a machine whose noise is wider than the target: the
- * limiters' own CPU per request measured alone, in-process, and composed with the no-filter
- * server's CPU per request measured end to end ({@link CpuPerRequest}).
+ * limiters' own CPU per request measured in-process, and composed with the no-filter server's CPU
+ * per request measured end to end ({@link CpuPerRequest}); and the comparisons with the
+ * containers' own limiters, on the work the target names and on equal work.
  *
- * <p>Each limiter runs its real servlet filter code ({@code SluiceFilter.doFilter}: the request
- * view, the IP key, the decision, the {@code RateLimit-Policy} and {@code RateLimit} fields added
- * to the response, the permit release; Tomcat's {@code RateLimitFilter}) over a minimal
- * in-process request and response, reused from request to request as a container recycles its
- * own, and a chain that does nothing. The reference is the same chain called without a filter.
- * Every candidate runs a fixed batch of requests in rounds (the order rotates), and the batch's
- * CPU time is the benchmark thread's ({@code ThreadMXBean}); a filter's cost is its CPU per
- * request minus the reference's in the same round, median and min-max over the rounds.
+ * <p>Two methods, both in thread CPU time, in rounds whose order rotates (details in
+ * {@link FilterCpuGroup}):
+ * <ul>
+ *   <li><b>Alone</b>: each limiter's real code ({@code SluiceFilter.doFilter} with the request
+ *       view, the key, the decision, the header fields and the permit release; Tomcat's
+ *       {@code RateLimitFilter}; Jetty's {@code QoSHandler} and {@code DoSHandler},
+ *       {@link HandlersAlone}) over a minimal in-process request and response, minus the same
+ *       call without a limiter. Fine-grained (a few ns between rounds), but without the container
+ *       around: what the container spends on the fields Sluice adds, or on one more step of its
+ *       chain, is not in it.
+ *   <li><b>Inside Jetty</b> ({@link LocalJetty}: a real Jetty 12 in-process, requests and responses
+ *       as bytes in memory, no socket): the CPU clock of the request's thread read right before
+ *       and right after the limiter, minus the same readings with nothing between them. The whole
+ *       cost in a real container (chain step, the container's request and response objects), but
+ *       noisy: a few hundred ns between rounds. What Jetty spends writing the two header fields
+ *       happens later, when the servlet commits the response, and is measured apart
+ *       ({@link HeaderFields}).
+ * </ul>
  *
- * <p>What the container itself spends on the two header fields Sluice adds (storing them,
- * writing about 70 more bytes) and on one more step of its filter chain is not in that figure:
- * the response object here keeps the fields, as a container's does, but writes no bytes. So the
- * report also runs a real Jetty in-process ({@link LocalJetty}: requests and responses as bytes in
- * memory, no socket) and reads the CPU clock of the thread that handles each request around the
- * whole handling and around the servlet: with no limiter, with a filter that only adds the same
- * two fields ({@code fields}), with the Sluice filter, with Tomcat's {@code RateLimitFilter} (a
- * standard servlet filter) and with Jetty's {@code QoSHandler} and {@code DoSHandler}, in
- * interleaved rounds. A limiter's cost there is its request thread's CPU per request minus the
- * same with no limiter. The composed overheads are: on Jetty, Sluice's cost inside that Jetty over
- * the no-filter Jetty's CPU per request end to end; on Tomcat, Sluice's filter alone plus the
- * {@code fields} configuration's cost (measured on Jetty, the nearest stand-in for Tomcat's own
- * cost of a filter step and two fields) over the no-filter Tomcat's. The comparisons with the
- * containers' own limiters are all made inside the same in-process Jetty.
+ * <p>The comparisons run in four groups, each in a JVM of its own ({@link FilterCpuGroup#GROUPS}),
+ * so that one Sluice configuration never shares the JIT compiler's profile with another:
+ * {@code headers} (Sluice's per-IP token bucket with and without its two fields, against every
+ * container limiter: the target as written, and the 3 % composition), and one group per
+ * container limiter's job, where Sluice does that job with that limiter's configuration and, like
+ * it, adds no field ({@link Setups#equalWork}): {@code window} (Tomcat's {@code RateLimitFilter}),
+ * {@code leaky} (Jetty's {@code DoSHandler} and {@code DoSFilter}), {@code concurrency} (Jetty's
+ * {@code QoSHandler} and {@code QoSFilter}). A comparison's verdict comes from the per-round
+ * differences ({@link #lessThan}).
+ *
+ * <p>The composed overheads are: on Jetty, Sluice's cost inside that Jetty plus Jetty writing its
+ * fields, over the no-filter Jetty's CPU per request end to end; on Tomcat, Sluice's filter alone
+ * plus the {@code fields} configuration's cost (measured on Jetty, the nearest stand-in for
+ * Tomcat's own cost of a filter step and two fields) plus the writing, over the no-filter Tomcat's.
  *
  * <p>Usage: {@code java -cp benchmarks.jar io.github.sluice.bench.http.FilterCpu [rounds
  * [no-filter CPU us per request, e.g. jetty=78.91,tomcat=86.87]]}. Without the second argument
@@ -71,87 +64,48 @@ import org.apache.catalina.filters.RateLimitFilter;
  */
 public final class FilterCpu {
 
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
-    private static final int BATCH = 200_000;
-    private static volatile long sink;
-
     private FilterCpu() {
     }
 
-    /** One candidate: {@code n} requests through its filter. */
-    private interface Batch {
-        void run(int n) throws Exception;
+    /** What one group's JVM measured. */
+    private static final class Measured {
+        final Map<String, double[]> alone = new LinkedHashMap<>();
+        final Map<String, double[]> jetty = new LinkedHashMap<>();
+        final Map<String, double[]> block = new LinkedHashMap<>();
+        final List<String> info = new ArrayList<>();
+
+        /** @return the CPU ns per request {@code name} adds inside Jetty, per round, over its reference */
+        double[] added(String name) {
+            return minus(jetty.get(name), jetty.get(name.endsWith("-handler") || name.equals("qos") || name.equals("dos")
+                    ? "none-handler" : "none"));
+        }
+
+        /** @return the CPU ns per request the alone candidate {@code name} adds, per round, over its reference */
+        double[] alone(String name) {
+            return minus(alone.get(name), alone.get(name.startsWith("jetty ") ? "handler only" : "chain only"));
+        }
     }
 
     /**
      * @param args rounds (default 15), then optionally the no-filter servers' CPU per request
-     * @throws Exception if a filter or the in-process Jetty fails
+     * @throws Exception if a group's JVM fails
      */
     public static void main(String[] args) throws Exception {
-        Logger.getLogger("").setLevel(Level.WARNING);
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
         Map<String, Double> none = args.length > 1 ? parseBase(args[1]) : readBase(Path.of("benchmarks/target/http-cpu.txt"));
 
-        MinimalRequest request = new MinimalRequest();
-        MinimalResponse response = new MinimalResponse();
-        FilterChain chain = (req, res) -> sink++;
-        Map<String, Batch> c = new LinkedHashMap<>();
-        c.put("chain only", n -> {
-            for (int i = 0; i < n; i++) {
-                request.recycle();
-                response.recycle();
-                chain.doFilter(request, response);
-            }
-        });
-        SluiceFilter sluice = Setups.sluiceFilter();
-        c.put("sluice", through(sluice, request, response, chain));
-        SluiceFilter quiet = Setups.sluiceFilterWithoutFields();
-        c.put("sluice, no header fields", through(quiet, request, response, chain));
-        RateLimitFilter tomcat = new RateLimitFilter();
-        tomcat.setBucketDuration(60);
-        tomcat.setBucketRequests(Setups.HUGE);
-        tomcat.init(filterConfig("ratelimit"));
-        c.put("tomcat RateLimitFilter", through(tomcat, request, response, chain));
-
-        Map<String, double[]> perRequest = run(c, rounds);
-        long unexpected = MinimalRequest.UNEXPECTED.get() + MinimalResponse.UNEXPECTED.get();
-        System.out.printf(Locale.ROOT, "%d rounds of %,d requests per candidate, thread CPU time; load %s; "
-                + "calls outside the minimal request/response: %d (%s)%n%n", rounds, BATCH, load(), unexpected,
-                MinimalRequest.UNEXPECTED_NAMES);
-        System.out.println("| candidate | CPU ns per request, median (min-max) | added vs chain only, ns, median (min-max) |");
-        System.out.println("|---|---:|---:|");
-        double[] ref = perRequest.get("chain only");
-        for (Map.Entry<String, double[]> e : perRequest.entrySet()) {
-            System.out.println("| " + e.getKey() + " | " + spread(e.getValue(), "%.0f") + " | "
-                    + (e.getValue() == ref ? "-" : spread(minus(e.getValue(), ref), "%.0f")) + " |");
+        Map<String, Measured> groups = new LinkedHashMap<>();
+        for (String group : FilterCpuGroup.GROUPS.keySet()) {
+            Measured m = measure(group, rounds);
+            groups.put(group, m);
+            print(group, m, rounds);
         }
-        double sluiceNs = median(minus(perRequest.get("sluice"), ref));
-        double tomcatNs = median(minus(perRequest.get("tomcat RateLimitFilter"), ref));
-
-        Map<String, double[]> jetty = LocalJetties.measure(rounds);
-        System.out.println();
-        System.out.printf(Locale.ROOT, "Inside an in-process Jetty (LocalConnector, one persistent connection; the request "
-                + "thread's CPU time read right before and right after each limiter; %d rounds of %,d requests per "
-                + "configuration; load %s):%n%n", rounds, LocalJetties.BATCH, load());
-        System.out.println("| jetty limiter | CPU ns per request between the readings, median (min-max) | added vs its "
-                + "reference, ns, median (min-max) |");
-        System.out.println("|---|---:|---:|");
-        for (Map.Entry<String, double[]> e : jetty.entrySet()) {
-            double[] against = reference(jetty, e.getKey());
-            System.out.println("| " + e.getKey() + " | " + spread(e.getValue(), "%.0f") + " | "
-                    + (e.getValue() == against ? "-" : spread(minus(e.getValue(), against), "%.0f")) + " |");
-        }
-        double[][] h = HeaderFields.measure(rounds);
-        double[] without = Arrays.stream(h).mapToDouble(x -> x[0]).toArray();
-        double[] with = Arrays.stream(h).mapToDouble(x -> x[1]).toArray();
-        double serializeNs = median(minus(with, without));
-        System.out.println();
-        System.out.printf(Locale.ROOT, "Jetty's HttpGenerator writing the response's header block (%,d responses per round, "
-                + "%d rounds, thread CPU): %s ns without the two fields (%.0f bytes), %s ns with them (%.0f bytes): "
-                + "%s ns per response for the fields%n", HeaderFields.BATCH, rounds, spread(without, "%.0f"), h[0][2],
-                spread(with, "%.0f"), h[0][3], spread(minus(with, without), "%.0f"));
-        double addFieldsNs = median(minus(jetty.get("fields"), jetty.get("none")));
-        double jettySluiceNs = median(minus(jetty.get("sluice"), jetty.get("none"))) + serializeNs;
+        Measured h = groups.get("headers");
+        double serializeNs = median(minus(h.block.get("with"), h.block.get("without")));
+        double sluiceNs = median(h.alone("sluice"));
+        double addFieldsNs = median(h.added("fields"));
+        double[] sluiceWritten = plus(h.added("sluice"), serializeNs);
+        double jettySluiceNs = median(sluiceWritten);
         double fieldsNs = addFieldsNs + serializeNs;
 
         List<String> targets = new ArrayList<>();
@@ -166,8 +120,7 @@ public final class FilterCpu {
                     + ", over the no-filter server's CPU per request measured end to end)";
             double addedNs = isJetty ? jettySluiceNs : sluiceNs + fieldsNs;
             String parts = isJetty ? String.format(Locale.ROOT, "(%.2f + %.2f) us (filter per round %s ns)",
-                    (jettySluiceNs - serializeNs) / 1000, serializeNs / 1000,
-                    spread(minus(jetty.get("sluice"), jetty.get("none")), "%.0f"))
+                    (jettySluiceNs - serializeNs) / 1000, serializeNs / 1000, spread(h.added("sluice"), "%.0f"))
                     : String.format(Locale.ROOT, "(%.2f + %.2f + %.2f) us", sluiceNs / 1000, addFieldsNs / 1000,
                     serializeNs / 1000);
             if (base == null) {
@@ -179,35 +132,44 @@ public final class FilterCpu {
             targets.add(String.format(Locale.ROOT, "| %s | %s of %.2f us = %.2f %% | %s |", what, parts, base,
                     100 * share, share <= CpuPerRequest.MAX_SLUICE_SHARE ? "met" : "missed"));
         }
+        // As the target is written: Sluice with its two fields (Jetty's writing of them included)
+        // against limiters that add none, whatever their job.
         for (String theirs : List.of("ratelimit", "qos", "dos")) {
-            double[] d = minus(jetty.get(theirs), reference(jetty, theirs));
-            double t = median(d);
-            targets.add(String.format(Locale.ROOT, "| HTTP CPU: Sluice adds less than %s (each inside the same in-process "
-                    + "Jetty, the request thread's CPU; Sluice with its header fields written) | Sluice %.0f ns, %s %.0f ns "
-                    + "per request (per round %s ns) | %s |", theirs, jettySluiceNs, theirs, t, spread(d, "%.0f"),
-                    jettySluiceNs < t ? "met" : "missed"));
+            targets.add(compare("HTTP CPU: Sluice, one per-IP token bucket with its two header fields written, adds less "
+                    + "than " + theirs + " (inside the same in-process Jetty, the request thread's CPU)", "Sluice",
+                    sluiceWritten, theirs, h.added(theirs)));
         }
-        // The same comparisons on equal work. RateLimitFilter can add the same two fields
-        // (exposeHeaders): both add them, and neither's writing of them is counted (the values are
-        // of the same length). QoSHandler and DoSHandler add no field: Sluice adds none either.
-        double[] sluiceInJetty = minus(jetty.get("sluice"), jetty.get("none"));
-        double[] theirsWithFields = minus(jetty.get("ratelimit-fields"), jetty.get("none"));
-        targets.add(String.format(Locale.ROOT, "| HTTP CPU, equal work: Sluice adds less than ratelimit with its own "
-                + "RateLimit-Policy and RateLimit fields (exposeHeaders=true; both add two fields, inside the same "
-                + "in-process Jetty) | Sluice %.0f ns (per round %s ns), ratelimit-fields %.0f ns (per round %s ns) "
-                + "per request | %s |", median(sluiceInJetty), spread(sluiceInJetty, "%.0f"), median(theirsWithFields),
-                spread(theirsWithFields, "%.0f"), median(sluiceInJetty) < median(theirsWithFields) ? "met" : "missed"));
-        double[] quietInJetty = minus(jetty.get("sluice-nofields"), jetty.get("none"));
-        for (String theirs : List.of("ratelimit", "qos", "dos")) {
-            double t = median(minus(jetty.get(theirs), reference(jetty, theirs)));
-            targets.add(String.format(Locale.ROOT, "| HTTP CPU, equal work: Sluice without header fields adds less than "
-                    + "%s (inside the same in-process Jetty; neither adds a field) | Sluice %.0f ns (per round %s ns), %s "
-                    + "%.0f ns per request | %s |", theirs, median(quietInJetty), spread(quietInJetty, "%.0f"), theirs, t,
-                    median(quietInJetty) < t ? "met" : "missed"));
+        // Equal work: Sluice doing each container limiter's job, with its configuration. The
+        // RateLimitFilter can add the same two fields (exposeHeaders): both add them, and neither's
+        // writing of them is counted (the values are of the same length).
+        targets.add(compare("HTTP CPU, equal work: Sluice with its two fields adds less than ratelimit with its own "
+                + "RateLimit-Policy and RateLimit fields (exposeHeaders=true; both servlet filters in the same Jetty)",
+                "sluice", h.added("sluice"), "ratelimit-fields", h.added("ratelimit-fields")));
+        for (String[] g : new String[][] {{"window", "sluice-window", "ratelimit"},
+                {"concurrency", "sluice-concurrency", "qosfilter"}, {"leaky", "sluice-leaky", "dosfilter"}}) {
+            Measured m = groups.get(g[0]);
+            targets.add(compare("HTTP CPU, equal work: Sluice doing the job of " + g[2] + " adds less than it (both "
+                    + "servlet filters in the same Jetty, no header field)", g[1], m.added(g[1]), g[2], m.added(g[2])));
         }
-        targets.add(String.format(Locale.ROOT, "| HTTP CPU: Sluice's filter alone adds less than Tomcat's RateLimitFilter alone "
-                + "(in-process, the same minimal request and response) | Sluice %.0f ns, RateLimitFilter %.0f ns per request | %s |",
-                sluiceNs, tomcatNs, sluiceNs < tomcatNs ? "met" : "missed"));
+        for (String[] g : new String[][] {{"concurrency", "sluice-concurrency", "qos"}, {"leaky", "sluice-leaky", "dos"}}) {
+            Measured m = groups.get(g[0]);
+            targets.add(compare("HTTP CPU, equal work across layers: Sluice's servlet filter doing the job of Jetty's " + g[2]
+                    + " handler adds less than it (each with its own chain step: here a filter step costs "
+                    + String.format(Locale.ROOT, "%.0f ns, a handler step %.0f ns", median(m.added("noop")),
+                            median(m.added("noop-handler"))) + ")", g[1], m.added(g[1]), g[2], m.added(g[2])));
+        }
+        // The limiters' own work, alone over a minimal request: the resolution the container lacks.
+        for (String[] g : new String[][] {{"headers", "sluice", "tomcat RateLimitFilter"},
+                {"window", "sluice window, no header fields", "tomcat RateLimitFilter"},
+                {"concurrency", "sluice concurrency, no header fields", "jetty QoSHandler"},
+                {"leaky", "sluice leaky, no header fields", "jetty DoSHandler"}}) {
+            Measured m = groups.get(g[0]);
+            targets.add(compare("HTTP CPU, the limiter's own work alone (in-process, a minimal request): " + g[1]
+                    + " adds less than " + g[2], g[1], m.alone(g[1]), g[2], m.alone(g[2])));
+        }
+        System.out.println();
+        System.out.println("A comparison is met when the rounds agree that Sluice costs less (a sign test on the per-round "
+                + "differences, two-sided 5 %), missed when they agree it costs more, and not resolved otherwise.");
         System.out.println();
         System.out.println("| target | measured | verdict |");
         System.out.println("|---|---|---|");
@@ -218,44 +180,117 @@ public final class FilterCpu {
         if (Files.isDirectory(out)) {
             Files.write(out.resolve("filter-cpu.txt"), lines, StandardCharsets.UTF_8);
         }
-        sluice.destroy();
-        quiet.destroy();
-        tomcat.destroy();
     }
 
-    private static Batch through(Filter filter, MinimalRequest request, MinimalResponse response, FilterChain chain) {
-        return n -> {
-            for (int i = 0; i < n; i++) {
-                request.recycle();
-                response.recycle();
-                filter.doFilter(request, response, chain);
-            }
-        };
-    }
-
-    private static Map<String, double[]> run(Map<String, Batch> candidates, int rounds) throws Exception {
-        List<String> names = new ArrayList<>(candidates.keySet());
-        for (int w = 0; w < 8; w++) {
-            for (String name : names) {
-                candidates.get(name).run(BATCH);
-            }
-        }
-        Map<String, double[]> perRequest = new LinkedHashMap<>();
-        names.forEach(n -> perRequest.put(n, new double[rounds]));
-        for (int r = 0; r < rounds; r++) {
-            for (int k = 0; k < names.size(); k++) {
-                String name = names.get((k + r) % names.size());
-                long before = THREADS.getCurrentThreadCpuTime();
-                candidates.get(name).run(BATCH);
-                perRequest.get(name)[r] = (THREADS.getCurrentThreadCpuTime() - before) / (double) BATCH;
+    /** Runs one group in a JVM of its own, with this JVM's class path, and reads what it printed. */
+    private static Measured measure(String group, int rounds) throws IOException, InterruptedException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                FilterCpuGroup.class.getName(), group, Integer.toString(rounds))
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Measured m = new Measured();
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                String[] f = line.split("\t");
+                switch (f[0]) {
+                    case "alone", "jetty", "block" -> {
+                        double[] v = Arrays.stream(f, 2, f.length).mapToDouble(Double::parseDouble).toArray();
+                        (f[0].equals("alone") ? m.alone : f[0].equals("jetty") ? m.jetty : m.block).put(f[1], v);
+                    }
+                    default -> m.info.add(line.startsWith("info ") ? line.substring(5) : line);
+                }
             }
         }
-        return perRequest;
+        int exit = p.waitFor();
+        if (exit != 0) {
+            throw new IllegalStateException("the JVM of group " + group + " exited with " + exit);
+        }
+        return m;
     }
 
-    /** @return the configuration {@code name} is compared with: the readings with nothing between them */
-    private static double[] reference(Map<String, double[]> jetty, String name) {
-        return jetty.get(name.equals("qos") || name.equals("dos") || name.equals("none-handler") ? "none-handler" : "none");
+    private static void print(String group, Measured m, int rounds) {
+        System.out.printf(Locale.ROOT, "%n### Group %s (a JVM of its own; %d rounds)%n%n", group, rounds);
+        m.info.forEach(i -> System.out.println("- " + i));
+        System.out.printf(Locale.ROOT, "%nAlone (%,d requests per candidate and round, thread CPU time):%n%n",
+                FilterCpuGroup.BATCH);
+        System.out.println("| candidate | CPU ns per request, median (min-max) | added vs its reference, ns, median (min-max) |");
+        System.out.println("|---|---:|---:|");
+        m.alone.forEach((name, v) -> System.out.println("| " + name + " | " + spread(v, "%.0f") + " | "
+                + (name.equals("chain only") || name.equals("handler only") ? "-" : spread(m.alone(name), "%.0f")) + " |"));
+        System.out.printf(Locale.ROOT, "%nInside an in-process Jetty (LocalConnector, one persistent connection; the "
+                + "request thread's CPU time read right before and right after each limiter; %,d requests per "
+                + "configuration and round):%n%n", LocalJetties.BATCH);
+        System.out.println("| jetty limiter | CPU ns per request between the readings, median (min-max) | added vs its "
+                + "reference, ns, median (min-max) |");
+        System.out.println("|---|---:|---:|");
+        m.jetty.forEach((name, v) -> System.out.println("| " + name + " | " + spread(v, "%.0f") + " | "
+                + (name.equals("none") || name.equals("none-handler") ? "-" : spread(m.added(name), "%.0f")) + " |"));
+        if (!m.block.isEmpty()) {
+            System.out.printf(Locale.ROOT, "%nJetty's HttpGenerator writing the response's header block (%,d responses per "
+                    + "round, thread CPU): %s ns without the two fields, %s ns with them: %s ns per response for the "
+                    + "fields%n", HeaderFields.BATCH, spread(m.block.get("without"), "%.0f"),
+                    spread(m.block.get("with"), "%.0f"), spread(minus(m.block.get("with"), m.block.get("without")), "%.0f"));
+        }
+    }
+
+    /**
+     * One comparison as a target row: the medians, the per-round differences and the verdict of
+     * {@link #lessThan}.
+     *
+     * @param ours CPU ns per request added by Sluice, per round
+     * @param theirs the same for the other limiter, from the same rounds
+     */
+    static String compare(String what, String ourName, double[] ours, String theirName, double[] theirs) {
+        double[] d = minus(ours, theirs);
+        return String.format(Locale.ROOT, "| %s | %s %.0f ns, %s %.0f ns per request; difference per round %s ns, "
+                + "Sluice cheaper in %d of %d rounds | %s |", what, ourName, median(ours), theirName, median(theirs),
+                spread(d, "%.0f"), below(d), d.length, lessThan(ours, theirs));
+    }
+
+    /**
+     * Whether the first limiter costs less than the second, from their per-round figures: a sign
+     * test on the per-round differences, since rounds are paired (each round measures both) and a
+     * shared machine's disturbances shift whole rounds.
+     *
+     * @return {@code met} when significantly more rounds than chance (two-sided 5 %) found the
+     *     first cheaper, {@code missed} when as many found it dearer, {@code not resolved} otherwise
+     */
+    static String lessThan(double[] first, double[] second) {
+        double[] d = minus(first, second);
+        int cheaper = below(d);
+        int dearer = (int) Arrays.stream(d).filter(x -> x > 0).count();
+        int needed = signTestCount(cheaper + dearer);
+        return cheaper >= needed ? "met" : dearer >= needed ? "missed" : "not resolved";
+    }
+
+    private static int below(double[] d) {
+        return (int) Arrays.stream(d).filter(x -> x < 0).count();
+    }
+
+    /**
+     * @return the least k such that k or more of n fair coin tosses coming up the same given side
+     *     has probability at most 2.5 % (n + 1 if no k does)
+     */
+    static int signTestCount(int n) {
+        double tail = 0;
+        double p = Math.pow(0.5, n);
+        double choose = 1; // C(n, k), from k = n down
+        for (int k = n; k >= 0; k--) {
+            tail += choose * p;
+            if (tail > 0.025) {
+                return k + 1;
+            }
+            choose = choose * k / (n - k + 1);
+        }
+        return n + 1;
+    }
+
+    static double[] plus(double[] a, double b) {
+        double[] d = new double[a.length];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = a[i] + b;
+        }
+        return d;
     }
 
     static Map<String, Double> parseBase(String text) {
@@ -304,183 +339,7 @@ public final class FilterCpu {
         return String.format(Locale.ROOT, format + " (" + format + "-" + format + ")", median(v), a[0], a[a.length - 1]);
     }
 
-    private static String load() {
+    static String load() {
         return String.format(Locale.ROOT, "%.1f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-    }
-
-    private static FilterConfig filterConfig(String name) {
-        ServletContext context = (ServletContext) Proxy.newProxyInstance(FilterCpu.class.getClassLoader(),
-                new Class<?>[] {ServletContext.class}, (p, m, a) -> switch (m.getName()) {
-                    case "getInitParameterNames", "getAttributeNames" -> Collections.emptyEnumeration();
-                    case "toString" -> "bench context";
-                    default -> null;
-                });
-        return new FilterConfig() {
-            @Override
-            public String getFilterName() {
-                return name;
-            }
-
-            @Override
-            public ServletContext getServletContext() {
-                return context;
-            }
-
-            @Override
-            public String getInitParameter(String n) {
-                return null;
-            }
-
-            @Override
-            public Enumeration<String> getInitParameterNames() {
-                return Collections.emptyEnumeration();
-            }
-        };
-    }
-
-    /** Counts calls that the minimal objects do not implement (they answer null, false or 0). */
-    private static <T> T rest(Class<T> type, AtomicLong unexpected, List<String> names) {
-        return type.cast(Proxy.newProxyInstance(FilterCpu.class.getClassLoader(), new Class<?>[] {type}, (p, m, a) -> {
-            unexpected.incrementAndGet();
-            synchronized (names) {
-                if (!names.contains(m.getName())) {
-                    names.add(m.getName());
-                }
-            }
-            Class<?> r = m.getReturnType();
-            return r == boolean.class ? Boolean.FALSE : r == int.class ? 0 : r == long.class ? 0L : null;
-        }));
-    }
-
-    /**
-     * A GET of {@code /hello} from {@code 127.0.0.1}: what a container's request object answers for
-     * it, with an attribute map cleared between requests as a container recycles its request.
-     */
-    static final class MinimalRequest extends HttpServletRequestWrapper {
-        static final AtomicLong UNEXPECTED = new AtomicLong();
-        static final List<String> UNEXPECTED_NAMES = new ArrayList<>();
-        private static final String PEER = "127.0.0.1";
-        private final HashMap<String, Object> attributes = new HashMap<>();
-
-        MinimalRequest() {
-            super(rest(HttpServletRequest.class, UNEXPECTED, UNEXPECTED_NAMES));
-        }
-
-        void recycle() {
-            attributes.clear();
-        }
-
-        @Override
-        public String getMethod() {
-            return "GET";
-        }
-
-        @Override
-        public String getServletPath() {
-            return "/hello";
-        }
-
-        @Override
-        public String getPathInfo() {
-            return null;
-        }
-
-        @Override
-        public String getRequestURI() {
-            return "/hello";
-        }
-
-        @Override
-        public String getContextPath() {
-            return "";
-        }
-
-        @Override
-        public String getRemoteAddr() {
-            return PEER;
-        }
-
-        @Override
-        public DispatcherType getDispatcherType() {
-            return DispatcherType.REQUEST;
-        }
-
-        @Override
-        public Object getAttribute(String name) {
-            return attributes.get(name);
-        }
-
-        @Override
-        public void setAttribute(String name, Object o) {
-            attributes.put(name, o);
-        }
-
-        @Override
-        public void removeAttribute(String name) {
-            attributes.remove(name);
-        }
-
-        @Override
-        public boolean isAsyncStarted() {
-            return false;
-        }
-
-        @Override
-        public String getHeader(String name) {
-            return null;
-        }
-
-        @Override
-        public Enumeration<String> getHeaders(String name) {
-            return Collections.emptyEnumeration();
-        }
-    }
-
-    /** A response that keeps the header fields it is given, as a container's does, and writes no bytes. */
-    static final class MinimalResponse extends HttpServletResponseWrapper {
-        static final AtomicLong UNEXPECTED = new AtomicLong();
-        private final String[] names = new String[8];
-        private final String[] values = new String[8];
-        private int fields;
-        private int status = 200;
-
-        MinimalResponse() {
-            super(rest(HttpServletResponse.class, UNEXPECTED, MinimalRequest.UNEXPECTED_NAMES));
-        }
-
-        void recycle() {
-            Arrays.fill(names, 0, fields, null);
-            Arrays.fill(values, 0, fields, null);
-            fields = 0;
-            status = 200;
-        }
-
-        @Override
-        public void addHeader(String name, String value) {
-            if (fields < names.length) {
-                names[fields] = name;
-                values[fields++] = value;
-            }
-        }
-
-        @Override
-        public void setHeader(String name, String value) {
-            addHeader(name, value);
-        }
-
-        @Override
-        public int getStatus() {
-            return status;
-        }
-
-        @Override
-        public void setStatus(int sc) {
-            status = sc;
-        }
-
-        @Override
-        public boolean isCommitted() {
-            return false;
-        }
     }
 }

@@ -14,22 +14,27 @@ final class LocalJetties {
 
     /** Requests per configuration and round. */
     static final int BATCH = 20_000;
-    /** The configurations, in report order; {@code none} is the reference. */
-    static final List<String> LIMITERS = List.of("none", "fields", "sluice", "sluice-nofields", "ratelimit", "ratelimit-fields",
-            "none-handler", "qos", "dos");
+    /**
+     * Every configuration {@link LocalJetty} knows, in report order; {@code none} is the reference of
+     * the filters, {@code none-handler} of the handlers.
+     */
+    static final List<String> LIMITERS = List.of("none", "noop", "fields", "sluice", "sluice-nofields", "sluice-window",
+            "sluice-leaky", "sluice-concurrency", "ratelimit", "ratelimit-fields", "qosfilter", "dosfilter", "none-handler",
+            "noop-handler", "qos", "dos");
 
     private LocalJetties() {
     }
 
     /**
+     * @param limiters the configurations to measure, of {@link #LIMITERS}
      * @param rounds measured rounds, after a warm-up of 6 batches per configuration
      * @return per configuration, the CPU nanoseconds per request between its readings in each round
      * @throws Exception if a server fails
      */
-    static Map<String, double[]> measure(int rounds) throws Exception {
+    static Map<String, double[]> measure(List<String> limiters, int rounds) throws Exception {
         Map<String, LocalJetty> servers = new LinkedHashMap<>();
         try {
-            for (String l : LIMITERS) {
+            for (String l : limiters) {
                 servers.put(l, new LocalJetty(l));
             }
             for (int w = 0; w < 6; w++) {
@@ -38,8 +43,8 @@ final class LocalJetties {
                 }
             }
             Map<String, double[]> out = new LinkedHashMap<>();
-            LIMITERS.forEach(l -> out.put(l, new double[rounds]));
-            List<String> names = new ArrayList<>(LIMITERS);
+            limiters.forEach(l -> out.put(l, new double[rounds]));
+            List<String> names = new ArrayList<>(limiters);
             for (int r = 0; r < rounds; r++) {
                 for (int k = 0; k < names.size(); k++) {
                     String name = names.get((k + r) % names.size());

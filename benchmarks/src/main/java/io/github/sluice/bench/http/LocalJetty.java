@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.catalina.filters.RateLimitFilter;
+import org.eclipse.jetty.ee10.servlets.DoSFilter;
+import org.eclipse.jetty.ee10.servlets.QoSFilter;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -37,17 +39,24 @@ import org.eclipse.jetty.util.Callback;
  * limiter's cost is its figure minus the reference's (for a filter, one more step of the chain
  * included).
  *
- * <p>Limiters: {@code none}, {@code fields} (a filter that adds the two header fields the Sluice
- * filter adds in the HTTP comparison, with the same values and no decision), {@code sluice},
- * {@code sluice-nofields} (the same filter with header style {@code none}: the work of the
- * containers' limiters, which add no fields),
- * {@code ratelimit} (Tomcat's {@code RateLimitFilter}, a standard servlet filter, here in Jetty,
- * configured as in {@link TomcatServer}), {@code ratelimit-fields} (the same with its
- * {@code exposeHeaders} on: it then adds its own {@code RateLimit-Policy} and {@code RateLimit}
- * fields, the work of {@code sluice}); {@code none-handler}, {@code qos} and {@code dos}
- * (Jetty's handlers, configured as in {@link JettyServer}). What the container spends writing the
- * header fields into the response happens later, when the servlet commits it, and is measured
- * apart ({@link HeaderFields}).
+ * <p>Servlet filters, between two reading filters: {@code none}; {@code noop} (a filter that only
+ * calls the chain: what one more step of the filter chain costs any filter); {@code fields} (a
+ * filter that adds the two header fields the Sluice filter adds in the HTTP comparison, with the
+ * same values and no decision); {@code sluice}; {@code sluice-nofields} (the same filter with
+ * header style {@code none}); the Sluice filter doing the job of each container limiter, with its
+ * configuration and no field ({@link Setups#equalWork}): {@code sluice-window} (Tomcat's
+ * {@code RateLimitFilter}), {@code sluice-leaky} ({@code DoSHandler}), {@code sluice-concurrency}
+ * ({@code QoSHandler}, {@code QoSFilter}); {@code ratelimit} (Tomcat's {@code RateLimitFilter}, a
+ * standard servlet filter, here in Jetty, configured as in {@link TomcatServer});
+ * {@code ratelimit-fields} (the same with its {@code exposeHeaders} on: it then adds its own
+ * {@code RateLimit-Policy} and {@code RateLimit} fields, the work of {@code sluice});
+ * {@code qosfilter} and {@code dosfilter} (Jetty's own servlet-layer limiters, {@code QoSFilter}
+ * and {@code DoSFilter} of {@code jetty-ee10-servlets}). Jetty handlers, between two reading
+ * handlers: {@code none-handler}, {@code noop-handler} (a wrapper that only calls the next
+ * handler: one more step of the handler chain), {@code qos} and {@code dos} (Jetty's handlers,
+ * configured as in {@link JettyServer}). What the container spends writing the header fields into
+ * the response happens later, when the servlet commits it, and is measured apart
+ * ({@link HeaderFields}).
  */
 final class LocalJetty implements AutoCloseable {
 
@@ -77,7 +86,8 @@ final class LocalJetty implements AutoCloseable {
         context.addServlet(new ServletHolder(new HelloServlet()), "/hello");
         Handler top = context;
         switch (limiter) {
-            case "none", "fields", "sluice", "sluice-nofields", "ratelimit", "ratelimit-fields" -> {
+            case "none", "noop", "fields", "sluice", "sluice-nofields", "sluice-window", "sluice-leaky",
+                    "sluice-concurrency", "ratelimit", "ratelimit-fields", "qosfilter", "dosfilter" -> {
                 addFilter(context, (req, res, chain) -> {
                     long in = THREADS.getCurrentThreadCpuTime();
                     chain.doFilter(req, res);
@@ -85,6 +95,7 @@ final class LocalJetty implements AutoCloseable {
                     own.addAndGet(innerIn - in + out - innerOut);
                 });
                 switch (limiter) {
+                    case "noop" -> addFilter(context, (req, res, chain) -> chain.doFilter(req, res));
                     case "fields" -> addFilter(context, (req, res, chain) -> {
                         HttpServletResponse r = (HttpServletResponse) res;
                         r.addHeader("RateLimit-Policy", POLICY);
@@ -93,6 +104,11 @@ final class LocalJetty implements AutoCloseable {
                     });
                     case "sluice" -> addFilter(context, Setups.sluiceFilter());
                     case "sluice-nofields" -> addFilter(context, Setups.sluiceFilterWithoutFields());
+                    case "sluice-window" -> addFilter(context, Setups.equalWork("window"));
+                    case "sluice-leaky" -> addFilter(context, Setups.equalWork("leaky"));
+                    case "sluice-concurrency" -> addFilter(context, Setups.equalWork("concurrency"));
+                    case "qosfilter", "dosfilter" -> context.addFilter(jettyFilter(limiter), "/*",
+                            EnumSet.of(DispatcherType.REQUEST));
                     case "ratelimit", "ratelimit-fields" -> {
                         FilterHolder holder = new FilterHolder(new RateLimitFilter());
                         holder.setInitParameters(Map.of("bucketDuration", "60", "bucketRequests",
@@ -108,14 +124,15 @@ final class LocalJetty implements AutoCloseable {
                     innerOut = THREADS.getCurrentThreadCpuTime();
                 });
             }
-            case "none-handler", "qos", "dos" -> {
+            case "none-handler", "noop-handler", "qos", "dos" -> {
                 Handler inner = new Reading(context, false);
                 Handler limited = switch (limiter) {
                     case "qos" -> {
                         QoSHandler qos = new QoSHandler(inner);
-                        qos.setMaxRequestCount(100_000);
+                        qos.setMaxRequestCount(Setups.MAX_IN_FLIGHT);
                         yield qos;
                     }
+                    case "noop-handler" -> new Handler.Wrapper(inner);
                     case "dos" -> {
                         DoSHandler dos = new DoSHandler(new DoSHandler.LeakingBucketTrackerFactory(Setups.HUGE));
                         dos.setHandler(inner);
@@ -125,12 +142,31 @@ final class LocalJetty implements AutoCloseable {
                 };
                 top = new Reading(limited, true);
             }
-            default -> throw new IllegalArgumentException("local jetty limiter must be none, fields, sluice, "
-                    + "sluice-nofields, ratelimit, ratelimit-fields, none-handler, qos or dos but was " + limiter);
+            default -> throw new IllegalArgumentException("local jetty limiter must be one of " + LocalJetties.LIMITERS
+                    + " but was " + limiter);
         }
         server.setHandler(top);
         server.start();
         endPoint = connector.connect();
+    }
+
+    /**
+     * Jetty's own servlet-layer limiters, which Jetty 12.1 deprecates in favour of its handlers
+     * but still ships for servlet applications: {@code QoSFilter} with the concurrency limit of
+     * the {@code QoSHandler}, and {@code DoSFilter}, whose rate tracker keeps one timestamp per
+     * request of the last second, so that its limit sets the size of an array per client: a
+     * million (8 MB) is far above what one connection asks for here.
+     */
+    @SuppressWarnings("deprecation")
+    private static FilterHolder jettyFilter(String limiter) {
+        if (limiter.equals("qosfilter")) {
+            FilterHolder holder = new FilterHolder(new QoSFilter());
+            holder.setInitParameters(Map.of("maxRequests", Integer.toString(Setups.MAX_IN_FLIGHT)));
+            return holder;
+        }
+        FilterHolder holder = new FilterHolder(new DoSFilter());
+        holder.setInitParameters(Map.of("maxRequestsPerSec", "1000000"));
+        return holder;
     }
 
     private static void addFilter(ServletContextHandler context, Filter filter) {

@@ -1,12 +1,19 @@
 package io.github.sluice.bench.http;
 
+import io.github.sluice.algorithm.Concurrency;
+import io.github.sluice.algorithm.FixedWindow;
+import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.bench.micro.Configs;
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Rate;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.http.HeaderOptions;
 import io.github.sluice.http.HeaderStyle;
+import io.github.sluice.key.KeyResolver;
 import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.servlet.SluiceFilter;
+import java.time.Duration;
 
 /** The Sluice configuration of the HTTP comparison, the same in both containers. */
 final class Setups {
@@ -42,4 +49,39 @@ final class Setups {
 
     /** A limit for the containers' own limiters that loopback load never reaches. */
     static final int HUGE = 1_000_000_000;
+
+    /** The concurrency limit of Jetty's {@code QoSHandler} and {@code QoSFilter} in the comparison. */
+    static final int MAX_IN_FLIGHT = 100_000;
+
+    /**
+     * Sluice doing the job of one of the containers' own limiters, with their configuration and,
+     * like them, no header field: the equal-work comparison.
+     *
+     * @param job {@code window}: a fixed window of {@link #HUGE} requests a minute per client IP,
+     *     as Tomcat's {@code RateLimitFilter} ({@code bucketDuration=60}); {@code leaky}: a leaky
+     *     bucket of {@link #HUGE} requests a second per client IP, holding as many, as Jetty's
+     *     {@code DoSHandler} with its {@code LeakingBucketTrackerFactory}; {@code concurrency}: at
+     *     most {@link #MAX_IN_FLIGHT} requests in flight on the whole server, as Jetty's
+     *     {@code QoSHandler} and {@code QoSFilter}
+     * @return a new filter
+     * @throws IllegalArgumentException if {@code job} is none of these
+     */
+    static SluiceFilter equalWork(String job) {
+        Algorithm<?> algorithm;
+        KeyResolver key = KeyResolvers.ip();
+        switch (job) {
+            case "window" -> algorithm = FixedWindow.builder().limit(HUGE).window(Duration.ofMinutes(1)).build();
+            case "leaky" -> algorithm = LeakyBucket.builder().rate(Rate.of(HUGE, Duration.ofSeconds(1))).capacity(HUGE)
+                    .build();
+            case "concurrency" -> {
+                algorithm = Concurrency.of(MAX_IN_FLIGHT);
+                key = KeyResolvers.global();
+            }
+            default -> throw new IllegalArgumentException("equal-work job must be window, leaky or concurrency but was "
+                    + job);
+        }
+        Policy policy = Policy.builder(job).algorithm(algorithm).key(key).build();
+        return new SluiceFilter(Enforcer.builder().policy(policy)
+                .headers(HeaderOptions.DEFAULT.withStyle(HeaderStyle.NONE)).build());
+    }
 }
