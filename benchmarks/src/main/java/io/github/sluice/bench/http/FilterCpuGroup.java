@@ -240,7 +240,7 @@ public final class FilterCpuGroup {
     }
 
     /** Counts calls that the minimal objects do not implement (they answer null, false or 0). */
-    private static <T> T rest(Class<T> type, AtomicLong unexpected, List<String> names) {
+    static <T> T rest(Class<T> type, AtomicLong unexpected, List<String> names) {
         return type.cast(Proxy.newProxyInstance(FilterCpuGroup.class.getClassLoader(), new Class<?>[] {type}, (p, m, a) -> {
             unexpected.incrementAndGet();
             synchronized (names) {

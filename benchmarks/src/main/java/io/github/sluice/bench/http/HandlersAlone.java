@@ -1,6 +1,5 @@
 package io.github.sluice.bench.http;
 
-import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -93,14 +92,7 @@ final class HandlersAlone implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            server.stop();
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            throw new IllegalStateException("the server of the handlers alone did not stop", e);
-        }
+        LocalJetty.stop(server, "the server of the handlers alone");
     }
 
     /** The handler behind the limiter: it handles every request and does nothing. */
@@ -172,17 +164,8 @@ final class HandlersAlone implements AutoCloseable {
         }
     }
 
-    /** Counts calls that the minimal objects do not implement (they answer null, false or 0). */
+    /** A stand-in for {@code type} that counts the calls it gets, see {@link FilterCpuGroup#rest}. */
     private static <T> T rest(Class<T> type) {
-        return type.cast(Proxy.newProxyInstance(HandlersAlone.class.getClassLoader(), new Class<?>[] {type}, (p, m, a) -> {
-            UNEXPECTED.incrementAndGet();
-            synchronized (UNEXPECTED_NAMES) {
-                if (!UNEXPECTED_NAMES.contains(m.getName())) {
-                    UNEXPECTED_NAMES.add(m.getName());
-                }
-            }
-            Class<?> r = m.getReturnType();
-            return r == boolean.class ? Boolean.FALSE : r == int.class ? 0 : r == long.class ? 0L : null;
-        }));
+        return FilterCpuGroup.rest(type, UNEXPECTED, UNEXPECTED_NAMES);
     }
 }

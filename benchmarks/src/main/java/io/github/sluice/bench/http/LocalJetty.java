@@ -219,13 +219,22 @@ final class LocalJetty implements AutoCloseable {
 
     @Override
     public void close() {
+        stop(server, "the in-process Jetty");
+    }
+
+    /**
+     * Stops a server of the benchmark, rethrowing a failure unchecked.
+     *
+     * @param what the server, for the message
+     */
+    static void stop(Server server, String what) {
         try {
             server.stop();
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            throw new IllegalStateException("the in-process Jetty did not stop", e);
+            throw new IllegalStateException(what + " did not stop", e);
         }
     }
 }
