@@ -24,7 +24,8 @@
 # The Redis benchmarks start their own redis-server (and Redis Clusters of 1 and 3 masters) on
 # free loopback ports (skipped, with a note, if redis-server is not on the PATH). Not part of
 # mvn verify. The summary ends with every target and its verdict: met, missed, or not run (its
-# benchmark was not part of this run: a regex that leaves it out, no redis-server, no HTTP=1).
+# benchmark was not part of this run: a regex that leaves it out, no redis-server, no HTTP=1);
+# a comparison with a container's limiter whose rounds do not agree is "not resolved".
 # Output: benchmarks/target/jmh-<mode>-t<threads>.json, heap-per-key.txt, summary-<mode>.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -23,7 +23,9 @@ import java.util.function.DoublePredicate;
  * [heap.txt] [http-cpu.txt] [filter-cpu.txt]}; a {@code .txt} argument holds
  * {@code heap-per-key <name> <bytes>} lines ({@code HeapPerKey}) or {@code http-target <Markdown
  * row>} lines ({@code http.CpuPerRequest}, {@code http.FilterCpu}). Every target is printed with its verdict: met, missed, or not run
- * (its benchmark was not part of this run).
+ * (its benchmark was not part of this run); the HTTP rows also say when the figures cannot decide
+ * (FilterCpu's comparisons: "not resolved" when the rounds do not agree; CpuPerRequest's end-to-end
+ * rows: within noise).
  */
 public final class Summary {
 
