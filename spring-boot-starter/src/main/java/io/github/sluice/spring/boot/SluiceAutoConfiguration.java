@@ -11,7 +11,11 @@ import io.github.sluice.servlet.Shaping;
 import io.github.sluice.servlet.SluiceFilter;
 import io.github.sluice.store.Store;
 import jakarta.servlet.DispatcherType;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -25,8 +29,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Configures Sluice from {@code sluice.*} when at least one {@code sluice.policies.<name>} is set:
- * the {@link Enforcer} and, in a servlet web application, the {@link SluiceFilter}.
+ * Configures Sluice from {@code sluice.*} when policies are given ({@link ConditionalOnSluicePolicies}:
+ * a {@code sluice.policies.<name>}, a {@code sluice.config} file, or an {@link Enforcer} bean): the
+ * {@link Enforcer} and, in a servlet web application, the {@link SluiceFilter}. One INFO line at
+ * start-up names the policies in force.
  *
  * <h2>Beans an application may define instead</h2>
  * <ul>
@@ -44,12 +50,15 @@ import org.springframework.context.annotation.Configuration;
  * </ul>
  *
  * <p>Every error in the properties fails the start-up with a message naming the property and the
- * value, as {@link SluiceConfig} words it for init-params.
+ * value, as {@link SluiceConfig} words it for init-params; so does a property that configures
+ * nothing ({@link SluiceSettingsAutoConfiguration}).
  */
 @AutoConfiguration
 @ConditionalOnSluicePolicies
 @EnableConfigurationProperties(SluiceProperties.class)
 public class SluiceAutoConfiguration {
+
+    private static final Log LOG = LogFactory.getLog(SluiceAutoConfiguration.class);
 
     /** The name of the filter's {@link FilterRegistrationBean}. */
     public static final String FILTER_REGISTRATION = "sluiceFilterRegistration";
@@ -73,6 +82,9 @@ public class SluiceAutoConfiguration {
      *     {@link KeyResolver} bean, or the enforcer cannot be built
      * @throws IllegalStateException if a {@link DenialBody} bean and a denial property are both
      *     set, or a store is defined together with settings of the in-memory store
+     * @throws ConfigException if no policy results (a {@code sluice.config} file alone that defines
+     *     none) and the file is not watched; a watched file may gain policies, so that case is
+     *     logged as a WARNING instead
      */
     @Bean
     @ConditionalOnMissingBean
@@ -96,8 +108,37 @@ public class SluiceAutoConfiguration {
             b.store(given);
         }
         Enforcer enforcer = b.build();
+        if (enforcer.policies().isEmpty()) {
+            noPolicies(settings, enforcer);
+        } else {
+            List<String> names = new ArrayList<>();
+            enforcer.policies().forEach(p -> names.add(p.name()));
+            LOG.info("Sluice enforces " + names.size() + (names.size() == 1 ? " policy " : " policies ") + names
+                    + (settings.containsKey("config") ? " (sluice.config " + settings.get("config").strip() + ")" : "")
+                    + ", state in " + enforcer.store());
+        }
         storeEvents.connect(enforcer);
         return enforcer;
+    }
+
+    /**
+     * A {@code sluice.config} file alone that defines no policy: Sluice would admit every request.
+     * Fails, unless the file is watched (a policy added to it applies at once, and an operator may
+     * have emptied it to lift every limit): then one WARNING.
+     */
+    private static void noPolicies(Map<String, String> settings, Enforcer enforcer) {
+        String config = settings.getOrDefault("config", "").strip();
+        boolean watched = !config.isEmpty() && !config.startsWith("classpath:")
+                && !"false".equals(settings.getOrDefault("config-watch", "").strip());
+        if (!watched) {
+            enforcer.close();
+            throw new ConfigException(SluiceProperties.source("config"), 0, null, "config", config,
+                    "defines no policy, and no sluice.policies.<name> is set: every request would be admitted; add a"
+                    + " policy.<name> line, or set sluice.enabled=false", null);
+        }
+        LOG.warn("Sluice enforces no policy: " + SluiceProperties.source("config") + " '" + config + "' defines none"
+                + " and no sluice.policies.<name> is set; every request is admitted until a policy.<name> line is"
+                + " added to the file");
     }
 
     /**
