@@ -40,7 +40,7 @@ import org.springframework.web.bind.annotation.RestController;
 class StartupTest {
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(SluiceSettingsAutoConfiguration.class, SluiceAutoConfiguration.class,
                     SluiceWebMvcAutoConfiguration.class, SluiceActuatorAutoConfiguration.class,
                     io.github.sluice.spring.boot.actuate.SluiceHealthAutoConfiguration.class,
                     WebMvcAutoConfiguration.class, DispatcherServletAutoConfiguration.class,
@@ -57,8 +57,10 @@ class StartupTest {
     }
 
     @Test
-    void noPolicies_configuresNothing() {
-        runner.run(context -> {
+    void noPolicies_noSettings_configuresNothing() {
+        // The runner's sluice.listener would fail the start-up: it configures nothing (SettingsCheckTest).
+        new WebApplicationContextRunner().withConfiguration(AutoConfigurations.of(SluiceSettingsAutoConfiguration.class,
+                SluiceAutoConfiguration.class)).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).doesNotHaveBean(Enforcer.class);
             assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
@@ -137,7 +139,7 @@ class StartupTest {
     }
 
     @Test
-    void everySetting_badValue_failsStartUpNamingThePropertyAndValue() {
+    void everySetting_badValue_failsStartUpNamingThePropertyAndValue() throws java.io.IOException {
         Map<String, String> bad = new LinkedHashMap<>();
         bad.put("config", "classpath:no-such-file.properties");
         bad.put("headers", "draft-07");
@@ -163,8 +165,13 @@ class StartupTest {
         expected.remove("policies"); // sluice.policies.<name>, tested below
         expected.remove("denial-body"); // any text is a body; its conflicts are tested below
         assertEquals(expected, new TreeSet<>(bad.keySet()), "a setting without a bad-value case");
+        // The watch settings need a watched file, or they configure nothing (SettingsCheckTest).
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("sluice-boot", ".properties");
+        file.toFile().deleteOnExit();
+        String watched = "sluice.config=" + file;
         bad.forEach((name, value) -> runner
                 .withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip", "sluice." + name + "=" + value)
+                .withPropertyValues(name.startsWith("config-") ? new String[] {watched} : new String[0])
                 .run(context -> {
                     assertTrue(context.getStartupFailure() != null, "sluice." + name + "=" + value + " was accepted");
                     String message = failure(context.getStartupFailure());
@@ -235,7 +242,9 @@ class StartupTest {
                             FilterRegistrationBean.class);
                     assertEquals(5, r.getOrder());
                 });
-        runner.withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip")
+        // The application's enforcer alone turns the starter on; properties that build an
+        // enforcer would configure nothing beside it (SettingsCheckTest).
+        new WebApplicationContextRunner().withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class))
                 .withUserConfiguration(OwnEnforcer.class).run(context -> {
                     Enforcer e = context.getBean(Enforcer.class);
                     assertEquals("mine", e.policies().get(0).name());
