@@ -323,12 +323,6 @@ class SettingsCheckTest {
         assertEquals(1, count(output.getOut(), "Sluice enforces no policy"), output.getOut());
     }
 
-    @Test
-    void policies_startUp_logsThePoliciesInForce(CapturedOutput output) {
-        web.withPropertyValues(POLICY).run(context -> assertThat(context).hasNotFailed());
-        assertTrue(output.getOut().contains("Sluice enforces 1 policy [p]"), output.getOut());
-    }
-
     /** Boot's own switch for an auto-configuration: like sluice.enabled=false, one WARNING. */
     @Test
     void autoConfigurationExcluded_policies_startAndWarnOnce(CapturedOutput output) {

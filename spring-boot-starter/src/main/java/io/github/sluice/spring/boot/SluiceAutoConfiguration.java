@@ -11,8 +11,6 @@ import io.github.sluice.servlet.Shaping;
 import io.github.sluice.servlet.SluiceFilter;
 import io.github.sluice.store.Store;
 import jakarta.servlet.DispatcherType;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -31,8 +29,9 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Configures Sluice from {@code sluice.*} when policies are given ({@link ConditionalOnSluicePolicies}:
  * a {@code sluice.policies.<name>}, a {@code sluice.config} file, or an {@link Enforcer} bean): the
- * {@link Enforcer} and, in a servlet web application, the {@link SluiceFilter}. One INFO line at
- * start-up names the policies in force.
+ * {@link Enforcer} and, in a servlet web application, the {@link SluiceFilter}. The default
+ * listener ({@code sluice.listener=log}) logs the enforcer's {@linkplain Enforcer#description()
+ * description} at INFO when it is built.
  *
  * <h2>Beans an application may define instead</h2>
  * <ul>
@@ -110,12 +109,6 @@ public class SluiceAutoConfiguration {
         Enforcer enforcer = b.build();
         if (enforcer.policies().isEmpty()) {
             noPolicies(settings, enforcer);
-        } else {
-            List<String> names = new ArrayList<>();
-            enforcer.policies().forEach(p -> names.add(p.name()));
-            LOG.info("Sluice enforces " + names.size() + (names.size() == 1 ? " policy " : " policies ") + names
-                    + (settings.containsKey("config") ? " (sluice.config " + settings.get("config").strip() + ")" : "")
-                    + ", state in " + enforcer.store());
         }
         storeEvents.connect(enforcer);
         return enforcer;
