@@ -323,6 +323,32 @@ class SettingsCheckTest {
         assertEquals(1, count(output.getOut(), "Sluice enforces no policy"), output.getOut());
     }
 
+    @Test
+    void headersOn_withHeadersNone_failsNamingIt_whereverNoneIsSet() throws IOException {
+        web.withPropertyValues(POLICY, "sluice.headers=none", "sluice.headers-on=denial").run(context -> {
+            String message = failure(context.getStartupFailure());
+            assertTrue(message.contains("property 'sluice.headers-on': headers-on='denial': configures nothing:"
+                    + " headers is none"), message);
+        });
+        Path f = file("headers = none\n");
+        web.withPropertyValues(POLICY, "sluice.config=" + f, "sluice.config-watch=false", "sluice.headers-on=denial")
+                .run(context -> assertTrue(failure(context.getStartupFailure()).contains("property 'sluice.headers-on'")));
+        web.withPropertyValues(POLICY, "sluice.headers=x-ratelimit", "sluice.headers-on=denial")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void forwardedHeader_withoutTrustedProxies_failsNamingIt_unlessTheFileTrustsSome() throws IOException {
+        web.withPropertyValues(POLICY, "sluice.forwarded-header=forwarded").run(context -> {
+            String message = failure(context.getStartupFailure());
+            assertTrue(message.contains("property 'sluice.forwarded-header': forwarded-header='forwarded': configures"
+                    + " nothing: no trusted-proxies are set"), message);
+        });
+        Path f = file("trusted-proxies = 10.0.0.0/8\n");
+        web.withPropertyValues(POLICY, "sluice.config=" + f, "sluice.config-watch=false",
+                "sluice.forwarded-header=forwarded").run(context -> assertThat(context).hasNotFailed());
+    }
+
     /** Boot's own switch for an auto-configuration: like sluice.enabled=false, one WARNING. */
     @Test
     void autoConfigurationExcluded_policies_startAndWarnOnce(CapturedOutput output) {

@@ -12,8 +12,6 @@ import io.github.sluice.servlet.SluiceFilter;
 import io.github.sluice.store.Store;
 import jakarta.servlet.DispatcherType;
 import java.util.Map;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -57,8 +55,6 @@ import org.springframework.context.annotation.Configuration;
 @EnableConfigurationProperties(SluiceProperties.class)
 public class SluiceAutoConfiguration {
 
-    private static final Log LOG = LogFactory.getLog(SluiceAutoConfiguration.class);
-
     /** The name of the filter's {@link FilterRegistrationBean}. */
     public static final String FILTER_REGISTRATION = "sluiceFilterRegistration";
 
@@ -81,9 +77,9 @@ public class SluiceAutoConfiguration {
      *     {@link KeyResolver} bean, or the enforcer cannot be built
      * @throws IllegalStateException if a {@link DenialBody} bean and a denial property are both
      *     set, or a store is defined together with settings of the in-memory store
-     * @throws ConfigException if no policy results (a {@code sluice.config} file alone that defines
-     *     none) and the file is not watched; a watched file may gain policies, so that case is
-     *     logged as a WARNING instead
+     * @throws ConfigException if a property configures nothing given what the {@code sluice.config}
+     *     file sets too, or no policy results and the file is not watched
+     *     ({@link SluiceSettingsCheck#checkBuilt})
      */
     @Bean
     @ConditionalOnMissingBean
@@ -107,31 +103,14 @@ public class SluiceAutoConfiguration {
             b.store(given);
         }
         Enforcer enforcer = b.build();
-        if (enforcer.policies().isEmpty()) {
-            noPolicies(settings, enforcer);
+        try {
+            SluiceSettingsCheck.checkBuilt(settings, enforcer);
+        } catch (RuntimeException e) {
+            enforcer.close();
+            throw e;
         }
         storeEvents.connect(enforcer);
         return enforcer;
-    }
-
-    /**
-     * A {@code sluice.config} file alone that defines no policy: Sluice would admit every request.
-     * Fails, unless the file is watched (a policy added to it applies at once, and an operator may
-     * have emptied it to lift every limit): then one WARNING.
-     */
-    private static void noPolicies(Map<String, String> settings, Enforcer enforcer) {
-        String config = settings.getOrDefault("config", "").strip();
-        boolean watched = !config.isEmpty() && !config.startsWith("classpath:")
-                && !"false".equals(settings.getOrDefault("config-watch", "").strip());
-        if (!watched) {
-            enforcer.close();
-            throw new ConfigException(SluiceProperties.source("config"), 0, null, "config", config,
-                    "defines no policy, and no sluice.policies.<name> is set: every request would be admitted; add a"
-                    + " policy.<name> line, or set sluice.enabled=false", null);
-        }
-        LOG.warn("Sluice enforces no policy: " + SluiceProperties.source("config") + " '" + config + "' defines none"
-                + " and no sluice.policies.<name> is set; every request is admitted until a policy.<name> line is"
-                + " added to the file");
     }
 
     /**

@@ -2,6 +2,8 @@ package io.github.sluice.spring.boot;
 
 import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.HeaderOptions;
+import io.github.sluice.http.HeaderStyle;
 import io.github.sluice.policy.ConfigException;
 import io.github.sluice.store.Store;
 import java.util.ArrayList;
@@ -47,6 +49,9 @@ import org.springframework.util.ClassUtils;
  *   <li>the application's own {@link Enforcer} bean: every property that builds the enforcer fails;
  *   <li>settings of a part that is off or replaced (the config-file watch, the in-memory store,
  *       the Redis store, the degraded header, the filter's registration): fail;
+ *   <li>{@code sluice.headers-on} with {@code headers=none}, {@code sluice.forwarded-header}
+ *       without trusted proxies, and a {@code sluice.config} file alone that defines no policy:
+ *       fail once the enforcer is built ({@link #checkBuilt}), since the file's settings count too;
  *   <li>{@code sluice.filter.*} in an application that is not a servlet web application (run
  *       with {@code spring.main.web-application-type=none}, or a test without a web
  *       environment): one WARNING, since the same {@code application.yml} serves those runs.
@@ -144,6 +149,45 @@ final class SluiceSettingsCheck implements BeanFactoryPostProcessor, Environment
         }
         checkFilter(c, beans, properties.getFilter().isEnabled());
         c.fail();
+    }
+
+    /**
+     * What can be decided only once the enforcer is built, when the {@code sluice.config} file's
+     * settings are merged with the properties: a property of a part that the merged settings turn
+     * off fails, naming it; so does an enforcer without policies (a file alone that defines none),
+     * unless the file is watched, since a policy added to it applies at once and an operator may
+     * have emptied it to lift every limit: then one WARNING.
+     *
+     * @param settings the {@code sluice.*} settings, as {@link SluiceProperties#settings()} names them
+     * @param enforcer the enforcer they built
+     * @throws ConfigException if a property configures nothing, naming it and its value
+     */
+    static void checkBuilt(java.util.Map<String, String> settings, Enforcer enforcer) {
+        HeaderOptions headers = enforcer.headerOptions();
+        if (settings.containsKey("headers-on") && headers.style() == HeaderStyle.NONE) {
+            throw new ConfigException(SluiceProperties.source("headers-on"), 0, null, "headers-on",
+                    settings.get("headers-on"), "configures nothing: headers is none, so no rate-limit header is"
+                    + " written (Retry-After is sent on every denial)", null);
+        }
+        if (settings.containsKey("forwarded-header") && enforcer.clientAddress().trustedProxies().isEmpty()) {
+            throw new ConfigException(SluiceProperties.source("forwarded-header"), 0, null, "forwarded-header",
+                    settings.get("forwarded-header"), "configures nothing: no trusted-proxies are set, so the client"
+                    + " is the TCP peer and no forwarding header is read", null);
+        }
+        if (!enforcer.policies().isEmpty()) {
+            return;
+        }
+        String config = settings.getOrDefault("config", "").strip();
+        boolean watched = !config.isEmpty() && !config.startsWith("classpath:")
+                && !"false".equals(settings.getOrDefault("config-watch", "").strip());
+        if (!watched) {
+            throw new ConfigException(SluiceProperties.source("config"), 0, null, "config", config,
+                    "defines no policy, and no sluice.policies.<name> is set: every request would be admitted; add a"
+                    + " policy.<name> line, or set sluice.enabled=false", null);
+        }
+        LOG.warn("Sluice enforces no policy: " + SluiceProperties.source("config") + " '" + config + "' defines none"
+                + " and no sluice.policies.<name> is set; every request is admitted until a policy.<name> line is"
+                + " added to the file");
     }
 
     /** The watch of the {@code sluice.config} file: nothing to watch, or switched off. */
