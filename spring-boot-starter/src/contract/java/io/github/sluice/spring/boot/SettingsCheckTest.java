@@ -137,7 +137,7 @@ class SettingsCheckTest {
         web.withPropertyValues(POLICY, "sluice.rate-limits.x=5").run(context -> {
             String message = failure(context.getStartupFailure());
             assertTrue(message.contains("property 'sluice.rate-limits.x'"), message);
-            assertTrue(message.contains("unknown property Known properties: [sluice.config,"), message);
+            assertTrue(message.contains("unknown property; known properties: [sluice.config,"), message);
         });
     }
 

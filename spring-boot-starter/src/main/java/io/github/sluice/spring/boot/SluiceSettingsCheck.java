@@ -259,8 +259,8 @@ final class SluiceSettingsCheck implements BeanFactoryPostProcessor, Environment
         String name = p.getName().toString();
         String near = nearest(name);
         return new ConfigException(source(p), 0, null, parameter(p), String.valueOf(p.getValue()),
-                "unknown property" + (near == null ? "" : "; did you mean '" + near + "'?") + " Known properties: "
-                + known(), null);
+                "unknown property" + (near == null ? "; known properties: " + known() : "; did you mean '" + near + "'?"),
+                null);
     }
 
     /** Every property the starter binds, for messages. */
