@@ -141,6 +141,28 @@ class SettingsCheckTest {
         });
     }
 
+    /** Environment variables are sluice.* properties too, in Boot's mapping (no dashes). */
+    @Test
+    void environmentVariable_misspelt_failsNamingIt_andTheRightOneBinds() {
+        web.withPropertyValues(POLICY).withInitializer(env("SLUICE_DRY_RUN", "true")).run(context -> {
+            String message = failure(context.getStartupFailure());
+            assertTrue(message.contains("property 'sluice.dry.run' (\"SLUICE_DRY_RUN\""), message);
+            assertTrue(message.contains("did you mean 'sluice.dry-run'?"), message);
+        });
+        web.withPropertyValues(POLICY).withInitializer(env("SLUICE_DRYRUN", "true")).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertTrue(context.getBean(Enforcer.class).policies().get(0).dryRun());
+        });
+    }
+
+    private static org.springframework.context.ApplicationContextInitializer<
+            org.springframework.context.ConfigurableApplicationContext> env(String name, String value) {
+        return context -> context.getEnvironment().getPropertySources().addFirst(
+                new org.springframework.core.env.SystemEnvironmentPropertySource(
+                        org.springframework.core.env.StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                        java.util.Map.of(name, value)));
+    }
+
     @Test
     void severalProblems_areReportedTogether() {
         web.withPropertyValues(POLICY, "sluice.filter.enabled=false", "sluice.filter.order=5", "sluice.headrs=none")
