@@ -9,6 +9,7 @@ import io.github.sluice.store.Store;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -65,8 +66,6 @@ final class SluiceSettingsCheck implements BeanFactoryPostProcessor, Environment
 
     private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of(SluiceProperties.PREFIX);
     private static final ConfigurationPropertyName ENABLED = name("enabled");
-    private static final ConfigurationPropertyName POLICIES = name("policies");
-    private static final ConfigurationPropertyName CONFIG = name("config");
     private static final ConfigurationPropertyName FILTER = name("filter");
     private static final ConfigurationPropertyName FILTER_ENABLED = name("filter.enabled");
     private static final ConfigurationPropertyName REDIS_URL = name("redis.url");
@@ -162,7 +161,7 @@ final class SluiceSettingsCheck implements BeanFactoryPostProcessor, Environment
      * @param enforcer the enforcer they built
      * @throws ConfigException if a property configures nothing, naming it and its value
      */
-    static void checkBuilt(java.util.Map<String, String> settings, Enforcer enforcer) {
+    static void checkBuilt(Map<String, String> settings, Enforcer enforcer) {
         HeaderOptions headers = enforcer.headerOptions();
         if (settings.containsKey("headers-on") && headers.style() == HeaderStyle.NONE) {
             throw new ConfigException(SluiceProperties.source("headers-on"), 0, null, "headers-on",
