@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -37,6 +38,7 @@ import org.springframework.web.bind.annotation.RestController;
  * replace, and every mistake failing the start-up with a message that names the property (or the
  * method, or the bean name) and the value.
  */
+@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class StartupTest {
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
@@ -212,6 +214,23 @@ class StartupTest {
                 });
     }
 
+    /** A match=none policy no annotation names applies to no request: one WARNING names it. */
+    @Test
+    void matchNonePolicy_namedByNoAnnotation_warnsOnceNamingIt(CapturedOutput output) {
+        runner.withPropertyValues("sluice.policies.per-kye=fixed-window 5/10s key=ip match=none",
+                "sluice.policies.per-ip=fixed-window 5/10s key=ip").run(context -> assertThat(context).hasNotFailed());
+        String out = output.getOut();
+        assertEquals(1, out.split("are match=none and no @RateLimited handler names them", -1).length - 1, out);
+        assertTrue(out.contains("Sluice policies [per-kye] are match=none"), out);
+    }
+
+    @Test
+    void matchNonePolicy_namedByAnAnnotation_noWarning(CapturedOutput output) {
+        runner.withPropertyValues("sluice.policies.per-key=fixed-window 5/10s key=ip match=none")
+                .withUserConfiguration(Named.class).run(context -> assertThat(context).hasNotFailed());
+        assertTrue(!output.getOut().contains("are match=none"), output.getOut());
+    }
+
     @Test
     void rateLimited_costAboveTheLimit_failsStartUp() {
         runner.withPropertyValues("sluice.policies.per-key=fixed-window 5/10s key=ip match=none")
@@ -291,6 +310,15 @@ class StartupTest {
     static class Misspelt {
         @GetMapping("/misspelt")
         @RateLimited("per-kye")
+        String hello() {
+            return "hello";
+        }
+    }
+
+    @RestController
+    @RateLimited("per-key")
+    static class Named {
+        @GetMapping("/named")
         String hello() {
             return "hello";
         }
