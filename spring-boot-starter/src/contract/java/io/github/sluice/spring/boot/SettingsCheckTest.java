@@ -384,8 +384,8 @@ class SettingsCheckTest {
 
     @Test
     void nearest_isNullForNamesFarFromEveryProperty() {
-        assertNull(SluiceSettingsCheck.nearest("sluice.completely-different"));
-        assertEquals("sluice.shards", SluiceSettingsCheck.nearest("sluice.shard"));
+        assertNull(SluicePropertyNames.nearest("sluice.completely-different"));
+        assertEquals("sluice.shards", SluicePropertyNames.nearest("sluice.shard"));
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -83,6 +83,6 @@ class ConfigurationMetadataTest {
         TreeSet<String> described = new TreeSet<>(described().keySet());
         described.remove("sluice.policies");
         described.add("sluice.policies.<name>");
-        assertEquals(described, new TreeSet<>(SluiceSettingsCheck.known()));
+        assertEquals(described, new TreeSet<>(SluicePropertyNames.known()));
     }
 }
