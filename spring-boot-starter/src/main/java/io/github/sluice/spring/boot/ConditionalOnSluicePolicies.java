@@ -8,8 +8,9 @@ import java.lang.annotation.Target;
 import org.springframework.context.annotation.Conditional;
 
 /**
- * Applies a configuration only when at least one {@code sluice.policies.<name>} property is set
- * and {@code sluice.enabled} is not {@code false}: the switch of every Sluice auto-configuration.
+ * Applies a configuration only when {@code sluice.enabled} is not {@code false} and policies are
+ * given: at least one {@code sluice.policies.<name>} property, a {@code sluice.config} file, or an
+ * {@link io.github.sluice.http.Enforcer} bean. The switch of every Sluice auto-configuration.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)

@@ -25,8 +25,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Configures Sluice from {@code sluice.*} when at least one {@code sluice.policies.<name>} is set:
- * the {@link Enforcer} and, in a servlet web application, the {@link SluiceFilter}.
+ * Configures Sluice from {@code sluice.*} when policies are given ({@link ConditionalOnSluicePolicies}:
+ * a {@code sluice.policies.<name>}, a {@code sluice.config} file, or an {@link Enforcer} bean): the
+ * {@link Enforcer} and, in a servlet web application, the {@link SluiceFilter}. The default
+ * listener ({@code sluice.listener=log}) logs the enforcer's {@linkplain Enforcer#description()
+ * description} at INFO when it is built.
  *
  * <h2>Beans an application may define instead</h2>
  * <ul>
@@ -44,7 +47,8 @@ import org.springframework.context.annotation.Configuration;
  * </ul>
  *
  * <p>Every error in the properties fails the start-up with a message naming the property and the
- * value, as {@link SluiceConfig} words it for init-params.
+ * value, as {@link SluiceConfig} words it for init-params; so does a property that configures
+ * nothing ({@link SluiceSettingsAutoConfiguration}).
  */
 @AutoConfiguration
 @ConditionalOnSluicePolicies
@@ -73,6 +77,9 @@ public class SluiceAutoConfiguration {
      *     {@link KeyResolver} bean, or the enforcer cannot be built
      * @throws IllegalStateException if a {@link DenialBody} bean and a denial property are both
      *     set, or a store is defined together with settings of the in-memory store
+     * @throws ConfigException if a property configures nothing given what the {@code sluice.config}
+     *     file sets too, or no policy results and the file is not watched
+     *     ({@link SluiceSettingsCheck#checkBuilt})
      */
     @Bean
     @ConditionalOnMissingBean
@@ -96,6 +103,12 @@ public class SluiceAutoConfiguration {
             b.store(given);
         }
         Enforcer enforcer = b.build();
+        try {
+            SluiceSettingsCheck.checkBuilt(settings, enforcer);
+        } catch (RuntimeException e) {
+            enforcer.close();
+            throw e;
+        }
         storeEvents.connect(enforcer);
         return enforcer;
     }

@@ -19,6 +19,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *   trusted-proxies: 10.0.0.0/8
  * </pre>
  *
+ * <p>A property that is unknown, or that configures nothing (its part is off or replaced), fails
+ * the start-up naming it ({@link SluiceSettingsAutoConfiguration}).
+ *
  * <p>Values are kept as written and checked at start-up by {@link SluiceConfig#fromSettings},
  * which checks init-params too: the same rules and messages, each naming the property (for
  * example {@code property 'sluice.policies.per-ip': burst='0': burst must be >= 1 but was 0}).
@@ -33,19 +36,22 @@ public class SluiceProperties {
     public static final String PREFIX = "sluice";
 
     /**
-     * Whether Sluice is configured when policies are set; false turns the auto-configuration off.
+     * Whether Sluice is configured when policies are given; false turns the auto-configuration off,
+     * and the other sluice.* properties are then ignored with one warning.
      */
     private boolean enabled = true;
 
     /**
      * The policies, by name, in the policy language, e.g. per-ip: token-bucket 100/1m key=ip.
-     * Sluice is configured only when at least one is set. Applied in the order written.
+     * Applied in the order written. Sluice is configured when at least one is set, or config names
+     * a file, or the application defines an Enforcer bean.
      */
     private Map<String, String> policies = new LinkedHashMap<>();
 
     /**
      * A properties file of further settings and policy.NAME lines, read first:
-     * classpath:sluice.properties or a path. The sluice.* properties override its settings.
+     * classpath:sluice.properties or a path. The sluice.* properties override its settings. Alone,
+     * it turns Sluice on.
      */
     private String config;
 

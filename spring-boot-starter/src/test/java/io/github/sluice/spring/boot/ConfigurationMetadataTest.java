@@ -76,4 +76,13 @@ class ConfigurationMetadataTest {
                     property + " did not bind: " + settings);
         }
     }
+
+    /** The names an unknown property is compared with are the described ones: none missing, none extra. */
+    @Test
+    void settingsCheck_knowsEveryDescribedProperty() throws Exception {
+        TreeSet<String> described = new TreeSet<>(described().keySet());
+        described.remove("sluice.policies");
+        described.add("sluice.policies.<name>");
+        assertEquals(described, new TreeSet<>(SluicePropertyNames.known()));
+    }
 }

@@ -43,7 +43,7 @@ class RedisStarterTest {
     private Path dir;
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(SluiceSettingsAutoConfiguration.class, SluiceAutoConfiguration.class,
                     SluiceActuatorAutoConfiguration.class,
                     io.github.sluice.spring.boot.actuate.SluiceHealthAutoConfiguration.class))
             .withPropertyValues("sluice.listener=none", "sluice.policies.per-client=fixed-window 1/1h key=ip");

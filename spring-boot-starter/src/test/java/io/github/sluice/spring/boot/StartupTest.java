@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -37,10 +38,11 @@ import org.springframework.web.bind.annotation.RestController;
  * replace, and every mistake failing the start-up with a message that names the property (or the
  * method, or the bean name) and the value.
  */
+@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class StartupTest {
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(SluiceSettingsAutoConfiguration.class, SluiceAutoConfiguration.class,
                     SluiceWebMvcAutoConfiguration.class, SluiceActuatorAutoConfiguration.class,
                     io.github.sluice.spring.boot.actuate.SluiceHealthAutoConfiguration.class,
                     WebMvcAutoConfiguration.class, DispatcherServletAutoConfiguration.class,
@@ -57,8 +59,10 @@ class StartupTest {
     }
 
     @Test
-    void noPolicies_configuresNothing() {
-        runner.run(context -> {
+    void noPolicies_noSettings_configuresNothing() {
+        // The runner's sluice.listener would fail the start-up: it configures nothing (SettingsCheckTest).
+        new WebApplicationContextRunner().withConfiguration(AutoConfigurations.of(SluiceSettingsAutoConfiguration.class,
+                SluiceAutoConfiguration.class)).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).doesNotHaveBean(Enforcer.class);
             assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
@@ -137,7 +141,7 @@ class StartupTest {
     }
 
     @Test
-    void everySetting_badValue_failsStartUpNamingThePropertyAndValue() {
+    void everySetting_badValue_failsStartUpNamingThePropertyAndValue() throws java.io.IOException {
         Map<String, String> bad = new LinkedHashMap<>();
         bad.put("config", "classpath:no-such-file.properties");
         bad.put("headers", "draft-07");
@@ -163,8 +167,13 @@ class StartupTest {
         expected.remove("policies"); // sluice.policies.<name>, tested below
         expected.remove("denial-body"); // any text is a body; its conflicts are tested below
         assertEquals(expected, new TreeSet<>(bad.keySet()), "a setting without a bad-value case");
+        // The watch settings need a watched file, or they configure nothing (SettingsCheckTest).
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("sluice-boot", ".properties");
+        file.toFile().deleteOnExit();
+        String watched = "sluice.config=" + file;
         bad.forEach((name, value) -> runner
                 .withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip", "sluice." + name + "=" + value)
+                .withPropertyValues(name.startsWith("config-") ? new String[] {watched} : new String[0])
                 .run(context -> {
                     assertTrue(context.getStartupFailure() != null, "sluice." + name + "=" + value + " was accepted");
                     String message = failure(context.getStartupFailure());
@@ -205,6 +214,23 @@ class StartupTest {
                 });
     }
 
+    /** A match=none policy no annotation names applies to no request: one WARNING names it. */
+    @Test
+    void matchNonePolicy_namedByNoAnnotation_warnsOnceNamingIt(CapturedOutput output) {
+        runner.withPropertyValues("sluice.policies.per-kye=fixed-window 5/10s key=ip match=none",
+                "sluice.policies.per-ip=fixed-window 5/10s key=ip").run(context -> assertThat(context).hasNotFailed());
+        String out = output.getOut();
+        assertEquals(1, out.split("are match=none and no @RateLimited handler names them", -1).length - 1, out);
+        assertTrue(out.contains("Sluice policies [per-kye] are match=none"), out);
+    }
+
+    @Test
+    void matchNonePolicy_namedByAnAnnotation_noWarning(CapturedOutput output) {
+        runner.withPropertyValues("sluice.policies.per-key=fixed-window 5/10s key=ip match=none")
+                .withUserConfiguration(Named.class).run(context -> assertThat(context).hasNotFailed());
+        assertTrue(!output.getOut().contains("are match=none"), output.getOut());
+    }
+
     @Test
     void rateLimited_costAboveTheLimit_failsStartUp() {
         runner.withPropertyValues("sluice.policies.per-key=fixed-window 5/10s key=ip match=none")
@@ -235,7 +261,9 @@ class StartupTest {
                             FilterRegistrationBean.class);
                     assertEquals(5, r.getOrder());
                 });
-        runner.withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip")
+        // The application's enforcer alone turns the starter on; properties that build an
+        // enforcer would configure nothing beside it (SettingsCheckTest).
+        new WebApplicationContextRunner().withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class))
                 .withUserConfiguration(OwnEnforcer.class).run(context -> {
                     Enforcer e = context.getBean(Enforcer.class);
                     assertEquals("mine", e.policies().get(0).name());
@@ -282,6 +310,15 @@ class StartupTest {
     static class Misspelt {
         @GetMapping("/misspelt")
         @RateLimited("per-kye")
+        String hello() {
+            return "hello";
+        }
+    }
+
+    @RestController
+    @RateLimited("per-key")
+    static class Named {
+        @GetMapping("/named")
         String hello() {
             return "hello";
         }
