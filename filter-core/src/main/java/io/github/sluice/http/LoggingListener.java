@@ -13,7 +13,8 @@ import java.lang.System.Logger;
  * {@code io.github.sluice}.
  *
  * <ul>
- *   <li>{@code WARNING}: a store degraded;
+ *   <li>{@code WARNING}: a store degraded; at start-up, a partition or an allow-list exemption
+ *       chosen by a header any client writes;
  *   <li>{@code INFO}: an enforcer started ({@link Enforcer#description()}); a store recovered; a dry-run policy would have denied (without the key);
  *   <li>{@code DEBUG}: a request denied, e.g.
  *       {@code policy 'per-ip' denied GET /api/items key '192.0.2.1': remaining 0 of 100, retry-after 17s, reset 1m};
@@ -51,14 +52,19 @@ public final class LoggingListener implements EnforcementListener {
     }
 
     /**
-     * Logs the enforcer's {@linkplain Enforcer#description() description} at {@code INFO}: the
-     * enforcer calls this once, when it is built with this listener.
+     * Logs the enforcer's {@linkplain Enforcer#description() description} at {@code INFO}, and
+     * each warning it ends with (a partition or an exemption chosen by a header any client writes)
+     * at {@code WARNING} too: the enforcer calls this once, when it is built with this listener.
      *
      * @param enforcer the new enforcer
      */
     public void started(Enforcer enforcer) {
         if (log.isLoggable(Level.INFO)) {
             log.log(Level.INFO, "{0}", enforcer.description());
+        }
+        // The line's warnings again, on their own, for logs kept from WARNING up.
+        for (String w : StartupLine.warnings(enforcer)) {
+            log.log(Level.WARNING, "Sluice enforcer: {0}", w);
         }
     }
 

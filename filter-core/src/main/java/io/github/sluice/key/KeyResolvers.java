@@ -147,6 +147,30 @@ public final class KeyResolvers {
     }
 
     /**
+     * The request headers a key is read from, which any client can write: the name of each
+     * {@link #header} resolver in {@code key}, a {@link #firstOf} chain's included, in order. The
+     * forwarding header behind {@link #ip()} is not among them (only trusted proxies are believed),
+     * nor what a {@link #bean} or {@link #custom} resolver reads, which only the application knows.
+     *
+     * @param key a key, e.g. a policy's key or partition
+     * @return the header names as configured, empty if none
+     * @throws NullPointerException if {@code key} is null
+     */
+    public static List<String> clientHeaders(KeyResolver key) {
+        if (Objects.requireNonNull(key, "key") instanceof HeaderKey h) {
+            return List.of(h.name());
+        }
+        if (key instanceof FirstOf chain) {
+            List<String> names = new java.util.ArrayList<>();
+            for (KeyResolver r : chain.resolvers()) {
+                names.addAll(clientHeaders(r));
+            }
+            return List.copyOf(names);
+        }
+        return List.of();
+    }
+
+    /**
      * The authenticated principal's name, verbatim (not trimmed: {@code " alice"} and
      * {@code "alice"} are two keys); unauthenticated requests, and an empty name, yield no key.
      *
