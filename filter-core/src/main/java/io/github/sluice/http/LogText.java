@@ -1,5 +1,10 @@
 package io.github.sluice.http;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Set;
+
 /**
  * Makes text a client wrote (a key, a path, a method, a header value) safe to put in a log line:
  * the one escaping every Sluice log call uses for such text, from the denial log of
@@ -59,6 +64,80 @@ public final class LogText {
             path = path.substring(0, end) + "...";
         }
         return escape(path);
+    }
+
+    /**
+     * Makes a throwable safe to pass to a logger when its message may hold client-written text (an
+     * application's {@code IllegalArgumentException("no item " + id)}, say): the throwable itself
+     * if no message in its chain (causes and suppressed ones included) needs an escape, else a
+     * stand-in that prints as the original does, class names and stack traces included, with each
+     * message {@linkplain #escape escaped}. The stand-in's own class is this one's nested
+     * {@code Escaped}: a log backend that prints {@code toString()} (java.util.logging, Log4j,
+     * Logback's default) shows the original class name.
+     *
+     * @param thrown the throwable, or {@code null}
+     * @return {@code thrown}, or its escaped stand-in; {@code null} for {@code null}
+     */
+    public static Throwable escape(Throwable thrown) {
+        if (thrown == null || safe(thrown, Collections.newSetFromMap(new IdentityHashMap<>()))) {
+            return thrown;
+        }
+        return copy(thrown, new IdentityHashMap<>());
+    }
+
+    private static boolean safe(Throwable t, Set<Throwable> seen) {
+        if (!seen.add(t)) {
+            return true;
+        }
+        String text = t.toString();
+        if (escape(text) != text) {
+            return false;
+        }
+        for (Throwable s : t.getSuppressed()) {
+            if (!safe(s, seen)) {
+                return false;
+            }
+        }
+        return t.getCause() == null || safe(t.getCause(), seen);
+    }
+
+    private static Throwable copy(Throwable t, Map<Throwable, Throwable> copies) {
+        Throwable done = copies.get(t);
+        if (done != null) {
+            return done;
+        }
+        Escaped e = new Escaped(t);
+        copies.put(t, e);
+        if (t.getCause() != null) {
+            e.initCause(copy(t.getCause(), copies));
+        }
+        for (Throwable s : t.getSuppressed()) {
+            e.addSuppressed(copy(s, copies));
+        }
+        return e;
+    }
+
+    /** A throwable's stand-in: its text escaped, its stack trace as it was. */
+    private static final class Escaped extends Throwable {
+        private static final long serialVersionUID = 1L;
+
+        private final String text;
+
+        Escaped(Throwable original) {
+            super(original.getMessage() == null ? null : escape(original.getMessage())); // cause left unset
+            this.text = escape(original.toString());
+            setStackTrace(original.getStackTrace());
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this; // replaced by the original's
+        }
     }
 
     private static String escapeFrom(String text, int first) {

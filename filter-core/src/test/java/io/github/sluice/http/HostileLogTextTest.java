@@ -94,6 +94,53 @@ class HostileLogTextTest {
         assertTrue(plain == LogText.escape(plain), "nothing to escape: the same string, nothing allocated");
     }
 
+    @Test
+    void escapeThrowable_safeChain_isTheSameThrowable() {
+        IllegalStateException t = new IllegalStateException("plain", new RuntimeException("also plain"));
+        t.addSuppressed(new RuntimeException("fine"));
+
+        assertTrue(LogText.escape(t) == t);
+        assertTrue(LogText.escape((Throwable) null) == null);
+    }
+
+    @Test
+    void escapeThrowable_hostileMessageAnywhereInTheChain_printsEscapedWithTheOriginalClassesAndTraces() {
+        // Given a chain whose suppressed exception's cause quotes the client
+        RuntimeException inner = new RuntimeException(HOSTILE);
+        IllegalStateException suppressed = new IllegalStateException("wrapped", inner);
+        IllegalArgumentException top = new IllegalArgumentException((String) null);
+        top.addSuppressed(suppressed);
+
+        Throwable logged = LogText.escape(top);
+
+        java.io.StringWriter out = new java.io.StringWriter();
+        logged.printStackTrace(new java.io.PrintWriter(out));
+        String printed = out.toString();
+        for (char c : RAW) {
+            if (c != '\n' && c != '\r') { // printStackTrace writes its own line breaks
+                assertTrue(printed.indexOf(c) < 0, () -> String.format("U+%04X reached the log: %s", (int) c, printed));
+            }
+        }
+        assertEquals(top.getStackTrace().length, logged.getStackTrace().length);
+        assertEquals(null, logged.getMessage(), "a missing message stays missing");
+        assertTrue(printed.startsWith("java.lang.IllegalArgumentException" + System.lineSeparator()), printed);
+        assertTrue(printed.contains("Suppressed: java.lang.IllegalStateException: wrapped"), printed);
+        assertTrue(printed.contains("Caused by: java.lang.RuntimeException: " + ESCAPED), printed);
+        assertEquals(ESCAPED, logged.getSuppressed()[0].getCause().getMessage());
+    }
+
+    @Test
+    void escapeThrowable_cyclicChain_terminates() {
+        RuntimeException a = new RuntimeException("a\n");
+        RuntimeException b = new RuntimeException("b", a);
+        a.addSuppressed(b); // a suppresses its own cause's wrapper: a cycle through suppressed
+
+        Throwable logged = LogText.escape(a);
+
+        assertEquals("java.lang.RuntimeException: a\\u000a", logged.toString());
+        assertTrue(logged.getSuppressed()[0].getCause() == logged, "the cycle is kept, not unrolled");
+    }
+
     /**
      * Runs one call with every level enabled and checks that each line carries the text escaped,
      * {@code expected} times in all, and none of the raw characters.

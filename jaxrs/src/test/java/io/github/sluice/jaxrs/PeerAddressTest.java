@@ -67,9 +67,10 @@ class PeerAddressTest {
                 });
     }
 
-    /** Records formatted lines at every level. */
+    /** Records formatted lines, and the throwable of each line logged with one, at every level. */
     static final class Recording implements System.Logger {
         final List<String> lines = new ArrayList<>();
+        final List<Throwable> thrown = new ArrayList<>();
 
         @Override
         public String getName() {
@@ -82,8 +83,9 @@ class PeerAddressTest {
         }
 
         @Override
-        public void log(Level level, ResourceBundle bundle, String msg, Throwable thrown) {
+        public void log(Level level, ResourceBundle bundle, String msg, Throwable t) {
             lines.add(level + " " + msg);
+            thrown.add(t);
         }
 
         @Override
