@@ -1,6 +1,6 @@
 package io.github.sluice.key;
 
-import java.nio.charset.StandardCharsets;
+import io.github.sluice.store.KeyBytes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
@@ -11,13 +11,13 @@ import java.util.Base64;
  * long header values) are never stored or logged.
  *
  * <p>The replacement is {@code sha256:} followed by the first 32 characters of the base64url
- * SHA-256 of the key's {@linkplain #encode bytes} (192 bits: collisions are out of reach).
+ * SHA-256 of the key's {@linkplain KeyBytes#encode bytes} (192 bits: collisions are out of reach).
  *
- * <p><b>Lossless.</b> A key is hashed from {@link #encode}, which is UTF-8 for every well-formed
- * string and encodes an unpaired surrogate as the three bytes of its code point (generalized UTF-8,
- * also called WTF-8) instead of the {@code '?'} that {@code getBytes(UTF_8)} writes: two keys that
- * differ in any code unit ({@code bob} followed by U+D800 or by U+DC00, say) never hash alike, so they
- * never share a bucket, here or in a shared store.
+ * <p><b>Lossless.</b> A key is hashed from {@link KeyBytes#encode}, which is UTF-8 for every
+ * well-formed string and encodes an unpaired surrogate as the three bytes of its code point
+ * (generalized UTF-8, also called WTF-8) instead of the {@code '?'} that {@code getBytes(UTF_8)}
+ * writes: two keys that differ in any code unit ({@code bob} followed by U+D800 or by U+DC00,
+ * say) never hash alike, so they never share a bucket, here or in a shared store.
  *
  * <p><b>The digest namespace is reserved.</b> Every key that starts with {@value #HASH_PREFIX}
  * is hashed too, whatever its length, so no raw key can ever equal a digest: a client that sends
@@ -89,61 +89,8 @@ public final class Keys {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java platform must provide SHA-256", e);
         }
-        byte[] digest = sha.digest(encode(key));
+        byte[] digest = sha.digest(KeyBytes.encode(key));
         String b64 = Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
         return HASH_PREFIX + b64.substring(0, HASH_CHARS);
-    }
-
-    /**
-     * Encodes a key losslessly for hashing: the UTF-8 bytes of a well-formed string (so the digest
-     * of every such key is what it always was), and for an unpaired surrogate the three bytes
-     * {@code ED A0..BF 80..BF} of its code point, which no well-formed string's UTF-8 contains. Two
-     * different strings therefore never have the same encoding, which {@code getBytes(UTF_8)}
-     * does not promise: it writes {@code '?'} for every unpaired surrogate.
-     *
-     * @param key the key
-     * @return a new array holding its encoding
-     * @throws NullPointerException if {@code key} is null
-     */
-    public static byte[] encode(String key) {
-        int n = key.length();
-        for (int i = 0; i < n; i++) {
-            char c = key.charAt(i);
-            if (Character.isSurrogate(c)) {
-                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(key.charAt(i + 1))) {
-                    i++;
-                } else {
-                    return generalized(key);
-                }
-            }
-        }
-        // Well-formed: the platform's encoder, which is exact and fast for such strings.
-        return key.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Generalized UTF-8: code points as UTF-8, unpaired surrogates as if they were code points. */
-    private static byte[] generalized(String key) {
-        byte[] out = new byte[key.length() * 3];
-        int o = 0;
-        for (int i = 0; i < key.length(); ) {
-            int cp = key.codePointAt(i); // an unpaired surrogate comes back as itself
-            i += Character.charCount(cp);
-            if (cp < 0x80) {
-                out[o++] = (byte) cp;
-            } else if (cp < 0x800) {
-                out[o++] = (byte) (0xC0 | (cp >> 6));
-                out[o++] = (byte) (0x80 | (cp & 0x3F));
-            } else if (cp < 0x10000) {
-                out[o++] = (byte) (0xE0 | (cp >> 12));
-                out[o++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
-                out[o++] = (byte) (0x80 | (cp & 0x3F));
-            } else {
-                out[o++] = (byte) (0xF0 | (cp >> 18));
-                out[o++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
-                out[o++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
-                out[o++] = (byte) (0x80 | (cp & 0x3F));
-            }
-        }
-        return java.util.Arrays.copyOf(out, o);
     }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.key.Keys;
+import io.github.sluice.store.KeyBytes;
 import io.github.sluice.testing.FakeRequest;
 import io.github.sluice.testing.HostileKeys;
 import java.nio.ByteBuffer;
@@ -45,8 +46,8 @@ class KeyIdentityPropertyTest {
     void encode_distinctStrings_haveDistinctBytes() {
         Map<ByteBuffer, String> seen = new HashMap<>();
         for (String k : KEYS) {
-            String before = seen.put(ByteBuffer.wrap(Keys.encode(k)), k);
-            assertEquals(null, before, () -> "'" + esc(k) + "' encodes as '" + esc(seen.get(ByteBuffer.wrap(Keys.encode(k)))) + "'");
+            String before = seen.put(ByteBuffer.wrap(KeyBytes.encode(k)), k);
+            assertEquals(null, before, () -> "'" + esc(k) + "' encodes as '" + esc(seen.get(ByteBuffer.wrap(KeyBytes.encode(k)))) + "'");
         }
     }
 
@@ -63,16 +64,16 @@ class KeyIdentityPropertyTest {
                 b.appendCodePoint(cp);
             }
             String s = b.toString();
-            assertArrayEquals(s.getBytes(StandardCharsets.UTF_8), Keys.encode(s), () -> esc(s));
+            assertArrayEquals(s.getBytes(StandardCharsets.UTF_8), KeyBytes.encode(s), () -> esc(s));
         }
     }
 
     @Test
     void encode_unpairedSurrogate_isItsCodePointsThreeBytes_neverAQuestionMark() {
-        assertArrayEquals(new byte[] {'b', (byte) 0xED, (byte) 0xA0, (byte) 0x80}, Keys.encode("b\uD800"));
-        assertArrayEquals(new byte[] {(byte) 0xED, (byte) 0xB0, (byte) 0x80, 'b'}, Keys.encode("\uDC00b"));
+        assertArrayEquals(new byte[] {'b', (byte) 0xED, (byte) 0xA0, (byte) 0x80}, KeyBytes.encode("b\uD800"));
+        assertArrayEquals(new byte[] {(byte) 0xED, (byte) 0xB0, (byte) 0x80, 'b'}, KeyBytes.encode("\uDC00b"));
         assertArrayEquals(new byte[] {(byte) 0xF0, (byte) 0x90, (byte) 0x80, (byte) 0x80, (byte) 0xED, (byte) 0xA0,
-            (byte) 0x80}, Keys.encode("\uD800\uDC00\uD800"), "a pair stays one code point, the lone one after it is kept");
+            (byte) 0x80}, KeyBytes.encode("\uD800\uDC00\uD800"), "a pair stays one code point, the lone one after it is kept");
     }
 
     @Test
