@@ -134,8 +134,10 @@ public final class KeyResolvers {
      * The first line of a request header, without the optional whitespace around a field value
      * (spaces and horizontal tabs, RFC 9110 {@code OWS}; nothing else is removed), e.g. an API key.
      * An absent header, or one of only such whitespace, yields no key (the policy does not
-     * apply); chain with {@link #firstOf} to fall back. A client chooses this value freely: use it only for
-     * identities the application checks (or with an allow-list of known keys).
+     * apply); chain with {@link #firstOf} to fall back. A client chooses this value freely: use it
+     * only for identities the application checks. Allow-listed keys on such a policy exempt any
+     * client that sends one, and a partition read from a header is claimed by any client that
+     * names it: the enforcer's start-up line warns about both ({@link #clientHeaders}).
      *
      * @param name the header name
      * @return the resolver ({@code header:<name>})
