@@ -622,7 +622,9 @@ public final class Enforcer implements AutoCloseable {
 
     /**
      * Describes the enforcer in one line: its policies in the policy language, the header style,
-     * the trusted proxies, the exempt methods and the store. The default {@link LoggingListener}
+     * the trusted proxies, the exempt methods and the store, then a {@code WARNING:} for each
+     * partition or allow-list exemption chosen by a header any client writes (e.g.
+     * {@code partition=header:X-Tier}). The default {@link LoggingListener}
      * logs it at {@code INFO} when the enforcer is built. Holds no client key and no secret.
      *
      * @return e.g. {@code Sluice enforcer: policies [per-ip = token-bucket 100/1m key=ip]; headers draft; ...}

@@ -13,7 +13,8 @@ import java.lang.System.Logger;
  * {@code io.github.sluice}.
  *
  * <ul>
- *   <li>{@code WARNING}: a store degraded;
+ *   <li>{@code WARNING}: a store degraded; at start-up, a partition or an allow-list exemption
+ *       chosen by a header any client writes;
  *   <li>{@code INFO}: an enforcer started ({@link Enforcer#description()}); a store recovered; a dry-run policy would have denied (without the key);
  *   <li>{@code DEBUG}: a request denied, e.g.
  *       {@code policy 'per-ip' denied GET /api/items key '192.0.2.1': remaining 0 of 100, retry-after 17s, reset 1m};
@@ -24,17 +25,15 @@ import java.lang.System.Logger;
  *
  * <p>Keys (client addresses, API keys, user names, digests of long tokens) are personal or
  * secret: they appear at {@code DEBUG} and {@code TRACE} only, never at {@code INFO} or above.
- * They are logged with control characters, Unicode line and paragraph separators and format
- * characters (bidirectional overrides) escaped, since they come from requests and could otherwise
- * forge or disguise log lines; keys longer than the enforcer's bound are already hashed. Paths are
- * escaped the same way and cut after 256 characters. Durations are written as
+ * They are logged with control characters, Unicode line and paragraph separators, format
+ * characters (bidirectional overrides) and unpaired surrogates escaped ({@link LogText}), since
+ * they come from requests and could otherwise forge or disguise log lines; keys longer than the
+ * enforcer's bound are already hashed. Methods are escaped the same way, and paths too, cut after
+ * {@value LogText#MAX_PATH} characters. Durations are written as
  * {@code 150ms}, {@code 1.5s}, {@code 2m}, {@code about 24s} (see {@code docs/operations.md}),
  * never in nanoseconds or ISO-8601. Nothing is formatted unless the level is enabled. Thread-safe.
  */
 public final class LoggingListener implements EnforcementListener {
-
-    /** Paths longer than this are cut in log lines, so a hostile request cannot flood the log. */
-    private static final int MAX_PATH = 256;
 
     private final Logger log;
 
@@ -53,8 +52,9 @@ public final class LoggingListener implements EnforcementListener {
     }
 
     /**
-     * Logs the enforcer's {@linkplain Enforcer#description() description} at {@code INFO}: the
-     * enforcer calls this once, when it is built with this listener.
+     * Logs the enforcer's {@linkplain Enforcer#description() description} at {@code INFO}, and
+     * each warning it ends with (a partition or an exemption chosen by a header any client writes)
+     * at {@code WARNING} too: the enforcer calls this once, when it is built with this listener.
      *
      * @param enforcer the new enforcer
      */
@@ -62,19 +62,25 @@ public final class LoggingListener implements EnforcementListener {
         if (log.isLoggable(Level.INFO)) {
             log.log(Level.INFO, "{0}", enforcer.description());
         }
+        // The line's warnings again, on their own, for logs kept from WARNING up.
+        for (String w : StartupLine.warnings(enforcer)) {
+            log.log(Level.WARNING, "Sluice enforcer: {0}", w);
+        }
     }
 
     @Override
     public void allowed(Policy policy, String key, MutableDecision decision) {
         if (log.isLoggable(Level.TRACE)) {
-            log.log(Level.TRACE, "policy ''{0}'' allowed key ''{1}'': {2}", policy.name(), safe(key), decision);
+            log.log(Level.TRACE, "policy ''{0}'' allowed key ''{1}'': {2}", policy.name(), LogText.escape(key),
+                    decision);
         }
     }
 
     @Override
     public void shaped(Policy policy, String key, MutableDecision decision) {
         if (log.isLoggable(Level.TRACE)) {
-            log.log(Level.TRACE, "policy ''{0}'' delayed key ''{1}'': {2}", policy.name(), safe(key), decision);
+            log.log(Level.TRACE, "policy ''{0}'' delayed key ''{1}'': {2}", policy.name(), LogText.escape(key),
+                    decision);
         }
     }
 
@@ -98,17 +104,18 @@ public final class LoggingListener implements EnforcementListener {
         if (!policy.dryRun()) {
             if (log.isLoggable(Level.DEBUG)) {
                 log.log(Level.DEBUG, "policy ''{0}'' denied {1} {2}: {3}", policy.name(), request(request),
-                        key == null ? "without a key (unresolved=deny)" : "key '" + safe(key) + "'", numbers(decision));
+                        key == null ? "without a key (unresolved=deny)" : "key '" + LogText.escape(key) + "'",
+                        numbers(decision));
             }
             return;
         }
         if (log.isLoggable(Level.INFO)) {
             log.log(Level.INFO, "dry-run policy ''{0}'' would have denied {1} (the key is logged at DEBUG): {2}",
-                    policy.name(), request == null ? "a request" : safe(request.method()), numbers(decision));
+                    policy.name(), request == null ? "a request" : LogText.escape(request.method()), numbers(decision));
         }
         if (log.isLoggable(Level.DEBUG)) {
             log.log(Level.DEBUG, "dry-run policy ''{0}'' would have denied {1} key ''{2}''", policy.name(),
-                    request(request), safe(key));
+                    request(request), LogText.escape(key));
         }
     }
 
@@ -117,11 +124,7 @@ public final class LoggingListener implements EnforcementListener {
         if (request == null) {
             return "a request";
         }
-        String path = request.path();
-        if (path != null && path.length() > MAX_PATH) {
-            path = path.substring(0, MAX_PATH) + "...";
-        }
-        return safe(request.method()) + " " + safe(path);
+        return LogText.escape(request.method()) + " " + LogText.path(request.path());
     }
 
     /**
@@ -140,7 +143,7 @@ public final class LoggingListener implements EnforcementListener {
     public void released(Policy policy, String key, long permits) {
         if (log.isLoggable(Level.TRACE)) {
             log.log(Level.TRACE, "policy ''{0}'' released {1} permit(s) of key ''{2}''",
-                    policy.name(), permits, safe(key));
+                    policy.name(), permits, LogText.escape(key));
         }
     }
 
@@ -149,7 +152,7 @@ public final class LoggingListener implements EnforcementListener {
         Level level = lossless ? Level.TRACE : Level.DEBUG;
         if (log.isLoggable(level)) {
             log.log(level, lossless ? "policy ''{0}'' dropped idle key ''{1}''"
-                    : "policy ''{0}'' dropped key ''{1}'' at the bound on keys", policy, safe(key));
+                    : "policy ''{0}'' dropped key ''{1}'' at the bound on keys", policy, LogText.escape(key));
         }
     }
 
@@ -162,40 +165,6 @@ public final class LoggingListener implements EnforcementListener {
     @Override
     public void storeRecovered(String store) {
         log.log(Level.INFO, "store ''{0}'' recovered", store);
-    }
-
-    /** Escapes what could forge or disguise a log line, as {@code \\uXXXX}. */
-    static String safe(String key) {
-        if (key == null) {
-            return "null";
-        }
-        for (int i = 0; i < key.length(); i++) {
-            if (unsafe(key.charAt(i))) {
-                StringBuilder b = new StringBuilder(key.length() + 8);
-                for (int j = 0; j < key.length(); j++) {
-                    char c = key.charAt(j);
-                    if (unsafe(c)) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-                return b.toString();
-            }
-        }
-        return key;
-    }
-
-    private static boolean unsafe(char c) {
-        if (c < 0x80) {
-            return c < 0x20 || c == 0x7f;
-        }
-        if (Character.isISOControl(c)) {
-            return true;
-        }
-        int type = Character.getType(c);
-        return type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR
-                || type == Character.FORMAT;
     }
 
     @Override

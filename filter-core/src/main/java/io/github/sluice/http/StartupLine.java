@@ -2,8 +2,11 @@ package io.github.sluice.http;
 
 import io.github.sluice.key.Cidr;
 import io.github.sluice.key.ClientAddress;
+import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.policy.PolicyFormat;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The one line that describes an enforcer at start-up: its policies in the policy language, how
@@ -15,6 +18,12 @@ import io.github.sluice.policy.PolicyFormat;
  * (the TCP peer is the client); exempt methods [OPTIONS]; store ShardedRegistry{...}
  * </pre>
  * (on one line). Holds no key and no secret: safe at {@code INFO}.
+ *
+ * <p>It ends with a {@code WARNING:} for each choice a client makes through a header it writes
+ * itself: a partition (any client could claim the paid share), or an allow-list exemption on a
+ * policy keyed by a header (any client that learns an exempt key bypasses the limit). For example
+ * {@code ; WARNING: policy 'tier' partition chosen by client-writable header X-Tier: any client can
+ * claim any partition's share; choose it from authentication (see docs/security.md)}.
  */
 final class StartupLine {
 
@@ -32,7 +41,36 @@ final class StartupLine {
         b.append("; trusted proxies ").append(proxies(enforcer.clientAddress()));
         b.append("; exempt methods ").append(enforcer.exemptMethods());
         b.append("; store ").append(enforcer.store());
+        for (String w : warnings(enforcer)) {
+            b.append("; WARNING: ").append(w);
+        }
         return b.toString();
+    }
+
+    /**
+     * The choices a client makes through a request header it writes itself, one sentence each:
+     * a policy's partition read from a header ({@code partition=header:X-Tier}), and allow-listed
+     * keys on a policy keyed by a header. Empty for a configuration without them.
+     */
+    static List<String> warnings(Enforcer enforcer) {
+        List<String> w = new ArrayList<>();
+        for (Policy p : enforcer.policyArray()) {
+            if (p.partition() != null) {
+                for (String h : KeyResolvers.clientHeaders(p.partition())) {
+                    w.add("policy '" + p.name() + "' partition chosen by client-writable header " + h
+                            + ": any client can claim any partition's share; choose it from authentication"
+                            + " (attribute:, bean:) or a header your proxy overwrites (see docs/security.md)");
+                }
+            }
+            if (!p.allow().keys().isEmpty()) {
+                for (String h : KeyResolvers.clientHeaders(p.key())) {
+                    w.add("policy '" + p.name() + "' exempts allow-listed keys read from client-writable header " + h
+                            + ": any client that sends one is not limited, so they must be secrets the application"
+                            + " checks (see docs/security.md)");
+                }
+            }
+        }
+        return w;
     }
 
     private static String headers(HeaderOptions h) {

@@ -15,6 +15,8 @@
  *   <li>{@link io.github.sluice.http.ProblemBody}: the default RFC 9457 denial body;
  *   <li>{@link io.github.sluice.http.LoggingListener}: the default listener, logging through
  *       {@code System.Logger}, and the start-up line ({@link io.github.sluice.http.Enforcer#description()});
+ *   <li>{@link io.github.sluice.http.LogText}: the escaping of client-written text (keys, paths,
+ *       methods, exception messages) that every Sluice log line uses, for adapters and listeners;
  *   <li>{@link io.github.sluice.http.KeyState} and {@link io.github.sluice.http.AdminJson}: a
  *       client key's state ({@link io.github.sluice.http.Enforcer#inspect(String)},
  *       {@link io.github.sluice.http.Enforcer#reset(String)}) and the JSON of operators'

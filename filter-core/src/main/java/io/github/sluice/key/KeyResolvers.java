@@ -131,10 +131,13 @@ public final class KeyResolvers {
     }
 
     /**
-     * The first line of a request header, with surrounding whitespace removed, e.g. an API key.
-     * An absent or blank header yields no key (the policy does not apply); chain with
-     * {@link #firstOf} to fall back. A client chooses this value freely: use it only for
-     * identities the application checks (or with an allow-list of known keys).
+     * The first line of a request header, without the optional whitespace around a field value
+     * (spaces and horizontal tabs, RFC 9110 {@code OWS}; nothing else is removed), e.g. an API key.
+     * An absent header, or one of only such whitespace, yields no key (the policy does not
+     * apply); chain with {@link #firstOf} to fall back. A client chooses this value freely: use it
+     * only for identities the application checks. Allow-listed keys on such a policy exempt any
+     * client that sends one, and a partition read from a header is claimed by any client that
+     * names it: the enforcer's start-up line warns about both ({@link #clientHeaders}).
      *
      * @param name the header name
      * @return the resolver ({@code header:<name>})
@@ -146,7 +149,32 @@ public final class KeyResolvers {
     }
 
     /**
-     * The authenticated principal's name; unauthenticated requests yield no key.
+     * The request headers a key is read from, which any client can write: the name of each
+     * {@link #header} resolver in {@code key}, a {@link #firstOf} chain's included, in order. The
+     * forwarding header behind {@link #ip()} is not among them (only trusted proxies are believed),
+     * nor what a {@link #bean} or {@link #custom} resolver reads, which only the application knows.
+     *
+     * @param key a key, e.g. a policy's key or partition
+     * @return the header names as configured, empty if none
+     * @throws NullPointerException if {@code key} is null
+     */
+    public static List<String> clientHeaders(KeyResolver key) {
+        if (Objects.requireNonNull(key, "key") instanceof HeaderKey h) {
+            return List.of(h.name());
+        }
+        if (key instanceof FirstOf chain) {
+            List<String> names = new java.util.ArrayList<>();
+            for (KeyResolver r : chain.resolvers()) {
+                names.addAll(clientHeaders(r));
+            }
+            return List.copyOf(names);
+        }
+        return List.of();
+    }
+
+    /**
+     * The authenticated principal's name, verbatim (not trimmed: {@code " alice"} and
+     * {@code "alice"} are two keys); unauthenticated requests, and an empty name, yield no key.
      *
      * @return the resolver ({@code principal})
      */
@@ -155,8 +183,8 @@ public final class KeyResolvers {
     }
 
     /**
-     * A request attribute's {@code toString()}, e.g. a tenant id set by an earlier filter; an
-     * absent or blank attribute yields no key.
+     * A request attribute's {@code toString()}, verbatim (not trimmed), e.g. a tenant id set by an
+     * earlier filter; an absent attribute, or one whose {@code toString()} is empty, yields no key.
      *
      * @param name the attribute name
      * @return the resolver ({@code attribute:<name>})
@@ -279,19 +307,44 @@ public final class KeyResolvers {
         return new CustomKey(Objects.requireNonNull(name, "name"), Objects.requireNonNull(function, "function"));
     }
 
-    /** Returns {@code null} for a null or blank value, else the value stripped. */
-    static String nonBlank(String s) {
+    /**
+     * A header value without its optional whitespace (RFC 9110 {@code OWS}: spaces and horizontal
+     * tabs, and nothing else), or {@code null} if nothing is left. Any other character, a vertical
+     * tab or a no-break space, say, is part of the key: trimming more would give distinct values one
+     * bucket.
+     */
+    static String headerValue(String s) {
         if (s == null) {
             return null;
         }
-        String t = s.strip();
-        return t.isEmpty() ? null : t;
+        int from = 0;
+        int to = s.length();
+        while (from < to && ows(s.charAt(from))) {
+            from++;
+        }
+        while (to > from && ows(s.charAt(to - 1))) {
+            to--;
+        }
+        return from == to ? null : s.substring(from, to);
+    }
+
+    private static boolean ows(char c) {
+        return c == ' ' || c == '\t';
+    }
+
+    /**
+     * A value the application gave (a principal's name, an attribute), verbatim: {@code null} if
+     * it is null or empty, else itself, whitespace included, so that {@code " alice"} and
+     * {@code "alice"} stay two keys.
+     */
+    static String verbatim(String s) {
+        return s == null || s.isEmpty() ? null : s;
     }
 
     private record HeaderKey(String name) implements KeyResolver {
         @Override
         public String resolve(RequestView request) {
-            return nonBlank(request.header(name));
+            return headerValue(request.header(name));
         }
 
         @Override
@@ -305,7 +358,7 @@ public final class KeyResolvers {
 
         @Override
         public String resolve(RequestView request) {
-            return nonBlank(request.principal());
+            return verbatim(request.principal());
         }
 
         @Override
@@ -318,7 +371,7 @@ public final class KeyResolvers {
         @Override
         public String resolve(RequestView request) {
             Object v = request.attribute(name);
-            return v == null ? null : nonBlank(v.toString());
+            return v == null ? null : verbatim(v.toString());
         }
 
         @Override

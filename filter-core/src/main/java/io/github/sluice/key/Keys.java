@@ -1,6 +1,6 @@
 package io.github.sluice.key;
 
-import java.nio.charset.StandardCharsets;
+import io.github.sluice.store.KeyBytes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
@@ -11,7 +11,13 @@ import java.util.Base64;
  * long header values) are never stored or logged.
  *
  * <p>The replacement is {@code sha256:} followed by the first 32 characters of the base64url
- * SHA-256 of the key's UTF-8 bytes (192 bits: collisions are out of reach).
+ * SHA-256 of the key's {@linkplain KeyBytes#encode bytes} (192 bits: collisions are out of reach).
+ *
+ * <p><b>Lossless.</b> A key is hashed from {@link KeyBytes#encode}, which is UTF-8 for every
+ * well-formed string and encodes an unpaired surrogate as the three bytes of its code point
+ * (generalized UTF-8, also called WTF-8) instead of the {@code '?'} that {@code getBytes(UTF_8)}
+ * writes: two keys that differ in any code unit ({@code bob} followed by U+D800 or by U+DC00,
+ * say) never hash alike, so they never share a bucket, here or in a shared store.
  *
  * <p><b>The digest namespace is reserved.</b> Every key that starts with {@value #HASH_PREFIX}
  * is hashed too, whatever its length, so no raw key can ever equal a digest: a client that sends
@@ -83,7 +89,7 @@ public final class Keys {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java platform must provide SHA-256", e);
         }
-        byte[] digest = sha.digest(key.getBytes(StandardCharsets.UTF_8));
+        byte[] digest = sha.digest(KeyBytes.encode(key));
         String b64 = Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
         return HASH_PREFIX + b64.substring(0, HASH_CHARS);
     }

@@ -368,11 +368,13 @@ public final class Policy {
         /**
          * Sets how a request's partition is found, for an adaptive policy whose algorithm has
          * partitions ({@code AdaptiveLimit.Builder.partition(name, share)}): the resolver returns
-         * the partition's name, e.g. the value of a header. A request whose name is not one of the
+         * the partition's name, e.g. a tier the authentication filter set. A request whose name is not one of the
          * algorithm's partitions (or {@code null}) belongs to none: it only borrows. Required when
          * the algorithm has partitions; refused otherwise.
          *
-         * @param partition e.g. {@code KeyResolvers.header("X-Tier")}
+         * @param partition e.g. {@code KeyResolvers.attribute("tier")}, set by the authentication
+         *     filter; a header the client writes ({@code KeyResolvers.header("X-Tier")}) lets any
+         *     client claim any partition, and the start-up line says so
          * @return this builder
          * @throws NullPointerException if null
          */
@@ -412,7 +414,7 @@ public final class Policy {
             }
             if (partition == null && partitions > 0) {
                 throw new IllegalArgumentException("partition must be set (how a request's partition is found, "
-                        + "e.g. partition=header:X-Tier) when the algorithm has partitions, but was not set for "
+                        + "e.g. partition=attribute:tier, set by your authentication) when the algorithm has partitions, but was not set for "
                         + algorithm + " (policy '" + name + "')");
             }
             return new Policy(this);

@@ -188,7 +188,7 @@ public final class PolicyParser {
         String partition = args.option("partition");
         if (partition == null && partitions > 0) {
             throw ctx.error("partition", null, "partitions=... needs partition=... (how a request's partition "
-                    + "is found, e.g. partition=header:X-Tier)");
+                    + "is found, e.g. partition=attribute:tier, set by your authentication)");
         }
         if (partition != null && partitions == 0) {
             throw ctx.error("partition", partition, "partition=... needs partitions=name:percent,... "

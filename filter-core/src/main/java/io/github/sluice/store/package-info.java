@@ -28,6 +28,8 @@
  *   <li>{@link io.github.sluice.store.StoreListener}: told when a shared store degrades (its
  *       failure policy decides) and recovers. The enforcer's listener extends both, so one object
  *       can hear the enforcer and its store.
+ *   <li>{@link io.github.sluice.store.KeyBytes}: the lossless bytes of a key, for a store that
+ *       hashes or writes keys, so that two keys never share state.
  * </ul>
  *
  * <h2>Thread safety</h2>

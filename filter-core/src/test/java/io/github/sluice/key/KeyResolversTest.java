@@ -28,6 +28,30 @@ class KeyResolversTest {
     }
 
     @Test
+    void clientHeaders_namesEveryHeaderAKeyIsReadFrom() {
+        assertEquals(java.util.List.of("X-Tier"), KeyResolvers.clientHeaders(KeyResolvers.header("X-Tier")));
+        assertEquals(java.util.List.of("X-A", "X-B"), KeyResolvers.clientHeaders(KeyResolvers.firstOf(
+                KeyResolvers.header("X-A"), KeyResolvers.principal(), KeyResolvers.header("X-B"), KeyResolvers.ip())));
+        assertEquals(java.util.List.of(), KeyResolvers.clientHeaders(KeyResolvers.firstOf(KeyResolvers.principal(),
+                KeyResolvers.attribute("tier"), KeyResolvers.bean("b"), KeyResolvers.ip())));
+    }
+
+    @Test
+    void principalAndAttribute_areVerbatim_emptyYieldsNoKey() {
+        assertEquals(" alice\t", KeyResolvers.principal().resolve(FakeRequest.get("/").principal(" alice\t")));
+        assertEquals(" acme ", KeyResolvers.attribute("t").resolve(FakeRequest.get("/").attribute("t", " acme ")));
+        assertNull(KeyResolvers.attribute("t").resolve(FakeRequest.get("/").attribute("t", "")));
+    }
+
+    @Test
+    void header_onlySpacesAndTabsAroundTheValueAreRemoved() {
+        KeyResolver h = KeyResolvers.header("X-Api-Key");
+        assertEquals("k", h.resolve(FakeRequest.get("/").header("X-Api-Key", " \tk \t")));
+        assertEquals("\u000Bk\u00A0", h.resolve(FakeRequest.get("/").header("X-Api-Key", "\u000Bk\u00A0")));
+        assertEquals("\u3000", h.resolve(FakeRequest.get("/").header("X-Api-Key", "\u3000")));
+    }
+
+    @Test
     void principal_authenticatedOrNot() {
         assertEquals("alice", KeyResolvers.principal().resolve(FakeRequest.get("/").principal("alice")));
         assertNull(KeyResolvers.principal().resolve(FakeRequest.get("/")));

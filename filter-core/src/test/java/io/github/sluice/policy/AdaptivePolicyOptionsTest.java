@@ -73,7 +73,7 @@ class AdaptivePolicyOptionsTest {
     void parse_partitionsWithoutPartition_isRefused() {
         ConfigException e = assertThrows(ConfigException.class,
                 () -> Policy.parse("api = adaptive gradient key=global partitions=paid:70,free:30"));
-        assertTrue(e.getMessage().contains("partition=header:X-Tier"), e.getMessage());
+        assertTrue(e.getMessage().contains("partition=attribute:tier"), e.getMessage());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.github.sluice.jaxrs;
 
+import io.github.sluice.http.LogText;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.Response;
@@ -18,8 +19,9 @@ import java.lang.System.Logger.Level;
  *
  * <p>It answers what the 3.1 default does: a {@link WebApplicationException}'s own response, else
  * 500 with no body (the container then writes its error page for 500), and it logs the exception at
- * {@code WARNING}, since the container no longer sees it. Registered with the lowest priority, so
- * that an {@code ExceptionMapper<Throwable>} of the application's own, registered before or after
+ * {@code WARNING}, since the container no longer sees it, with its messages escaped
+ * ({@link LogText#escape(Throwable)}: they may quote the request). Registered with the lowest
+ * priority, so that an {@code ExceptionMapper<Throwable>} of the application's own, registered before or after
  * the feature, is chosen over it unless it too has the lowest priority ({@code Integer.MAX_VALUE});
  * mappers of narrower types are chosen first anyway. Stateless and thread-safe.
  */
@@ -29,6 +31,17 @@ final class UnmappedExceptions implements ExceptionMapper<Throwable> {
     static final int PRIORITY = Integer.MAX_VALUE;
 
     private static final System.Logger LOG = System.getLogger(SluiceFeature.class.getName());
+
+    private final System.Logger log;
+
+    UnmappedExceptions() {
+        this(LOG);
+    }
+
+    /** For tests: logs to {@code log}. */
+    UnmappedExceptions(System.Logger log) {
+        this.log = log;
+    }
 
     /**
      * The API marker of JAX-RS 3.1: {@code SeBootstrap} came with the release that made a default
@@ -56,8 +69,10 @@ final class UnmappedExceptions implements ExceptionMapper<Throwable> {
         if (exception instanceof WebApplicationException wae && wae.getResponse() != null) {
             return wae.getResponse();
         }
-        LOG.log(Level.WARNING, "an exception nobody maps ends the request with 500 (Sluice maps it as JAX-RS 3.1 does, "
-                + "so that the request's permits are released; map it yourself to answer otherwise)", exception);
+        // The message may quote the request (an id, a query value): escaped as every log line's client text.
+        log.log(Level.WARNING, "an exception nobody maps ends the request with 500 (Sluice maps it as JAX-RS 3.1 does, "
+                + "so that the request's permits are released; map it yourself to answer otherwise)",
+                LogText.escape(exception));
         return Response.serverError().build();
     }
 }

@@ -100,6 +100,28 @@ class KeyLayoutTest {
     }
 
     @Test
+    void loginsDifferingOnlyInAnUnpairedSurrogate_eachHaveTheirOwnQuota(RedisServer redis) {
+        // getBytes(UTF_8) writes '?' for an unpaired surrogate: hashed that way, these five logins,
+        // and their long forms, would share two quotas
+        String longer = "u".repeat(200);
+        List<String> logins = List.of("bob\uD800", "bob\uDBFF", "bob\uDC00", "bob?", "bob",
+                longer + "\uD800", longer + "\uDBFF", longer + "\uDC00", longer + "?");
+        try (RedisStore store = store(redis).build()) {
+            KeySpace space = store.keySpace("login", FixedWindow.of(1, Duration.ofHours(1)));
+            MutableDecision out = new MutableDecision();
+
+            for (String login : logins) {
+                assertTrue(space.acquire(login, 1, out), login);
+                assertFalse(out.degraded());
+            }
+            for (String login : logins) {
+                assertFalse(space.acquire(login, 1, out), login);
+            }
+            assertEquals(logins.size(), keys(redis).size());
+        }
+    }
+
+    @Test
     void keySecretAndPrefix_changeTheKeyName(RedisServer redis) {
         try (RedisStore store = store(redis).prefix("rl")
                 .keySecret("0123456789abcdef-secret").build()) {

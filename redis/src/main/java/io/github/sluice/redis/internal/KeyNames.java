@@ -1,5 +1,6 @@
 package io.github.sluice.redis.internal;
 
+import io.github.sluice.store.KeyBytes;
 import io.lettuce.core.cluster.SlotHash;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -14,8 +15,9 @@ import javax.crypto.spec.SecretKeySpec;
  *
  * <p>The client key (an address, an API key, a user name) is never stored: it is replaced by the
  * first 120 bits of its SHA-256, or of its HMAC-SHA-256 when a secret is configured (a plain hash
- * of an IPv4 address can be reversed by trying all 2^32 addresses; a keyed hash cannot). The hash
- * is a Redis Cluster hash tag, so every policy of one client key lands in one slot and can be
+ * of an IPv4 address can be reversed by trying all 2^32 addresses; a keyed hash cannot), taken
+ * over the key's lossless encoding ({@link KeyBytes#encode}: UTF-8, with unpaired surrogates
+ * kept), so two different client keys never share a Redis key. The hash is a Redis Cluster hash tag, so every policy of one client key lands in one slot and can be
  * decided by one script.
  *
  * <p>Hashing costs a digest per call, so the decision path asks {@link #tag(String)}, which
@@ -120,7 +122,10 @@ public final class KeyNames {
 
     private byte[] hashBytes(String key) {
         byte[] head = new byte[HASH_BYTES];
-        hashers.get().digest(key.getBytes(StandardCharsets.UTF_8), head);
+        // Lossless: getBytes(UTF_8) would write '?' for every unpaired surrogate, and keys that
+        // differ only there would share one Redis key. Identical to UTF-8 for well-formed keys,
+        // so the names of keys stored before this encoding did not change.
+        hashers.get().digest(KeyBytes.encode(key), head);
         return BASE64.encode(head);
     }
 
