@@ -117,8 +117,9 @@ public final class ConfigWatch implements AutoCloseable {
 
     private ConfigWatch(Enforcer enforcer, Path file, String source, Function<String, String> params,
             List<String> names, Duration interval, Inheritance inheritance, FileVersion text,
-            SluiceConfig.Reloaded baseline, boolean thread, Clock clock, Reader reader) {
+            SluiceConfig.Reloaded baseline, boolean thread, Clock clock, Reader reader, Logger log) {
         this.enforcer = new java.lang.ref.WeakReference<>(enforcer);
+        this.log = log;
         this.clock = clock;
         this.reader = reader;
         this.filePolicies = baseline.filePolicies();
@@ -160,7 +161,7 @@ public final class ConfigWatch implements AutoCloseable {
      * @throws ConfigException if a watch setting is invalid, or the file no longer loads
      */
     public static ConfigWatch start(Enforcer enforcer, Function<String, String> params, Iterable<String> names) {
-        return create(enforcer, params, names, true, Clock.system(), Reader.FILES);
+        return create(enforcer, params, names, true, Clock.system(), Reader.FILES, LOG);
     }
 
     /**
@@ -193,7 +194,7 @@ public final class ConfigWatch implements AutoCloseable {
      */
     public static ConfigWatch manual(Enforcer enforcer, Function<String, String> params, Iterable<String> names,
             Clock clock) {
-        return create(enforcer, params, names, false, clock, Reader.FILES);
+        return create(enforcer, params, names, false, clock, Reader.FILES, LOG);
     }
 
     /** How the watch reads the file: the file system, or a test's sequence of file states. */
@@ -206,7 +207,7 @@ public final class ConfigWatch implements AutoCloseable {
     }
 
     static ConfigWatch create(Enforcer enforcer, Function<String, String> params, Iterable<String> names,
-            boolean thread, Clock clock, Reader reader) {
+            boolean thread, Clock clock, Reader reader, Logger log) {
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(reader, "reader");
         Objects.requireNonNull(enforcer, "enforcer");
@@ -229,8 +230,14 @@ public final class ConfigWatch implements AutoCloseable {
         Duration interval = interval(r.fixed().get("config-watch-interval"));
         Inheritance inheritance = inheritance(r.fixed().get("config-reload"));
         enforcer.reconfigure(r.policies(), inheritance);
+        FileVersion baseline = new FileVersion(text);
+        if (baseline.size() > 0 && !baseline.endsWithLineEnd()) {
+            // Said now, rather than at the first edit, which would be refused for it.
+            log.log(Level.WARNING, "Sluice: config file " + location + " does not end with a line end; a version"
+                    + " without one is refused as possibly cut by a write, so end the file with a newline");
+        }
         return new ConfigWatch(enforcer, file, location, params, List.copyOf(all), interval, inheritance,
-                new FileVersion(text), r, thread, clock, reader);
+                baseline, r, thread, clock, reader, log);
     }
 
     private static byte[] read(Reader reader, Path file, String location) {

@@ -87,8 +87,7 @@ class ConfigWatchTornWriteTest {
         p.put("config", f.toString());
         enforcer = SluiceConfig.newEnforcer(p::get, p.keySet(), null, "test");
         file.set(text);
-        watch = ConfigWatch.create(enforcer, p::get, p.keySet(), false, clock, file);
-        watch.log = log;
+        watch = ConfigWatch.create(enforcer, p::get, p.keySet(), false, clock, file, log);
     }
 
     @AfterEach
@@ -301,6 +300,24 @@ class ConfigWatchTornWriteTest {
         read(NEW);
         read(NEW);
         assertEquals(3, file.reads - before);
+    }
+
+    @Test
+    void start_fileWithoutAFinalLineEnd_warnsAtOnce_andAnEditKeepingItIsRefused() throws Exception {
+        watch.close();
+        enforcer.close();
+        String noEnd = OLD.strip();
+        start(noEnd);
+        String f = dir.resolve("sluice.properties").toString();
+        assertEquals(List.of(new RecordingLogger.Line(Level.WARNING, "Sluice: config file " + f + " does not end with"
+                + " a line end; a version without one is refused as possibly cut by a write, so end the file with a"
+                + " newline")), log.atLeast(Level.INFO));
+        assertEquals(policiesOf(OLD), inForce(), "the start-up version is in force");
+
+        assertFalse(read(NEW.strip()));
+        assertFalse(read(NEW.strip()));
+        assertEquals(policiesOf(OLD), inForce());
+        assertTrue(log.last(Level.WARNING).message().contains("its last line has no line end"));
     }
 
     @Test
