@@ -61,8 +61,8 @@ import java.util.regex.Pattern;
  * {@link Enforcer#reconfigure(java.util.Collection, Inheritance)}, each key of a changed policy
  * keeping its state by {@code config-reload} (default {@code keep-consumed}), and logged at INFO
  * with the policies added, changed and removed. Logged through {@code System.Logger}
- * {@code io.github.sluice.config}; a file that cannot be read (e.g. deleted) is logged at WARNING
- * and the policies in force stay. A writer that stalls longer than an interval at the end of a
+ * {@code io.github.sluice.config}; a file that cannot be read (e.g. deleted) is logged at WARNING,
+ * once until it is read again, and the policies in force stay. A writer that stalls longer than an interval at the end of a
  * line can still have its prefix applied; replace the file by an atomic rename to rule that out
  * ({@code docs/operations.md}, "How to edit safely").
  *
@@ -112,6 +112,8 @@ public final class ConfigWatch implements AutoCloseable {
     private List<String> filePolicies;
     /** A changed version read once and not yet seen stable, or {@code null}. Guarded by {@code this}. */
     private FileVersion pending;
+    /** The read failure logged last, until the file is read again; guarded by {@code this}. */
+    private String failure;
     /** When {@link #pending} was first read, in {@link #clock} nanoseconds. Guarded by {@code this}. */
     private long pendingSince;
 
@@ -272,16 +274,16 @@ public final class ConfigWatch implements AutoCloseable {
         try {
             read = new FileVersion(reader.read(file));
         } catch (NoSuchFileException e) {
-            log.log(Level.WARNING, "Sluice: config file " + source + " is gone; the policies in force stay");
+            failed("Sluice: config file " + source + " is gone; the policies in force stay");
             last = null;
             pending = null;
             return false;
         } catch (IOException e) {
-            log.log(Level.WARNING, "Sluice: cannot read config file " + source + " (" + e
-                    + "); the policies in force stay");
+            failed("Sluice: cannot read config file " + source + " (" + e + "); the policies in force stay");
             pending = null;
             return false;
         }
+        failure = null;
         if (read.equals(last)) {
             // Back to the version decided (a write undone, or one read half-way): nothing to do.
             pending = null;
@@ -302,6 +304,14 @@ public final class ConfigWatch implements AutoCloseable {
         pending = null;
         last = read;
         return decide(enforcer, read);
+    }
+
+    /** Logs a failure to read at WARNING, once until the file is read again or fails otherwise. */
+    private void failed(String message) {
+        if (!message.equals(failure)) {
+            log.log(Level.WARNING, message);
+            failure = message;
+        }
     }
 
     /** Applies a stable version, or refuses it with a WARNING; either way it is not read again. */

@@ -243,20 +243,27 @@ class ConfigWatchTest {
     }
 
     @Test
-    void check_fileDeletedThenRecreated_warnsAndKeepsThePolicies_thenAppliesTheNewFileOnceStable() throws Exception {
+    void check_fileDeletedThenRecreated_warnsOnceAndKeepsThePolicies_thenAppliesTheNewFileOnceStable() throws Exception {
         Path f = file("policy.a = fixed-window 5/10s key=ip\n");
         Map<String, String> p = params(f);
         try (Enforcer e = start(p); ConfigWatch w = manual(e, p)) {
             Files.delete(f);
             assertFalse(w.check());
-            assertTrue(log.last(Level.WARNING).message().endsWith("is gone; the policies in force stay"),
-                    log.last(Level.WARNING).message());
+            clock.advance(INTERVAL);
+            assertFalse(w.check());
+            assertEquals(List.of(new RecordingLogger.Line(Level.WARNING, "Sluice: config file " + f
+                    + " is gone; the policies in force stay")), log.atLeast(Level.INFO), "logged once while gone");
             assertEquals(5, limit(e));
 
             Files.writeString(f, "policy.a = fixed-window 8/10s key=ip\n");
             clock.advance(INTERVAL);
             assertTrue(checkTwice(w));
             assertEquals(8, limit(e));
+
+            Files.delete(f);
+            clock.advance(INTERVAL);
+            assertFalse(w.check());
+            assertEquals(2, log.at(Level.WARNING).size(), "gone again: logged again");
         }
     }
 }
