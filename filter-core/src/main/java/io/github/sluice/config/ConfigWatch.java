@@ -28,9 +28,9 @@ import java.util.regex.Pattern;
 
 /**
  * Applies edits of the {@code config} properties file to a running {@link Enforcer}: the
- * adapters' file watch. The servlet filter and the JAX-RS feature start one when their policies
- * come from a file ({@code config=/etc/app/sluice.properties}) and stop it when they are
- * destroyed or closed.
+ * adapters' file watch. The servlet filter, the JAX-RS feature and the Spring Boot starter start
+ * one when their policies come from a file ({@code config=/etc/app/sluice.properties}) and stop
+ * it when they are destroyed or closed.
  *
  * <h2>What it does</h2>
  * Every {@code config-watch-interval} (default 1 s), a daemon thread named
@@ -61,12 +61,15 @@ import java.util.regex.Pattern;
  * {@link Enforcer#reconfigure(java.util.Collection, Inheritance)}, each key of a changed policy
  * keeping its state by {@code config-reload} (default {@code keep-consumed}), and logged at INFO
  * with the policies added, changed and removed. Logged through {@code System.Logger}
- * {@code io.github.sluice.config}; a file that cannot be read (e.g. deleted) is logged at WARNING,
- * once until it is read again, and the policies in force stay. A writer that stalls longer than an interval at the end of a
- * line can still have its prefix applied; replace the file by an atomic rename to rule that out
- * ({@code docs/operations.md}, "How to edit safely").
+ * {@code io.github.sluice.config}; a file that cannot be read (e.g. deleted) is logged at
+ * WARNING, once until it is read again, and the policies in force stay.
  *
- * Only a file path is watched; a {@code classpath:} resource is part of the application and is
+ * <p>A writer that stalls for longer than an interval exactly at the end of a line can still
+ * have its prefix applied: nothing tells it from an edit that removed the lines after it. Replace
+ * the file by an atomic rename to rule that out ({@code docs/operations.md}, "How to edit
+ * safely").
+ *
+ * <p>Only a file path is watched; a {@code classpath:} resource is part of the application and is
  * not.
  *
  * <h2>Stopping</h2>
