@@ -1,5 +1,6 @@
 package io.github.sluice.config;
 
+import io.github.sluice.core.Clock;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.internal.Suggest;
 import io.github.sluice.policy.ConfigException;
@@ -14,7 +15,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,31 +28,48 @@ import java.util.regex.Pattern;
 
 /**
  * Applies edits of the {@code config} properties file to a running {@link Enforcer}: the
- * adapters' file watch. The servlet filter and the JAX-RS feature start one when their policies
- * come from a file ({@code config=/etc/app/sluice.properties}) and stop it when they are
- * destroyed or closed.
+ * adapters' file watch. The servlet filter, the JAX-RS feature and the Spring Boot starter start
+ * one when their policies come from a file ({@code config=/etc/app/sluice.properties}) and stop
+ * it when they are destroyed or closed.
  *
  * <h2>What it does</h2>
  * Every {@code config-watch-interval} (default 1 s), a daemon thread named
- * {@code sluice-config-watch} reads the file and compares its bytes with the last version read
- * (a content comparison: an edit within the file system's time-stamp granularity, or one that
- * keeps the size, is seen). A changed file is loaded as at start-up (the file, then the
- * init-params or properties that override it) and its policies are applied with
- * {@link Enforcer#reconfigure(java.util.Collection, Inheritance)}, each key of a changed policy
- * keeping its state by {@code config-reload} (default {@code keep-consumed}). Logged through
- * {@code System.Logger} {@code io.github.sluice.config}:
+ * {@code sluice-config-watch} reads the file (opening its path anew, so a symbolic link, such as a
+ * Kubernetes ConfigMap's {@code ..data}, is followed to its current target) and compares it with
+ * the last version decided: its size and SHA-256, so an edit within the file system's time-stamp
+ * granularity, or one that keeps the size, is seen.
+ *
+ * <h2>Only a complete, stable version is applied</h2>
+ * A file rewritten in place can be read in the middle of the write. So a changed version is held,
+ * not applied, until a check at least one interval later reads it unchanged (same size and hash);
+ * a version that changed again meanwhile starts over. A stable version is then refused, logged at
+ * WARNING and not read again until the file changes, if
  * <ul>
- *   <li>INFO: a version applied, with the policies added, changed and removed;
- *   <li>WARNING: a version refused, with the usual message naming the file, the line, the
- *       parameter and the value. The policies in force stay; the version is not retried, and
- *       the next edit is read again;
- *   <li>WARNING: a version that changes a setting other than policies (headers, trusted proxies,
- *       store settings, the watch itself): those cannot change at run time, so the whole version
- *       is refused (nothing of it applied) and the message names the setting; restart to apply
- *       it;
- *   <li>WARNING: the file cannot be read (e.g. deleted): the policies in force stay.
+ *   <li>it is empty;
+ *   <li>its last line has no line end (a write cut in the middle of a line, e.g. of a
+ *       {@code match=} value);
+ *   <li>it has an error: the usual message naming the file, the line, the parameter and the
+ *       value;
+ *   <li>it changes a setting other than policies (headers, trusted proxies, store settings, the
+ *       watch itself): those cannot change at run time, so the whole version is refused and the
+ *       message names the setting; restart to apply it;
+ *   <li>the file defines no policy while the version in force did, unless it says
+ *       {@code no-policies = true}: the operator's explicit word that no policy is wanted.
  * </ul>
- * Only a file path is watched; a {@code classpath:} resource is part of the application and is
+ * Otherwise it is loaded as at start-up (the file, then the init-params or properties that override
+ * it) and its policies are applied with
+ * {@link Enforcer#reconfigure(java.util.Collection, Inheritance)}, each key of a changed policy
+ * keeping its state by {@code config-reload} (default {@code keep-consumed}), and logged at INFO
+ * with the policies added, changed and removed. Logged through {@code System.Logger}
+ * {@code io.github.sluice.config}; a file that cannot be read (e.g. deleted) is logged at
+ * WARNING, once until it is read again, and the policies in force stay.
+ *
+ * <p>A writer that stalls for longer than an interval exactly at the end of a line can still
+ * have its prefix applied: nothing tells it from an edit that removed the lines after it. Replace
+ * the file by an atomic rename to rule that out ({@code docs/operations.md}, "How to edit
+ * safely").
+ *
+ * <p>Only a file path is watched; a {@code classpath:} resource is part of the application and is
  * not.
  *
  * <h2>Stopping</h2>
@@ -61,7 +78,8 @@ import java.util.regex.Pattern;
  * undeploy event, undeployed) stops at its first check after the enforcer was garbage-collected.
  *
  * <p>Thread-safe. {@link #check()} may be called from any thread (tests call it instead of
- * waiting); checks are serialised.
+ * waiting, with a fake clock); checks are serialised. Time is read only from the watch's
+ * {@link Clock}.
  */
 public final class ConfigWatch implements AutoCloseable {
 
@@ -89,13 +107,27 @@ public final class ConfigWatch implements AutoCloseable {
     private final Inheritance inheritance;
     private final Map<String, String> fixed;
     private final ScheduledExecutorService timer;
-    /** The bytes of the last version read, applied or refused; guarded by {@code this}. */
-    private byte[] last;
+    private final Clock clock;
+    private final Reader reader;
+    /** The last version decided, applied or refused; {@code null} after the file was gone. Guarded by {@code this}. */
+    private FileVersion last;
+    /** The names of the policies the version in force defines in the file itself. Guarded by {@code this}. */
+    private List<String> filePolicies;
+    /** A changed version read once and not yet seen stable, or {@code null}. Guarded by {@code this}. */
+    private FileVersion pending;
+    /** The read failure logged last, until the file is read again; guarded by {@code this}. */
+    private String failure;
+    /** When {@link #pending} was first read, in {@link #clock} nanoseconds. Guarded by {@code this}. */
+    private long pendingSince;
 
     private ConfigWatch(Enforcer enforcer, Path file, String source, Function<String, String> params,
-            List<String> names, Duration interval, Inheritance inheritance, byte[] text,
-            Map<String, String> fixed, boolean thread) {
+            List<String> names, Duration interval, Inheritance inheritance, FileVersion text,
+            SluiceConfig.Reloaded baseline, boolean thread, Clock clock, Reader reader, Logger log) {
         this.enforcer = new java.lang.ref.WeakReference<>(enforcer);
+        this.log = log;
+        this.clock = clock;
+        this.reader = reader;
+        this.filePolicies = baseline.filePolicies();
         this.file = file;
         this.source = source;
         this.params = params;
@@ -103,7 +135,7 @@ public final class ConfigWatch implements AutoCloseable {
         this.interval = interval;
         this.inheritance = inheritance;
         this.last = text;
-        this.fixed = fixed;
+        this.fixed = baseline.fixed();
         if (thread) {
             this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "sluice-config-watch");
@@ -134,7 +166,7 @@ public final class ConfigWatch implements AutoCloseable {
      * @throws ConfigException if a watch setting is invalid, or the file no longer loads
      */
     public static ConfigWatch start(Enforcer enforcer, Function<String, String> params, Iterable<String> names) {
-        return create(enforcer, params, names, true);
+        return create(enforcer, params, names, true, Clock.system(), Reader.FILES, LOG);
     }
 
     /**
@@ -149,11 +181,40 @@ public final class ConfigWatch implements AutoCloseable {
      * @throws ConfigException if a watch setting is invalid, or the file no longer loads
      */
     public static ConfigWatch manual(Enforcer enforcer, Function<String, String> params, Iterable<String> names) {
-        return create(enforcer, params, names, false);
+        return manual(enforcer, params, names, Clock.system());
     }
 
-    private static ConfigWatch create(Enforcer enforcer, Function<String, String> params, Iterable<String> names,
-            boolean thread) {
+    /**
+     * Like {@link #manual(Enforcer, Function, Iterable)}, with the clock that judges whether a
+     * changed version stayed unchanged for a {@code config-watch-interval} (the clock of an
+     * application that schedules the checks itself, or a test's fake clock).
+     *
+     * @param enforcer the enforcer the file configures
+     * @param params the parameters the enforcer was built from
+     * @param names every parameter name present
+     * @param clock the clock read at every {@link #check()}
+     * @return the watch; {@code null} if there is nothing to watch
+     * @throws NullPointerException if an argument is null
+     * @throws ConfigException if a watch setting is invalid, or the file no longer loads
+     */
+    public static ConfigWatch manual(Enforcer enforcer, Function<String, String> params, Iterable<String> names,
+            Clock clock) {
+        return create(enforcer, params, names, false, clock, Reader.FILES, LOG);
+    }
+
+    /** How the watch reads the file: the file system, or a test's sequence of file states. */
+    @FunctionalInterface
+    interface Reader {
+        /** Reads the whole file, following symbolic links anew at every call. */
+        Reader FILES = Files::readAllBytes;
+
+        byte[] read(Path file) throws IOException;
+    }
+
+    static ConfigWatch create(Enforcer enforcer, Function<String, String> params, Iterable<String> names,
+            boolean thread, Clock clock, Reader reader, Logger log) {
+        Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(reader, "reader");
         Objects.requireNonNull(enforcer, "enforcer");
         Objects.requireNonNull(params, "params");
         List<String> all = new ArrayList<>();
@@ -164,7 +225,7 @@ public final class ConfigWatch implements AutoCloseable {
         }
         location = location.strip();
         Path file = Path.of(location.startsWith("file:") ? location.substring("file:".length()) : location);
-        byte[] text = read(file, location);
+        byte[] text = read(reader, file, location);
         SluiceConfig.Reloaded r = SluiceConfig.reload(new String(text, StandardCharsets.UTF_8), location, params, all);
         String watch = r.fixed().get("config-watch");
         if ("false".equals(watch)) {
@@ -174,13 +235,19 @@ public final class ConfigWatch implements AutoCloseable {
         Duration interval = interval(r.fixed().get("config-watch-interval"));
         Inheritance inheritance = inheritance(r.fixed().get("config-reload"));
         enforcer.reconfigure(r.policies(), inheritance);
-        return new ConfigWatch(enforcer, file, location, params, List.copyOf(all), interval, inheritance, text,
-                r.fixed(), thread);
+        FileVersion baseline = new FileVersion(text);
+        if (baseline.size() > 0 && !baseline.endsWithLineEnd()) {
+            // Said now, rather than at the first edit, which would be refused for it.
+            log.log(Level.WARNING, "Sluice: config file " + location + " does not end with a line end; a version"
+                    + " without one is refused as possibly cut by a write, so end the file with a newline");
+        }
+        return new ConfigWatch(enforcer, file, location, params, List.copyOf(all), interval, inheritance,
+                baseline, r, thread, clock, reader, log);
     }
 
-    private static byte[] read(Path file, String location) {
+    private static byte[] read(Reader reader, Path file, String location) {
         try {
-            return Files.readAllBytes(file);
+            return reader.read(file);
         } catch (IOException e) {
             throw new ConfigException("init-param 'config'", 0, null, "config", location,
                     "cannot read the properties file: " + e.getMessage(), e);
@@ -188,10 +255,16 @@ public final class ConfigWatch implements AutoCloseable {
     }
 
     /**
-     * Reads the file once now and applies it if it changed since the last version read.
+     * Reads the file once now. A version that differs from the last one decided is applied only
+     * once it is stable: read unchanged (same size and SHA-256) by a check at least
+     * {@code config-watch-interval} after the one that first read it; it is then refused, logged
+     * at WARNING, if it is empty, if its last line has no line end, if it has an error, if it
+     * changes a setting fixed at start-up, or if the file no longer defines any policy while the
+     * version in force did and it does not say {@code no-policies = true}.
      *
      * @return {@code true} if a new version was applied; {@code false} if the file is unchanged,
-     *     or the new version was refused (logged at WARNING) and the policies in force stay
+     *     not yet stable, or the new version was refused (logged at WARNING) and the policies in
+     *     force stay
      */
     public synchronized boolean check() {
         Enforcer enforcer = this.enforcer.get();
@@ -199,38 +272,85 @@ public final class ConfigWatch implements AutoCloseable {
             close();
             return false;
         }
-        byte[] text;
+        long now = clock.nanos();
+        FileVersion read;
         try {
-            text = Files.readAllBytes(file);
+            read = new FileVersion(reader.read(file));
         } catch (NoSuchFileException e) {
-            log.log(Level.WARNING, "Sluice: config file " + source + " is gone; the policies in force stay");
+            failed("Sluice: config file " + source + " is gone; the policies in force stay");
             last = null;
+            pending = null;
             return false;
         } catch (IOException e) {
-            log.log(Level.WARNING, "Sluice: cannot read config file " + source + " (" + e
-                    + "); the policies in force stay");
+            failed("Sluice: cannot read config file " + source + " (" + e + "); the policies in force stay");
+            pending = null;
             return false;
         }
-        if (Arrays.equals(text, last)) {
+        failure = null;
+        if (read.equals(last)) {
+            // Back to the version decided (a write undone, or one read half-way): nothing to do.
+            pending = null;
             return false;
         }
-        last = text;
+        if (!read.equals(pending)) {
+            // First read of this version, or it changed since the last check: a write may be
+            // under way, so wait for it to stay the same for an interval.
+            log.log(Level.DEBUG, () -> "Sluice: config file " + source + " changed (" + read
+                    + "); applied once unchanged for " + interval.toMillis() + " ms");
+            pending = read;
+            pendingSince = now;
+            return false;
+        }
+        if (now - pendingSince < interval.toNanos()) {
+            return false;
+        }
+        pending = null;
+        last = read;
+        return decide(enforcer, read);
+    }
+
+    /** Logs a failure to read at WARNING, once until the file is read again or fails otherwise. */
+    private void failed(String message) {
+        if (!message.equals(failure)) {
+            log.log(Level.WARNING, message);
+            failure = message;
+        }
+    }
+
+    /** Applies a stable version, or refuses it with a WARNING; either way it is not read again. */
+    private boolean decide(Enforcer enforcer, FileVersion version) {
+        String refused = "Sluice: config file " + source + " (" + version + ") refused, the policies in force stay: ";
+        if (version.size() == 0) {
+            log.log(Level.WARNING, refused + "the file is empty (truncated by a write in place?); to run without"
+                    + " policies from the file, write no-policies = true in it");
+            return false;
+        }
+        if (!version.endsWithLineEnd()) {
+            log.log(Level.WARNING, refused + "its last line has no line end, so the file may be cut in the middle"
+                    + " of a write; end the file with a newline (and replace it by an atomic rename)");
+            return false;
+        }
         try {
-            SluiceConfig.Reloaded r = SluiceConfig.reload(new String(text, StandardCharsets.UTF_8), source, params,
-                    names);
+            SluiceConfig.Reloaded r = SluiceConfig.reload(version.text(), source, params, names);
             String changed = changedSetting(r.fixed());
             if (changed != null) {
-                log.log(Level.WARNING, "Sluice: config file " + source + " refused: " + changed
-                        + " cannot change while running (restart to apply it); the policies in force stay");
+                log.log(Level.WARNING, refused + changed + " cannot change while running (restart to apply it)");
+                return false;
+            }
+            if (r.filePolicies().isEmpty() && !filePolicies.isEmpty() && !r.noPolicies()) {
+                log.log(Level.WARNING, refused + "the file defines no policy, while the version in force defines "
+                        + filePolicies + " (cut by a write in place?); if no policy is wanted from the file,"
+                        + " write no-policies = true in it");
                 return false;
             }
             List<Policy> before = enforcer.policies();
             enforcer.reconfigure(r.policies(), inheritance);
-            log.log(Level.INFO, "Sluice: config file " + source + " applied: " + summary(before, enforcer.policies()));
+            filePolicies = r.filePolicies();
+            log.log(Level.INFO, "Sluice: config file " + source + " (" + version + ") applied: "
+                    + summary(before, enforcer.policies()));
             return true;
         } catch (IllegalArgumentException e) {
-            log.log(Level.WARNING, "Sluice: config file " + source + " refused, the policies in force stay: "
-                    + e.getMessage());
+            log.log(Level.WARNING, refused + e.getMessage());
             return false;
         }
     }

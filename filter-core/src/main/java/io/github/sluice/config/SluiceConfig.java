@@ -82,6 +82,9 @@ import java.util.function.Function;
  *       <td>{@code 1s}</td></tr>
  *   <tr><td>{@code config-reload}</td><td>what keys of a changed policy keep: {@code keep-consumed},
  *       {@code keep-remaining}, {@code proportional}, {@code reset}</td><td>{@code keep-consumed}</td></tr>
+ *   <tr><td>{@code no-policies}</td><td>{@code true}: the {@code config} file defines no policy on
+ *       purpose (a file with a policy, or no file, is an error); the watch then applies a version
+ *       without policies (see {@link ConfigWatch})</td><td>{@code false}</td></tr>
  * </table>
  * Init-params override the file's settings; the file's policies come first, then the
  * init-params'. Every error is a {@link ConfigException} naming the source, line, parameter and
@@ -95,7 +98,8 @@ public final class SluiceConfig {
     public static final Set<String> SETTINGS = Set.of("policies", "config", "headers", "headers-on",
             "expose-headers", "degraded-header", "trusted-proxies", "forwarded-header", "ipv6-prefix", "dry-run",
             "problem-type", "denial-body", "denial-content-type", "max-key-length", "max-keys", "memory-budget",
-            "shards", "listener", "exempt-methods", "config-watch", "config-watch-interval", "config-reload");
+            "shards", "listener", "exempt-methods", "config-watch", "config-watch-interval", "config-reload",
+            "no-policies");
 
     /** The prefix of a single-policy setting, {@code policy.per-ip = ...}. */
     public static final String POLICY_PREFIX = "policy.";
@@ -247,11 +251,15 @@ public final class SluiceConfig {
             }
         }
         s.build();
-        return new Reloaded(s.fixed(), s.policies());
+        return new Reloaded(s.fixed(), s.policies(), s.filePolicies(), s.noPolicies());
     }
 
-    /** A reload: the settings fixed at start-up, and the policies. */
-    record Reloaded(Map<String, String> fixed, List<Policy> policies) {
+    /**
+     * A reload: the settings fixed at start-up, the policies, the names of those the file itself
+     * defines, and whether {@code no-policies = true} is set.
+     */
+    record Reloaded(Map<String, String> fixed, List<Policy> policies, List<String> filePolicies,
+            boolean noPolicies) {
     }
 
     /** Reads the file named by {@code config}, then the other parameters, which override it. */
@@ -282,6 +290,8 @@ public final class SluiceConfig {
         private final Map<String, Raw> values = new LinkedHashMap<>();
         private final List<Raw> policyLines = new ArrayList<>();
         private final List<String[]> namedPolicies = new ArrayList<>();
+        /** The source of the properties file read, or {@code null} if none was. */
+        private String file;
 
         void readFile(String location) {
             String source = location;
@@ -296,6 +306,7 @@ public final class SluiceConfig {
         }
 
         void readText(String text, String source) {
+            file = source;
             for (PropertiesText.Entry e : PropertiesText.parse(text, source)) {
                 if (e.key().equals("config") || e.key().equals("policies")) {
                     throw new ConfigException(source, e.line(), null, e.key(), e.value(), "'" + e.key()
@@ -398,7 +409,45 @@ public final class SluiceConfig {
                             + Suggest.didYouMean(v.value, List.of("log", "none")));
                 });
             }
-            return b.policies(policies());
+            List<Policy> policies = policies();
+            if ((v = values.get("no-policies")) != null && booleanValue(v, "no-policies")) {
+                requireNoFilePolicies(v);
+            }
+            return b.policies(policies);
+        }
+
+        /**
+         * {@code no-policies = true} says the file defines no policy: without a file, or with a
+         * policy in it, the setting would be a mistake, so it is refused rather than ignored.
+         */
+        private void requireNoFilePolicies(Raw v) {
+            if (file == null) {
+                throw error(v, "no-policies", "says that the config file defines no policy, but no config file is"
+                        + " read; remove no-policies, or set config");
+            }
+            for (String[] np : namedPolicies) {
+                if (np[2].equals(file)) {
+                    throw error(v, "no-policies", "says that " + file + " defines no policy, but line " + np[3]
+                            + " defines policy '" + np[0] + "'; remove one of them");
+                }
+            }
+        }
+
+        /** @return the names of the policies the properties file itself defines, in order */
+        List<String> filePolicies() {
+            List<String> names = new ArrayList<>();
+            for (String[] np : namedPolicies) {
+                if (np[2].equals(file)) {
+                    names.add(np[0]);
+                }
+            }
+            return names;
+        }
+
+        /** @return whether {@code no-policies = true} is set (validated by {@link #build()}) */
+        boolean noPolicies() {
+            Raw v = values.get("no-policies");
+            return v != null && v.value.equals("true");
         }
 
         /** The policies, parsed here, so errors name their line. */
@@ -417,10 +466,14 @@ public final class SluiceConfig {
             return policies;
         }
 
-        /** The settings other than policies, name to value: those a reload cannot change. */
+        /**
+         * The settings other than policies, name to value: those a reload cannot change.
+         * {@code no-policies} describes one version of the file, so it is not among them.
+         */
         Map<String, String> fixed() {
             Map<String, String> fixed = new java.util.TreeMap<>();
             values.forEach((name, raw) -> fixed.put(name, raw.value));
+            fixed.remove("no-policies");
             return fixed;
         }
 

@@ -12,7 +12,9 @@
  *   <li>{@link io.github.sluice.config.SluiceConfig}: the settings of an enforcer, read from
  *       init-params or a properties file, or set in code.
  *   <li>{@link io.github.sluice.config.ConfigWatch}: applies edits of a watched properties file
- *       to a running enforcer ({@code Enforcer.reconfigure}), refusing versions with errors.
+ *       to a running enforcer ({@code Enforcer.reconfigure}) once a version is stable and
+ *       complete, refusing versions with errors, empty or half-written files and files that lost
+ *       every policy.
  * </ul>
  *
  * <h2>SPI</h2>

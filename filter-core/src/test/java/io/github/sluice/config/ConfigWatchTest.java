@@ -11,63 +11,46 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.policy.ConfigException;
 import io.github.sluice.store.Inheritance;
+import io.github.sluice.testing.FakeClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.lang.System.Logger.Level;
-import java.text.MessageFormat;
-import java.util.ResourceBundle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The file watch, checked by hand ({@link ConfigWatch#check()}) rather than by waiting. */
+/**
+ * The file watch on real files, checked by hand ({@link ConfigWatch#check()}) with a fake clock
+ * rather than by waiting: an edited version is applied at the first check at least an interval
+ * after the one that read it first.
+ */
 class ConfigWatchTest {
+
+    private static final Duration INTERVAL = ConfigWatch.DEFAULT_INTERVAL;
 
     @TempDir
     Path dir;
 
-    /** A logged line. */
-    record LogRecord(Level level, String message) {
-        String getMessage() {
-            return message;
-        }
-    }
-
-    private final List<LogRecord> logged = new ArrayList<>();
-
-    private final System.Logger recording = new System.Logger() {
-        @Override
-        public String getName() {
-            return "test";
-        }
-
-        @Override
-        public boolean isLoggable(Level level) {
-            return true;
-        }
-
-        @Override
-        public void log(Level level, ResourceBundle bundle, String msg, Throwable thrown) {
-            synchronized (logged) {
-                logged.add(new LogRecord(level, msg));
-            }
-        }
-
-        @Override
-        public void log(Level level, ResourceBundle bundle, String format, Object... params) {
-            log(level, bundle, params == null || params.length == 0 ? format : MessageFormat.format(format, params),
-                    (Throwable) null);
-        }
-    };
+    private final RecordingLogger log = new RecordingLogger();
+    private final FakeClock clock = new FakeClock();
 
     private ConfigWatch manual(Enforcer e, Map<String, String> p) {
-        ConfigWatch w = ConfigWatch.manual(e, p::get, p.keySet());
-        w.log = recording;
+        ConfigWatch w = ConfigWatch.manual(e, p::get, p.keySet(), clock);
+        if (w != null) {
+            w.log = log;
+        }
         return w;
+    }
+
+    /** Two checks an interval apart: what a changed, stable file needs to be decided. */
+    private boolean checkTwice(ConfigWatch w) {
+        assertFalse(w.check(), "a version read once is not applied");
+        clock.advance(INTERVAL);
+        return w.check();
     }
 
     private Path file(String text) throws Exception {
@@ -102,23 +85,25 @@ class ConfigWatchTest {
             assertFalse(w.check(), "unchanged");
 
             Files.writeString(f, "policy.per-ip = fixed-window 7/10s align=first-request key=ip\n");
-            assertTrue(w.check());
+            assertTrue(checkTwice(w));
             assertEquals(7, limit(e));
 
             Files.writeString(f, "# broken\npolicy.per-ip = fixed-window 0/10s key=ip\n");
-            assertFalse(w.check());
+            assertFalse(checkTwice(w));
             assertEquals(7, limit(e), "the policies in force stay");
-            LogRecord warning = last(Level.WARNING);
-            assertTrue(warning.getMessage().contains(f.toString()) && warning.getMessage().contains("line 2"),
-                    warning.getMessage());
+            RecordingLogger.Line warning = log.last(Level.WARNING);
+            assertTrue(warning.message().contains(f.toString()) && warning.message().contains("line 2"),
+                    warning.message());
+            clock.advance(INTERVAL);
             assertFalse(w.check(), "a refused version is not retried");
+            assertEquals(1, log.at(Level.WARNING).size(), log.atLeast(Level.DEBUG).toString());
 
             Files.writeString(f, "policy.per-ip = fixed-window 9/10s key=ip\npolicy.login = gcra 1/1s key=ip\n");
-            assertTrue(w.check());
+            assertTrue(checkTwice(w));
             assertEquals(9, limit(e));
             assertEquals(2, e.policies().size());
-            assertTrue(last(Level.INFO).getMessage().contains("added [login], changed [per-ip]"),
-                    last(Level.INFO).getMessage());
+            assertTrue(log.last(Level.INFO).message().contains("added [login], changed [per-ip]"),
+                    log.last(Level.INFO).message());
         }
     }
 
@@ -128,10 +113,10 @@ class ConfigWatchTest {
         Map<String, String> p = params(f);
         try (Enforcer e = start(p); ConfigWatch w = manual(e, p)) {
             Files.writeString(f, "headers = x-ratelimit\npolicy.a = fixed-window 6/10s key=ip\n");
-            assertFalse(w.check());
+            assertFalse(checkTwice(w));
             assertEquals(5, limit(e), "nothing of the version applied");
-            assertTrue(last(Level.WARNING).getMessage().contains("setting 'headers' (from 'draft' to 'x-ratelimit')"),
-                    last(Level.WARNING).getMessage());
+            assertTrue(log.last(Level.WARNING).message().contains("setting 'headers' (from 'draft' to 'x-ratelimit')"),
+                    log.last(Level.WARNING).message());
         }
     }
 
@@ -148,7 +133,7 @@ class ConfigWatchTest {
             }
             Files.writeString(f, "config-reload = reset\npolicy.a = fixed-window 5/1h key=global\n"
                     + "policy.b = fixed-window 10/1h key=global\n");
-            assertTrue(w.check());
+            assertTrue(checkTwice(w));
             var v = e.enforce(request);
             assertEquals(1, v.decision(0).remaining(), "a kept its state");
             assertEquals(9, v.decision(1).remaining(), "b was reset");
@@ -196,14 +181,89 @@ class ConfigWatchTest {
         }
     }
 
-    private LogRecord last(Level level) {
-        synchronized (logged) {
-            for (int i = logged.size() - 1; i >= 0; i--) {
-                if (logged.get(i).level().equals(level)) {
-                    return logged.get(i);
-                }
-            }
+    @Test
+    void check_fileReplacedByAtomicRename_isApplied() throws Exception {
+        // Given a watched file
+        Path f = file("policy.a = fixed-window 5/10s key=ip match=/api/*\n");
+        Map<String, String> p = params(f);
+        try (Enforcer e = start(p); ConfigWatch w = manual(e, p)) {
+            // When a new version is written beside it and renamed over it
+            Path tmp = dir.resolve(".sluice.properties.tmp");
+            Files.writeString(tmp, "policy.a = fixed-window 6/10s key=ip match=/api/*\n");
+            Files.move(tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+
+            // Then it is applied once stable, and logged once
+            assertTrue(checkTwice(w));
+            assertEquals(6, limit(e));
+            assertEquals(List.of(), log.atLeast(Level.WARNING));
+            assertEquals(1, log.at(Level.INFO).size(), log.at(Level.INFO).toString());
         }
-        throw new AssertionError("nothing logged at " + level + ": " + logged);
+    }
+
+    @Test
+    void check_configMapDataSymlinkSwapped_readsTheNewTarget_andIgnoresTheOldOne() throws Exception {
+        // Given the layout a Kubernetes ConfigMap volume has: the file is a link through ..data,
+        // itself a link to a time-stamped directory
+        Path volume = Files.createDirectory(dir.resolve("config"));
+        Path first = Files.createDirectory(volume.resolve("..2026_11_29_08_00_00.000000001"));
+        Files.writeString(first.resolve("sluice.properties"), "policy.a = fixed-window 5/10s key=ip\n");
+        Files.createSymbolicLink(volume.resolve("..data"), first.getFileName());
+        Path f = Files.createSymbolicLink(volume.resolve("sluice.properties"), Path.of("..data", "sluice.properties"));
+        Map<String, String> p = params(f);
+        try (Enforcer e = start(p); ConfigWatch w = manual(e, p)) {
+            assertFalse(w.check());
+
+            // When the kubelet writes a new directory and swaps ..data to it atomically, then
+            // deletes the old directory
+            Path second = Files.createDirectory(volume.resolve("..2026_11_29_08_05_00.000000002"));
+            Files.writeString(second.resolve("sluice.properties"), "policy.a = fixed-window 7/10s key=ip\n");
+            swapData(volume, second);
+            Files.delete(first.resolve("sluice.properties"));
+            Files.delete(first);
+
+            // Then the link is followed anew, and the new version applied once stable
+            assertTrue(checkTwice(w));
+            assertEquals(7, limit(e));
+
+            // And a second swap, to a directory with the same content, applies nothing
+            Path third = Files.createDirectory(volume.resolve("..2026_11_29_08_10_00.000000003"));
+            Files.writeString(third.resolve("sluice.properties"), "policy.a = fixed-window 7/10s key=ip\n");
+            swapData(volume, third);
+            clock.advance(INTERVAL);
+            assertFalse(w.check());
+            assertEquals(1, log.at(Level.INFO).size(), log.at(Level.INFO).toString());
+            assertEquals(List.of(), log.atLeast(Level.WARNING));
+        }
+    }
+
+    /** What the kubelet's atomic writer does: a new link {@code ..data_tmp}, renamed over {@code ..data}. */
+    private static void swapData(Path volume, Path target) throws Exception {
+        Path tmp = Files.createSymbolicLink(volume.resolve("..data_tmp"), target.getFileName());
+        Files.move(tmp, volume.resolve("..data"), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    @Test
+    void check_fileDeletedThenRecreated_warnsOnceAndKeepsThePolicies_thenAppliesTheNewFileOnceStable() throws Exception {
+        Path f = file("policy.a = fixed-window 5/10s key=ip\n");
+        Map<String, String> p = params(f);
+        try (Enforcer e = start(p); ConfigWatch w = manual(e, p)) {
+            Files.delete(f);
+            assertFalse(w.check());
+            clock.advance(INTERVAL);
+            assertFalse(w.check());
+            assertEquals(List.of(new RecordingLogger.Line(Level.WARNING, "Sluice: config file " + f
+                    + " is gone; the policies in force stay")), log.atLeast(Level.INFO), "logged once while gone");
+            assertEquals(5, limit(e));
+
+            Files.writeString(f, "policy.a = fixed-window 8/10s key=ip\n");
+            clock.advance(INTERVAL);
+            assertTrue(checkTwice(w));
+            assertEquals(8, limit(e));
+
+            Files.delete(f);
+            clock.advance(INTERVAL);
+            assertFalse(w.check());
+            assertEquals(2, log.at(Level.WARNING).size(), "gone again: logged again");
+        }
     }
 }

@@ -47,8 +47,8 @@ import java.util.function.Function;
  * io.github.sluice.store.Store} instance under {@value #STORE}; or a whole enforcer under
  * {@value #ENFORCER}. An invalid setting fails the deployment. When {@code sluice.config} names a
  * properties file on the file system, the feature watches it as the servlet filter does
- * ({@link io.github.sluice.config.ConfigWatch}): edits apply without a redeployment, a version with
- * an error is refused and the policies in force stay. The watch ends when the application's
+ * ({@link io.github.sluice.config.ConfigWatch}): edits apply without a redeployment once the file
+ * is stable and complete, a version with an error is refused and the policies in force stay. The watch ends when the application's
  * enforcer is garbage after undeployment (JAX-RS has no portable undeploy event).
  *
  * <p>Immutable and thread-safe.

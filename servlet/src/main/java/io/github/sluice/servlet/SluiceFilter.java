@@ -66,9 +66,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Changing the policies while running</h2>
  * When the init-params name a {@code config} properties file on the file system, the filter watches
- * it ({@link ConfigWatch}): an edit is applied within about {@code config-watch-interval} (1 s by
- * default) without a restart, and a version with an error is refused (logged at WARNING with the
- * file and line) while the policies in force stay. {@code config-watch=false} turns this off.
+ * it ({@link ConfigWatch}): an edit is applied without a restart once the file has stayed unchanged
+ * for a {@code config-watch-interval} (1 s by default), and a version with an error, an empty or
+ * half-written file, or one that lost every policy is refused (logged at WARNING) while the
+ * policies in force stay. {@code config-watch=false} turns this off.
  *
  * <p>Thread-safe once initialised. {@link #destroy()} stops the file watch and the shaping
  * scheduler, and closes the enforcer if the filter built it (an enforcer passed to the constructor, or a store from the

@@ -139,6 +139,14 @@ public class SluiceProperties {
      */
     private String configReload;
 
+    /**
+     * true: the config file defines no policy on purpose, so the watch applies a version of it
+     * that has none (otherwise such a version, which may be a file cut by a write, is refused).
+     * An error if the file defines a policy, or if config is not set. Usually written in the
+     * file itself. Default false.
+     */
+    private String noPolicies;
+
     /** The servlet filter's registration. */
     private final Filter filter = new Filter();
 
@@ -177,6 +185,7 @@ public class SluiceProperties {
         put(s, "config-watch", configWatch);
         put(s, "config-watch-interval", configWatchInterval);
         put(s, "config-reload", configReload);
+        put(s, "no-policies", noPolicies);
         return s;
     }
 
@@ -426,6 +435,16 @@ public class SluiceProperties {
     /** @param configReload keep-consumed, keep-remaining, proportional or reset */
     public void setConfigReload(String configReload) {
         this.configReload = configReload;
+    }
+
+    /** @return whether the config file declares no policy on purpose, as written, or {@code null} */
+    public String getNoPolicies() {
+        return noPolicies;
+    }
+
+    /** @param noPolicies true or false */
+    public void setNoPolicies(String noPolicies) {
+        this.noPolicies = noPolicies;
     }
 
     /** @return the filter's registration */

@@ -114,6 +114,29 @@ class StartupTest {
                         Thread.sleep(500); // five watch intervals
                         assertEquals("fixed-window 7/10s", formatOf(enforcer, "from-file"), "a broken edit is refused");
                         assertEquals("token-bucket 10/1s", formatOf(enforcer, "p"), "the application.yml policy stays");
+                        // A version that lost the file's policies (a write cut before them) is
+                        // refused too, though the property's policy would remain
+                        java.nio.file.Files.writeString(file, "# limits\n");
+                        Thread.sleep(500);
+                        assertEquals("fixed-window 7/10s", formatOf(enforcer, "from-file"),
+                                "a file without its policies is refused");
+                    });
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
+    void noPoliciesTrue_withAPolicyInTheConfigFile_failsStartUpNamingBoth() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("sluice-boot", ".properties");
+        try {
+            java.nio.file.Files.writeString(file, "policy.from-file = fixed-window 5/10s key=ip\n");
+            runner.withPropertyValues("sluice.policies.p=token-bucket 10/1s key=ip", "sluice.config=" + file,
+                    "sluice.no-policies=true").run(context -> {
+                        assertThat(context).hasFailed();
+                        String message = failure(context.getStartupFailure());
+                        assertTrue(message.contains("property 'sluice.no-policies'")
+                                && message.contains("defines policy 'from-file'"), message);
                     });
         } finally {
             java.nio.file.Files.deleteIfExists(file);
@@ -162,6 +185,7 @@ class StartupTest {
         bad.put("config-watch", "sometimes");
         bad.put("config-watch-interval", "5ms");
         bad.put("config-reload", "keep-all");
+        bad.put("no-policies", "none");
         bad.put("listener", "loud");
         Set<String> expected = new TreeSet<>(SluiceConfig.SETTINGS);
         expected.remove("policies"); // sluice.policies.<name>, tested below
