@@ -15,7 +15,8 @@ import io.github.sluice.store.ShardedRegistry.Space;
  *   <li><b>Lazy.</b> A key is carried on its first request (or read) after the change: its old cell
  *       is peeked at that moment under the old algorithm (advanced to now by the old parameters),
  *       and a fresh cell of the new algorithm is charged with what {@link Inheritance#carried}
- *       keeps. An old state that is fresh by then carries nothing, whatever the strategy.
+ *       keeps. An old state that has its whole quota by then (nothing used) carries nothing,
+ *       whatever the strategy: the key starts as a key never seen.
  *   <li><b>One generation back, folded at the next change.</b> Only the generation just before
  *       this one is retained. When this generation is itself superseded while its predecessor is
  *       still retained, {@link #fold} first carries every key of the predecessor that this
@@ -80,6 +81,12 @@ final class CarriedKeySpace<S extends Cell, T extends Cell> implements KeySpace 
         return from;
     }
 
+    /** The previous generation if it can still hand state on at {@code now}; changes nothing. */
+    private Space<T> peekPrevious(long now) {
+        Space<T> from = previous;
+        return from != null && now - since > horizon ? null : from;
+    }
+
     /** @return the keys the previous generation holds, or 0 once let go (for tests of the memory held) */
     long previousSize() {
         Space<T> from = previous;
@@ -102,6 +109,13 @@ final class CarriedKeySpace<S extends Cell, T extends Cell> implements KeySpace 
         }
         long oldLimit = Math.max(1, d.limit());
         long left = d.remaining();
+        if (left >= oldLimit) {
+            // Nothing used: the key starts as a key never seen, whatever the strategy (a raise under
+            // KEEP_REMAINING would otherwise hold back a rested key that a new one is not). Every
+            // old state has its whole quota back within the retention horizon, so a generation let
+            // go hands on exactly what it would have.
+            return null;
+        }
         Algorithm<S> to = target.algorithm;
         S fresh = to.newCell(now);
         to.acquire(fresh, now, 0, d);
@@ -207,7 +221,7 @@ final class CarriedKeySpace<S extends Cell, T extends Cell> implements KeySpace 
     @Override
     public void inspect(String key, MutableDecision out) {
         long now = target.clock.nanos();
-        Space<T> from = previous(now);
+        Space<T> from = peekPrevious(now);
         if (from != null && target.map.get(key) == null) {
             S cell = carried(from, key, now, out);
             if (cell != null) {
