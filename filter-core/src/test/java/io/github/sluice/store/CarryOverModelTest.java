@@ -40,7 +40,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * a fresh state of the new one by the strategy; a fresh state carries nothing); a change while the
  * key's state is still one generation behind carries it first, at the moment of the change; a
  * reset forgets the key; a read keeps nothing. The store's retention of old generations (twice the
- * old window plus a second) must be invisible in every decision.
+ * old window plus a second) must be invisible in every decision. At every change the promise is
+ * also checked in plain numbers, for every strategy but RESET: no key is left more than it had left
+ * plus what the change raises, or than a key never seen has if that is more.
  */
 class CarryOverModelTest {
 
@@ -92,8 +94,23 @@ class CarryOverModelTest {
                 Algorithm<?> next = random.nextInt(3) == 0 ? algorithm(FAMILIES[random.nextInt(FAMILIES.length)], random)
                         : algorithm(family, random);
                 trace.append("\n change to ").append(next);
+                MutableDecision[] before = new MutableDecision[KEYS.length];
+                for (int k = 0; k < KEYS.length; k++) {
+                    space.inspect(KEYS[k], before[k] = new MutableDecision());
+                }
                 space = store.rebind(space, next, strategy);
                 model.change(next, now);
+                MutableDecision stranger = new MutableDecision();
+                space.inspect("never-seen", stranger);
+                for (int k = 0; k < KEYS.length && strategy != Inheritance.RESET; k++) {
+                    // The promise in plain numbers: a change leaves a key at most what it had left plus
+                    // what it raises, or what a key never seen has if that is more.
+                    space.inspect(KEYS[k], got);
+                    long raise = Math.max(0, got.limit() - before[k].limit());
+                    long most = Math.max(stranger.remaining(), before[k].remaining() + raise);
+                    assertTrue(got.remaining() <= most, trace + "\n " + KEYS[k] + " had " + before[k]
+                            + ", the change leaves it " + got + ", more than " + most);
+                }
             } else if (roll < 30) {
                 long by = idle(random, model.current);
                 trace.append("\n +").append(by).append("ns");
