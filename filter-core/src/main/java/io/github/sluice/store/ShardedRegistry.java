@@ -215,7 +215,8 @@ public final class ShardedRegistry implements Store {
      *       insertion however many keys there are; each key pays one lookup and one peek of its
      *       old cell, once. One previous generation is retained, for twice the old algorithm's
      *       {@linkplain Algorithm#windowNanos() window} plus a second after the change (by then an
-     *       old cell holds no more than a fresh one could, for the algorithms in this library);
+     *       old cell has its whole quota back, for the algorithms in this library and requests
+     *       of at most the policy's limit, and carries nothing);
      *       a further change within that time first carries every key still held only by the
      *       previous generation into the current one, as a request of cost zero would (one peek per
      *       such key, at the change), so a key idle across several changes inherits through each
