@@ -94,12 +94,11 @@ final class CarriedKeySpace<S extends Cell, T extends Cell> implements KeySpace 
     }
 
     /**
-     * A cell of this generation charged with what {@code key} carries from {@code from} at
-     * {@code now}, not kept anywhere; {@code null} if it carries nothing (no old cell, an old cell
-     * fresh by now, or nothing kept by the strategy).
+     * A cell of this generation charged with what the key's old {@code cell} of {@code from}
+     * carries at {@code now}, not kept anywhere; {@code null} if it carries nothing (no old cell,
+     * a retired one, an old cell with its whole quota by now, or nothing kept by the strategy).
      */
-    private S carried(Space<T> from, String key, long now, MutableDecision d) {
-        T cell = from.map.get(key);
+    private S carried(Space<T> from, T cell, long now, MutableDecision d) {
         if (cell == null) {
             return null;
         }
@@ -143,9 +142,22 @@ final class CarriedKeySpace<S extends Cell, T extends Cell> implements KeySpace 
         if (from == null || target.map.get(key) != null) {
             return;
         }
-        S cell = carried(from, key, now, new MutableDecision());
+        T old = from.map.get(key);
+        S cell = carried(from, old, now, new MutableDecision());
         if (cell != null) {
-            target.keep(key, cell, now);
+            keep(key, old, cell, now);
+        }
+    }
+
+    /**
+     * Keeps the cell carried from {@code old}. If {@code old} was retired after it was read (an
+     * operator's {@link #reset}, which retires the old cell before it clears this generation), the
+     * carried cell is taken out again: what a reset forgot is never handed on by a request that
+     * read it a moment before.
+     */
+    private void keep(String key, T old, S cell, long now) {
+        if (target.keep(key, cell, now) == cell && old.retired()) {
+            target.reset(key);
         }
     }
 
@@ -166,9 +178,10 @@ final class CarriedKeySpace<S extends Cell, T extends Cell> implements KeySpace 
         MutableDecision d = new MutableDecision();
         for (String key : from.map.keySet()) {
             if (target.map.get(key) == null) {
-                S cell = carried(from, key, now, d);
+                T old = from.map.get(key);
+                S cell = carried(from, old, now, d);
                 if (cell != null) {
-                    target.keep(key, cell, now);
+                    keep(key, old, cell, now);
                 }
             }
         }
@@ -223,7 +236,7 @@ final class CarriedKeySpace<S extends Cell, T extends Cell> implements KeySpace 
         long now = target.clock.nanos();
         Space<T> from = peekPrevious(now);
         if (from != null && target.map.get(key) == null) {
-            S cell = carried(from, key, now, out);
+            S cell = carried(from, from.map.get(key), now, out);
             if (cell != null) {
                 target.algorithm.acquire(cell, now, 0, out);
                 return;
