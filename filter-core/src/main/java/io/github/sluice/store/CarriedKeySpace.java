@@ -27,7 +27,8 @@ import io.github.sluice.store.ShardedRegistry.Space;
  *       between), and the memory held is never more than two generations of the policy.
  *   <li><b>Retained while it can hand anything on.</b> The previous generation is consulted for
  *       twice its algorithm's {@linkplain Algorithm#windowNanos() window} plus a second after the
- *       change (by then none of its cells holds more than a fresh one) and then let go, at the
+ *       change (by then each of its cells has its whole quota back, for requests of at most the
+ *       policy's limit as the policy language ensures, and carries nothing) and then let go, at the
  *       first request, read, change or {@linkplain ShardedRegistry#sweep sweep} after that. Until
  *       then this generation keeps its fresh cells instead of dropping them as idle, so a key that
  *       was carried is never carried a second time.
