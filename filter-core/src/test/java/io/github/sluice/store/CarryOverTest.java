@@ -229,6 +229,89 @@ class CarryOverTest {
         assertEquals(5, admit(space, "client", 6));
     }
 
+    /**
+     * A fixed window that runs {@code hook} once, inside the charge of a carried state (between
+     * the read of the old state and the keeping of the new one): where an operator's reset can
+     * land while the key's first request after a change is carrying it.
+     */
+    private static final class HookedWindow extends Algorithm<FixedWindow.WindowCell> {
+        private final FixedWindow window;
+        private Runnable hook;
+
+        HookedWindow(FixedWindow window, Runnable hook) {
+            this.window = window;
+            this.hook = hook;
+        }
+
+        @Override
+        public String kind() {
+            return window.kind();
+        }
+
+        @Override
+        public long limit() {
+            return window.limit();
+        }
+
+        @Override
+        public long windowNanos() {
+            return window.windowNanos();
+        }
+
+        @Override
+        public FixedWindow.WindowCell newCell(long now) {
+            return window.newCell(now);
+        }
+
+        @Override
+        public int acquire(FixedWindow.WindowCell cell, long now, long cost, MutableDecision out) {
+            Runnable h = hook;
+            if (h != null && cost > 0) {
+                hook = null;
+                h.run();
+            }
+            return window.acquire(cell, now, cost, out);
+        }
+
+        @Override
+        public void refund(FixedWindow.WindowCell cell, long cost, long receipt, io.github.sluice.core.Clock clock) {
+            window.refund(cell, cost, receipt, clock);
+        }
+
+        @Override
+        public boolean isFresh(FixedWindow.WindowCell cell, long now) {
+            return window.isFresh(cell, now);
+        }
+
+        @Override
+        public boolean retireIfFresh(FixedWindow.WindowCell cell, long now) {
+            return window.retireIfFresh(cell, now);
+        }
+
+        @Override
+        public long bytesPerKey() {
+            return window.bytesPerKey();
+        }
+    }
+
+    @Test
+    void reset_landingWhileTheKeysFirstRequestCarriesIt_theCarryDoesNotOutliveTheReset() {
+        // Given a client that spent 5 of 5/h, and a change to 6/h
+        KeySpace space = store.keySpace("p", FixedWindow.of(5, Duration.ofHours(1)));
+        assertEquals(5, admit(space, "client", 5));
+        KeySpace[] now = new KeySpace[1];
+        now[0] = store.rebind(space, new HookedWindow(FixedWindow.of(6, Duration.ofHours(1)),
+                () -> assertTrue(now[0].reset("client"), "the old state is there to reset")), Inheritance.KEEP_CONSUMED);
+
+        // When the operator's reset lands after the client's first request read the old state
+        // and before it kept what it carries
+        assertTrue(now[0].acquire("client", 1, d));
+
+        // Then the carried state does not survive the reset: the client has the whole new limit
+        // (it was refused after the request above, the limit the operator lifted re-imposed)
+        assertEquals(5, admit(now[0], "client", 6));
+    }
+
     @Test
     void inspect_duringCarryOver_readsWhatTheKeyWouldCarry_andCreatesNothing() {
         KeySpace space = store.keySpace("p", FixedWindow.of(5, Duration.ofHours(1)));
