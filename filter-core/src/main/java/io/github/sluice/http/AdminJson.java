@@ -1,5 +1,6 @@
 package io.github.sluice.http;
 
+import io.github.sluice.policy.Policy;
 import io.github.sluice.policy.PolicyFormat;
 import java.util.List;
 import java.util.Objects;
@@ -19,7 +20,7 @@ public final class AdminJson {
     }
 
     /**
-     * The policies as configured, each with its line in the policy language and its counters:
+     * The policies in force (after a change at run time, the new versions), each with its line in the policy language and its counters:
      * <pre>{@code
      * {"policies":[{"name":"per-ip","policy":"per-ip = token-bucket 100/1m key=ip","algorithm":"token-bucket",
      *   "limit":100,"dry-run":false,"allowed":12,"shaped":0,"denied":3,"released":0,"in-flight":0,"keys":4}]}
@@ -32,16 +33,18 @@ public final class AdminJson {
     public static String policies(Enforcer enforcer) {
         StringBuilder b = new StringBuilder(256).append("{\"policies\":[");
         boolean first = true;
-        for (PolicyMetrics m : enforcer.metrics().policies()) {
+        for (Policy p : enforcer.policies()) {
+            // The policies in force, each with the counters of its name (kept across changes).
+            PolicyMetrics m = enforcer.metrics().policy(p.name());
             b.append(first ? "" : ",").append("{\"name\":");
             first = false;
-            Json.string(b, m.name());
+            Json.string(b, p.name());
             b.append(",\"policy\":");
-            Json.string(b, PolicyFormat.format(m.policy()));
+            Json.string(b, PolicyFormat.format(p));
             b.append(",\"algorithm\":");
-            Json.string(b, m.policy().algorithm().kind());
-            b.append(",\"limit\":").append(m.policy().algorithm().limit())
-                    .append(",\"dry-run\":").append(m.dryRun())
+            Json.string(b, p.algorithm().kind());
+            b.append(",\"limit\":").append(p.algorithm().limit())
+                    .append(",\"dry-run\":").append(p.dryRun())
                     .append(",\"allowed\":").append(m.allowed())
                     .append(",\"shaped\":").append(m.shaped())
                     .append(",\"denied\":").append(m.denied())

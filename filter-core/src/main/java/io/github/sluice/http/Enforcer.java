@@ -313,7 +313,11 @@ public final class Enforcer implements AutoCloseable {
      *   <li><b>changed algorithm</b>: the store binds the new one ({@link Store#rebind}); the
      *       in-memory store carries each key's state over by {@code inheritance}, lazily, on the
      *       key's next request, so that the swap itself costs the same for a million keys as for
-     *       one. A concurrency limit always keeps its permits in flight;
+     *       one, and through every change a key sleeps through (no sequence of changes leaves a
+     *       key more than it had left plus the raises; docs/operations.md states it in full). The
+     *       Redis store reads the shared state as it is, and refuses a change of rate, window or
+     *       algorithm unless {@code inheritance} is {@code RESET}. A concurrency limit always
+     *       keeps its permits in flight;
      *   <li><b>removed</b>: decides nothing more. Requests it admitted still release their permits
      *       to it; nothing else happens to them. A policy added again later under the same name
      *       starts fresh if its algorithm differs;

@@ -107,7 +107,8 @@ public final class EnforcerMetrics implements EnforcementListener {
     /**
      * Registers an enforcer's policies, so that they are counted from zero before any request, and
      * their key counts can be read. A policy already counted under the same name keeps its
-     * counters; its key space is replaced if one is given.
+     * counters, and reports the version given here as its {@link PolicyMetrics#policy()} (the
+     * version in force after a change); its key space is replaced if one is given.
      *
      * @param policies the policies, in configuration order
      * @param spaces the key space of each policy, same order, or {@code null} if not known
@@ -123,6 +124,7 @@ public final class EnforcerMetrics implements EnforcementListener {
             Policy p = Objects.requireNonNull(policies.get(i), "policy");
             KeySpace space = spaces == null ? null : spaces.get(i);
             PolicyMetrics m = of(p);
+            m.inForce(p);
             if (space != null) {
                 m.space(space);
             }

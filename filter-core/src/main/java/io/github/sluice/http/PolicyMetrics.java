@@ -45,6 +45,8 @@ public final class PolicyMetrics {
 
     private final String name;
     private final Policy policy;
+    /** The version in force, for readers; the request path records by {@link #policy} (see {@link #inForce}). */
+    private volatile Policy current;
     private volatile KeySpace space;
     private final LongAdder allowed = new LongAdder();
     private final LongAdder shaped = new LongAdder();
@@ -66,6 +68,7 @@ public final class PolicyMetrics {
         this.owner = owner;
         this.name = policy.name();
         this.policy = policy;
+        this.current = policy;
         for (int i = 0; i < deniedByStatus.length; i++) {
             deniedByStatus[i] = new LongAdder();
         }
@@ -74,6 +77,11 @@ public final class PolicyMetrics {
 
     void space(KeySpace space) {
         this.space = space;
+    }
+
+    /** Records the version of the policy now in force under this name (a change at run time). */
+    void inForce(Policy policy) {
+        this.current = policy;
     }
 
     void recordAllowed() {
@@ -136,14 +144,18 @@ public final class PolicyMetrics {
         return name;
     }
 
-    /** @return the policy as configured */
+    /**
+     * @return the policy as configured, in the version last put in force under this name: after a
+     *     change at run time ({@code Enforcer.reconfigure}), the new version; after a removal, the
+     *     last version in force
+     */
     public Policy policy() {
-        return policy;
+        return current;
     }
 
-    /** @return {@code true} if the policy is dry-run: its denials refused nothing */
+    /** @return {@code true} if the policy (the version in force) is dry-run: its denials refuse nothing */
     public boolean dryRun() {
-        return policy.dryRun();
+        return current.dryRun();
     }
 
     /** @return {@code true} for a concurrency policy, whose {@link #inFlight()} is meaningful */

@@ -23,7 +23,14 @@ package io.github.sluice.store;
  *   <tr><td>{@link #PROPORTIONAL}</td><td>{@code L1 - floor(r * L1 / L0)}</td><td>{@code PROPORTIONALLY}</td></tr>
  *   <tr><td>{@link #RESET}</td><td>0 (every key starts fresh)</td><td>{@code RESET}</td></tr>
  * </table>
- * A concurrency limit ({@code concurrency}) always keeps its permits in flight, whatever the
+ * A key that had used nothing of the old limit (its whole quota back, or never seen) starts the new
+ * one as a key never seen, whatever the strategy. A key idle across several changes inherits
+ * through each of them in turn, so, with every strategy but {@link #RESET}, no sequence of changes
+ * leaves a key more than it had left plus the sum of the raises (with {@link #KEEP_CONSUMED}: a
+ * key that had used {@code c} has used {@code min(c, L1, ..., Ln)}); docs/operations.md, "What a
+ * change promises, precisely", states it in full.
+ *
+ * <p>A concurrency limit ({@code concurrency}) always keeps its permits in flight, whatever the
  * strategy: they are held by requests that are running, and forgetting them would let more than
  * the new limit run at once.
  *

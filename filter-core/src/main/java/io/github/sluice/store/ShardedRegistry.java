@@ -155,6 +155,8 @@ public final class ShardedRegistry implements Store {
     private final int maxKeyLength;
     private final EvictionListener listener;
     private final ConcurrentHashMap<String, Space<?>> spaces = new ConcurrentHashMap<>();
+    /** The changed policies whose previous generation may still be retained, for {@link #sweep}. */
+    private final ConcurrentHashMap<String, CarriedKeySpace<?, ?>> carrying = new ConcurrentHashMap<>();
     /** The policies in the order they were bound, for the memory budget; guarded by itself. */
     private final List<Space<?>> budgeted = new ArrayList<>();
 
@@ -205,21 +207,25 @@ public final class ShardedRegistry implements Store {
      *       flight carry over whatever the strategy, and the old policy's requests release them
      *       where the new policy counts them;
      *   <li>a rate limit, unless the strategy is {@link Inheritance#RESET}, is carried over lazily:
-     *       on a key's first request to the new key space, the key's old cell is peeked at that
-     *       moment under the old algorithm (the old parameters advance it to now), and a fresh cell
-     *       of the new algorithm is charged with the permits the strategy carries (see
+     *       on a key's first request to the new key space (or its first
+     *       {@linkplain KeySpace#inspect read}, which keeps nothing), the key's old cell is peeked at
+     *       that moment under the old algorithm (the old parameters advance it to now), and a fresh
+     *       cell of the new algorithm is charged with the permits the strategy carries (see
      *       {@link Inheritance}), then decides the request. The change itself costs one map
      *       insertion however many keys there are; each key pays one lookup and one peek of its
-     *       old cell, once. The old cells are consulted for twice the old algorithm's
+     *       old cell, once. One previous generation is retained, for twice the old algorithm's
      *       {@linkplain Algorithm#windowNanos() window} plus a second after the change (by then an
-     *       old cell holds no more than a fresh one could, for the algorithms in this library) and
-     *       then dropped. A key whose carried state became fresh and was dropped within that time
-     *       may inherit again at its next request: it can only be stricter, never looser;
+     *       old cell has its whole quota back, for the algorithms in this library and requests
+     *       of at most the policy's limit, and carries nothing);
+     *       a further change within that time first carries every key still held only by the
+     *       previous generation into the current one, as a request of cost zero would (one peek per
+     *       such key, at the change), so a key idle across several changes inherits through each
+     *       of them. {@link KeySpace#reset} forgets a key in both generations;
      *   <li>an adaptive concurrency limit, or a change between a rate limit and a concurrency
      *       limit, starts every key fresh; the old policy's permits are released to the old cells.
      * </ul>
      * While old cells are consulted, both the old and the new policy's keys are in memory: up to
-     * twice that policy's share of the memory budget for that time.
+     * twice that policy's share of the memory budget for that time, however many changes come.
      *
      * @throws IllegalArgumentException if {@code current} is not a key space of this store, or the
      *     new policy's worst case does not fit the memory budget (the binding then stays)
@@ -229,7 +235,7 @@ public final class ShardedRegistry implements Store {
         Objects.requireNonNull(current, "current");
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(inheritance, "inheritance");
-        Space<?> old = current instanceof Inheriting<?, ?> i ? i.target : current instanceof Space<?> sp ? sp : null;
+        Space<?> old = current instanceof CarriedKeySpace<?, ?> c ? c.target : current instanceof Space<?> sp ? sp : null;
         if (old == null || old.clock != clock) {
             throw new IllegalArgumentException("current must be a key space of this store but was " + current);
         }
@@ -260,9 +266,22 @@ public final class ShardedRegistry implements Store {
         }
         spaces.put(old.name, next);
         if (shared || inheritance == Inheritance.RESET || old.algorithm.concurrency() || algorithm.concurrency()) {
+            carrying.remove(old.name);
             return next;
         }
-        return new Inheriting<>(next, old, inheritance, clock.nanos());
+        long now = clock.nanos();
+        if (current instanceof CarriedKeySpace<?, ?> c) {
+            // Two generations at most: the one before current hands its keys on to current now.
+            c.fold(now);
+        }
+        CarriedKeySpace<?, ?> carried = carried(next, old, inheritance, now);
+        carrying.put(old.name, carried);
+        return carried;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static CarriedKeySpace<?, ?> carried(Space<?> next, Space<?> old, Inheritance inheritance, long now) {
+        return new CarriedKeySpace(next, old, inheritance, now);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -382,7 +401,18 @@ public final class ShardedRegistry implements Store {
         for (Space<?> space : spaces.values()) {
             dropped += space.sweep(now, entriesPerShard);
         }
+        // Previous generations past their horizon are let go even if their policy sees no request.
+        carrying.values().removeIf(c -> c.previous(now) == null);
         return dropped;
+    }
+
+    /**
+     * The keys a policy's previous generation still holds after a change (see {@link #rebind}): 0
+     * once it was let go. For tests of the memory a change retains.
+     */
+    long previousKeys(String policy) {
+        CarriedKeySpace<?, ?> c = carrying.get(policy);
+        return c == null ? 0 : c.previousSize();
     }
 
     /** @return the number of shards per policy (fewer for a policy bounded below it) */
@@ -438,7 +468,7 @@ public final class ShardedRegistry implements Store {
                 + '}';
     }
 
-    private static final class Space<S extends Cell> implements KeySpace {
+    static final class Space<S extends Cell> implements KeySpace {
         final String name;
         final Algorithm<S> algorithm;
         final Clock clock;
@@ -453,6 +483,13 @@ public final class ShardedRegistry implements Store {
         final AtomicInteger count;
         /** The bound on {@link #count}; lowered when the budget is shared with a new policy. */
         volatile int bound;
+        /**
+         * Until this clock reading, fresh cells are not dropped as idle: while the policy's
+         * previous generation is retained ({@link CarriedKeySpace}), a key missing here would
+         * inherit its old state again, so a carried key keeps its cell until the old one cannot
+         * hand anything on.
+         */
+        volatile long keepFreshUntil = Long.MIN_VALUE;
         /**
          * The latest clock reading at which a key of each group (its hash modulo
          * {@value #RETIRED_GROUPS}) was dropped as fresh by a sweep: a request whose reading is
@@ -607,7 +644,7 @@ public final class ShardedRegistry implements Store {
          * at random, or the next ones. Returns {@code cell}, the cell another thread kept for the
          * key first, or null if no shard could take it.
          */
-        private S keep(String key, S cell, long now) {
+        S keep(String key, S cell, long now) {
             Dropped dropped = null;
             try {
                 int start = ThreadLocalRandom.current().nextInt() & mask;
@@ -846,7 +883,7 @@ public final class ShardedRegistry implements Store {
             }
             int i = hand;
             S cell = cell(i);
-            if (algorithm.retireIfFresh(cell, now)) {
+            if (now >= space.keepFreshUntil && algorithm.retireIfFresh(cell, now)) {
                 return removeAt(i, cell, true, now); // the entry moved into i is examined next
             }
             hand = i + 1;
@@ -1084,120 +1121,6 @@ public final class ShardedRegistry implements Store {
         /** @return a new registry */
         public ShardedRegistry build() {
             return new ShardedRegistry(this);
-        }
-    }
-
-    /**
-     * The key space of a changed rate limit while the old one's cells are still consulted (see
-     * {@link ShardedRegistry#rebind}): before each decision, a key that the new space does not hold
-     * yet is given what the strategy carries from its old cell. Once the old cells can hold nothing
-     * more than fresh ones, the old space is let go and this is a plain delegate.
-     */
-    private static final class Inheriting<S extends Cell, T extends Cell> implements KeySpace {
-        final Space<S> target;
-        final Inheritance inheritance;
-        /** The old policy's space; {@code null} once let go. */
-        private volatile Space<T> old;
-        private final long since;
-        private final long horizon;
-
-        Inheriting(Space<S> target, Space<T> old, Inheritance inheritance, long since) {
-            this.target = target;
-            this.old = old;
-            this.inheritance = inheritance;
-            this.since = since;
-            long w = Math.max(0, old.algorithm.windowNanos());
-            this.horizon = saturatedAdd(saturatedMultiply(w, 2), 1_000_000_000L);
-        }
-
-        /** Seeds {@code key}'s new cell from its old one, if it has one and the new space has none. */
-        private void carry(String key) {
-            Space<T> from = old;
-            if (from == null) {
-                return;
-            }
-            long now = target.clock.nanos();
-            if (now - since > horizon) {
-                old = null;
-                return;
-            }
-            if (target.map.get(key) != null) {
-                return;
-            }
-            T cell = from.map.get(key);
-            if (cell == null) {
-                return;
-            }
-            // Advance under the old parameters: the peek reports what the key has left now.
-            MutableDecision d = new MutableDecision();
-            if (from.algorithm.acquire(cell, now, 0, d) == Algorithm.RETIRED || from.algorithm.isFresh(cell, now)) {
-                return;
-            }
-            long oldLimit = Math.max(1, d.limit());
-            long left = d.remaining();
-            S fresh = target.algorithm.newCell(now);
-            target.algorithm.acquire(fresh, now, 0, d);
-            long carried = inheritance.carried(oldLimit, left, Math.max(1, d.limit()));
-            if (carried <= 0) {
-                return;
-            }
-            if (target.algorithm.acquire(fresh, now, carried, d) != Algorithm.ADMITTED) {
-                // A fresh state that cannot give that many at once gives all it has: stricter, never looser.
-                long all = Math.min(carried, d.remaining());
-                if (all <= 0 || target.algorithm.acquire(fresh, now, all, d) != Algorithm.ADMITTED) {
-                    return;
-                }
-            }
-            if (!target.algorithm.isFresh(fresh, now)) {
-                target.keep(key, fresh, now);
-            }
-        }
-
-        @Override
-        public String name() {
-            return target.name;
-        }
-
-        @Override
-        public Algorithm<?> algorithm() {
-            return target.algorithm;
-        }
-
-        @Override
-        public boolean acquire(String key, long cost, MutableDecision out) {
-            carry(key);
-            return target.acquire(key, cost, out);
-        }
-
-        @Override
-        public boolean acquire(String key, int partition, long cost, MutableDecision out) {
-            carry(key);
-            return target.acquire(key, partition, cost, out);
-        }
-
-        @Override
-        public void release(String key, long cost) {
-            target.release(key, cost);
-        }
-
-        @Override
-        public void release(String key, long cost, long receipt, boolean dropped) {
-            target.release(key, cost, receipt, dropped);
-        }
-
-        @Override
-        public void refund(String key, long cost, MutableDecision admission) {
-            target.refund(key, cost, admission);
-        }
-
-        @Override
-        public long size() {
-            return target.size();
-        }
-
-        @Override
-        public String toString() {
-            return target + (old == null ? "" : "{inheriting " + inheritance + '}');
         }
     }
 }

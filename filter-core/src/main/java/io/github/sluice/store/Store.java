@@ -39,18 +39,25 @@ public interface Store extends AutoCloseable {
      * requests admitted by the old policy (their releases and refunds go to it), so a change never
      * loses or double-counts a permit held by a running request.
      *
+     * <p>Whatever the store, a change keeps what {@link Inheritance} promises (docs/operations.md,
+     * "What a change promises, precisely"): with every strategy but {@link Inheritance#RESET}, no
+     * key is left more than it had left plus what the change raises, also across changes it
+     * sleeps through; a store that cannot keep that for a change refuses it.
+     *
      * <p>The default calls {@link #keySpace(String, Algorithm)} with the new algorithm, for a store
-     * that accepts a rebinding as a policy change (the Redis store: its scripts take the new
-     * parameters, its cached denials are forgotten, and {@code inheritance} is not applied, the
-     * shared state being read under the new parameters). The in-memory {@link ShardedRegistry}
-     * carries each key's state over by {@code inheritance}, lazily.
+     * that accepts a rebinding as a policy change. The Redis store reads the shared state under the
+     * new parameters as it is, which keeps the promise for a change of the limit alone, and refuses
+     * a change of rate, window or algorithm unless {@code inheritance} is {@code RESET}. The
+     * in-memory {@link ShardedRegistry} carries each key's state over by {@code inheritance},
+     * lazily, through every change the key skipped.
      *
      * @param current the policy's key space so far, from this store
      * @param algorithm the policy's new algorithm
      * @param inheritance what each key keeps of its state
      * @return the key space of the new algorithm; {@code current} if the algorithm is equal
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if the store refuses the algorithm (e.g. the memory budget)
+     * @throws IllegalArgumentException if the store refuses the algorithm (e.g. the memory budget),
+     *     or cannot keep the promise of {@code inheritance} for this change
      */
     default KeySpace rebind(KeySpace current, Algorithm<?> algorithm, Inheritance inheritance) {
         Objects.requireNonNull(current, "current");

@@ -3,6 +3,7 @@ package io.github.sluice.redis;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.redis.internal.AsIsChange;
 import io.github.sluice.redis.internal.Binding;
 import io.github.sluice.redis.internal.Bindings;
 import io.github.sluice.redis.internal.Connector;
@@ -12,6 +13,7 @@ import io.github.sluice.redis.internal.LeaseBook;
 import io.github.sluice.redis.internal.Part;
 import io.github.sluice.redis.internal.ScriptCall;
 import io.github.sluice.store.Claim;
+import io.github.sluice.store.Inheritance;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
 import io.github.sluice.store.StoreListener;
@@ -161,6 +163,44 @@ public final class RedisStore implements Store {
             }
             return space;
         }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here the shared state of every key stays where it is and is read under the new parameters
+     * (see {@link #keySpace}); {@code inheritance} is not applied key by key. Read so, a change of
+     * the limit alone (limit, burst, capacity, slack) at the same rate, window, alignment and
+     * slots never leaves a key more than it had left plus what the change raises, which is what
+     * every strategy but {@link Inheritance#RESET} promises; a key idle across a change and its
+     * revert reads exactly as before. A change of the rate or the window, or of the algorithm,
+     * would read keys' states as more permits than that (a faster rate counts the time a key owes
+     * as fewer permits, a shorter window may start a new one, another algorithm reads the state
+     * as fresh), so it is refused unless {@code inheritance} is {@code RESET}, under which no key
+     * is given more than a fresh one.
+     *
+     * @throws IllegalArgumentException if the change is of the rate, window, alignment, slots or
+     *     algorithm and {@code inheritance} is not {@link Inheritance#RESET} (the message names
+     *     the policy, what changes and the ways to apply it), or as {@link #keySpace} throws
+     */
+    @Override
+    public KeySpace rebind(KeySpace current, Algorithm<?> algorithm, Inheritance inheritance) {
+        Objects.requireNonNull(current, "current");
+        Objects.requireNonNull(algorithm, "algorithm");
+        Objects.requireNonNull(inheritance, "inheritance");
+        Algorithm<?> before = current.algorithm();
+        if (before.equals(algorithm)) {
+            return current;
+        }
+        String unsafe = inheritance == Inheritance.RESET ? null : AsIsChange.unsafe(before, algorithm);
+        if (unsafe != null) {
+            throw new IllegalArgumentException("policy '" + current.name() + "': the Redis store reads each key's"
+                    + " state as it is under the new parameters, which keeps what " + inheritance + " promises"
+                    + " only for a change of the limit alone (limit, burst, capacity) at the same rate and window;"
+                    + " this change also changes " + unsafe + ", and could give a client more than the change"
+                    + " raises. Apply it with Inheritance.RESET (config-reload=reset), or give the policy a new name");
+        }
+        return keySpace(current.name(), algorithm);
     }
 
     /**

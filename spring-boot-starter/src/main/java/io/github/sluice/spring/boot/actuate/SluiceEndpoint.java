@@ -5,6 +5,7 @@ import io.github.sluice.http.KeyState;
 import io.github.sluice.http.PolicyMetrics;
 import io.github.sluice.http.StoreHealth;
 import io.github.sluice.policy.Policy;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -44,6 +45,8 @@ public class SluiceEndpoint {
 
     private final Enforcer enforcer;
     private final Map<String, String> configured;
+    /** The policies the configured texts describe: a later version in force has no configured text. */
+    private final Map<String, Policy> described;
 
     /**
      * Creates the endpoint.
@@ -56,18 +59,24 @@ public class SluiceEndpoint {
     public SluiceEndpoint(Enforcer enforcer, Map<String, String> configured) {
         this.enforcer = Objects.requireNonNull(enforcer, "enforcer");
         this.configured = Map.copyOf(configured);
+        Map<String, Policy> startup = new HashMap<>();
+        for (Policy p : enforcer.policies()) {
+            startup.put(p.name(), p);
+        }
+        this.described = Map.copyOf(startup);
     }
 
     /**
-     * Describes every policy and the stores.
+     * Describes every policy in force and the stores.
      *
-     * @return the policies in configuration order, and the store
+     * @return the policies in force (after a change at run time, the new versions) in
+     *     configuration order, and the store
      */
     @ReadOperation
     public SluiceDescriptor sluice() {
         Map<String, PolicyDescriptor> policies = new LinkedHashMap<>();
-        for (PolicyMetrics m : enforcer.metrics().policies()) {
-            policies.put(m.name(), describe(m));
+        for (Policy p : enforcer.policies()) {
+            policies.put(p.name(), describe(p));
         }
         Map<String, StoreDescriptor> stores = new LinkedHashMap<>();
         enforcer.metrics().stores().forEach((name, h) -> stores.put(name, StoreDescriptor.of(h)));
@@ -82,9 +91,9 @@ public class SluiceEndpoint {
      */
     @ReadOperation
     public PolicyDescriptor policy(@Selector String policy) {
-        for (PolicyMetrics m : enforcer.metrics().policies()) {
-            if (m.name().equals(policy)) {
-                return describe(m);
+        for (Policy p : enforcer.policies()) {
+            if (p.name().equals(policy)) {
+                return describe(p);
             }
         }
         return null;
@@ -144,9 +153,11 @@ public class SluiceEndpoint {
     public record Reset(String policy, String key, boolean forgotten) {
     }
 
-    private PolicyDescriptor describe(PolicyMetrics m) {
-        Policy p = m.policy();
-        String text = configured.get(p.name());
+    /** A policy in force, with the counters of its name (kept across changes at run time). */
+    private PolicyDescriptor describe(Policy p) {
+        PolicyMetrics m = enforcer.metrics().policy(p.name());
+        // The configured text describes the version built at start-up, not one put in force later.
+        String text = p.equals(described.get(p.name())) ? configured.get(p.name()) : null;
         return new PolicyDescriptor(text == null ? null : text.strip(), p.algorithm().toString(), p.key().toString(),
                 p.match().toString(), p.cost(), p.status(), p.dryRun(),
                 new Counters(m.allowed(), m.shaped(), m.denied(), m.released(),
@@ -169,7 +180,8 @@ public class SluiceEndpoint {
      * One policy.
      *
      * @param configured the policy's text as configured in {@code sluice.policies.<name>}, or
-     *     {@code null} for a policy defined otherwise (a properties file, an enforcer bean)
+     *     {@code null} for a policy defined otherwise (a properties file, an enforcer bean) or
+     *     changed at run time since start-up (the other fields describe the version in force)
      * @param algorithm the algorithm and its parameters
      * @param key the key, in the policy language
      * @param match the requests it applies to
