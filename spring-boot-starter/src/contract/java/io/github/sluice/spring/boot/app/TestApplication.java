@@ -165,7 +165,7 @@ public class TestApplication {
         }
 
         @GetMapping("/inflight/hold")
-        @RateLimited("inflight")
+        @RateLimited({"inflight", "per-request"})
         DeferredResult<String> hold() {
             DeferredResult<String> result = new DeferredResult<>();
             HELD.add(result);
