@@ -20,6 +20,7 @@ for m in "${mutations[@]}"; do
   echo "== $m"
   # Test failures must not stop the reactor: every module's tests run against the mutant.
   mvn -B -o -Dsluice.mutation="$m" -Dmaven.test.failure.ignore=true -Dsurefire.failIfNoSpecifiedTests=false \
+      -Dsluice.ledger.settle=PT2S \
       -Dtest='!io.github.sluice.redis.**,!io.github.sluice.micrometer.**' \
       -pl "$modules" -am clean test > "$log" 2>&1 || { echo "build failed, see $log"; status=1; continue; }
   IFS=',' read -r -a mods <<< "$modules"

@@ -41,8 +41,15 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Rate limits are passed through and not recorded: they hold nothing while a request runs.
  * Thread-safe; recording takes no lock.
+ *
+ * <p>The system property {@value #SETTLE_PROPERTY} (an ISO-8601 duration, e.g. {@code PT1S})
+ * shortens every wait: the mutation runs of {@code docs/testing.md} set it, since a permit that is
+ * never given back would otherwise make each test wait its whole allowance before failing.
  */
 public final class ReleaseLedger implements Store {
+
+    /** The system property that caps every wait, see the class description. */
+    public static final String SETTLE_PROPERTY = "sluice.ledger.settle";
 
     /** At most this many violations are kept, so that a broken release path cannot fill the heap. */
     private static final int MAX_VIOLATIONS = 20;
@@ -146,7 +153,7 @@ public final class ReleaseLedger implements Store {
      * @param within how long the server may take to release after the last response
      */
     public void awaitBalanced(Duration within) {
-        long deadline = Clock.system().nanos() + within.toNanos();
+        long deadline = Clock.system().nanos() + capped(within).toNanos();
         String problem = imbalance();
         while (problem != null && violationCount.get() == 0 && Clock.system().nanos() < deadline) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
@@ -167,7 +174,7 @@ public final class ReleaseLedger implements Store {
      * @param within how long the server may take to release
      */
     public void awaitHeld(String policy, String key, long expected, Duration within) {
-        long deadline = Clock.system().nanos() + within.toNanos();
+        long deadline = Clock.system().nanos() + capped(within).toNanos();
         while (held(policy, key) != expected && violationCount.get() == 0 && Clock.system().nanos() < deadline) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
         }
@@ -177,6 +184,16 @@ public final class ReleaseLedger implements Store {
                     + " expected " + expected + " but was " + held + " (" + accounts.get(policy + '\u0000' + key)
                     + "); violations: " + violations());
         }
+    }
+
+    /** @return {@code within}, or the {@value #SETTLE_PROPERTY} if that is set and shorter */
+    private static Duration capped(Duration within) {
+        String cap = System.getProperty(SETTLE_PROPERTY);
+        if (cap == null || cap.isBlank()) {
+            return within;
+        }
+        Duration d = Duration.parse(cap);
+        return d.compareTo(within) < 0 ? d : within;
     }
 
     /** @return a description of what is out of balance, or {@code null} if nothing is */
