@@ -5,18 +5,18 @@
 #
 #   filter-core/src/mutation/run.sh [mutation...]      (default: all three)
 #   MODULES=filter-core,servlet,jaxrs,spring-boot-starter  the modules whose tests count
+#   LOGDIR=/tmp                                           where each run's Maven log goes
 #
 # Leaves every module cleaned and rebuilt without a mutation at the end: nothing mutated stays
 # in target/.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 mutations=("${@:-double-release missing-release early-release}")
 read -r -a mutations <<< "${mutations[*]}"
 modules="${MODULES:-filter-core,servlet,jaxrs,spring-boot-starter}"
 status=0
 for m in "${mutations[@]}"; do
-  log="target/mutation-$m.log"
-  mkdir -p target
+  log="${LOGDIR:-${TMPDIR:-/tmp}}/sluice-mutation-$m.log" # not under target/: the run cleans it
   echo "== $m"
   # Test failures must not stop the reactor: every module's tests run against the mutant.
   mvn -B -o -Dsluice.mutation="$m" -Dmaven.test.failure.ignore=true -Dsurefire.failIfNoSpecifiedTests=false \
