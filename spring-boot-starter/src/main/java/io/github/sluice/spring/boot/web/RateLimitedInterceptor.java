@@ -148,7 +148,8 @@ public final class RateLimitedInterceptor implements AsyncHandlerInterceptor {
     /**
      * A request is decided in its {@code REQUEST} dispatch, or in an {@code ASYNC} dispatch if a
      * filter in front moved it there before the {@code DispatcherServlet} saw it; never in a
-     * forward, include or error dispatch, which run inside a dispatch that was decided.
+     * forward, include or error dispatch, which belong to a dispatch that was decided (a request
+     * the interceptor never saw before is not limited there, as the servlet filter does).
      */
     private static boolean decides(DispatcherType type) {
         return type == DispatcherType.REQUEST || type == DispatcherType.ASYNC;
@@ -175,8 +176,10 @@ public final class RateLimitedInterceptor implements AsyncHandlerInterceptor {
     /**
      * The handler returned or threw, or the {@code ASYNC} dispatch rendering its result ended: the
      * permits go back now, or, if the request is in async mode (the handler or a filter in front
-     * started it), when it ends. A forward, include or error dispatch ends inside another one,
-     * which releases.
+     * started it), when it ends. A forward or include ends inside a dispatch that releases when it
+     * ends itself, and an error dispatch follows one that has released already (or whose async
+     * listener does): neither releases, so that nothing is given back while the response is still
+     * being written.
      */
     @Override
     public void afterCompletion(HttpServletRequest request, HttpServletResponse response, Object handler,
