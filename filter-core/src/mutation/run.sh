@@ -16,6 +16,7 @@ read -r -a mutations <<< "${mutations[*]}"
 modules="${MODULES:-filter-core,servlet,jaxrs,spring-boot-starter}"
 status=0
 for m in "${mutations[@]}"; do
+  mkdir -p "${LOGDIR:-${TMPDIR:-/tmp}}"
   log="${LOGDIR:-${TMPDIR:-/tmp}}/sluice-mutation-$m.log" # not under target/: the run cleans it
   echo "== $m"
   # Test failures must not stop the reactor: every module's tests run against the mutant.
@@ -23,6 +24,7 @@ for m in "${mutations[@]}"; do
       -Dsluice.ledger.settle=PT2S \
       -Dtest='!io.github.sluice.redis.**,!io.github.sluice.micrometer.**' \
       -pl "$modules" -am clean test > "$log" 2>&1 || { echo "build failed, see $log"; status=1; continue; }
+  grep -q "compiled with the '$m' mutation" "$log" || { echo "the mutation was not applied, see $log"; status=1; continue; }
   IFS=',' read -r -a mods <<< "$modules"
   for mod in "${mods[@]}"; do
     failed=$(grep -l -E '<(failure|error)( |>)' "$mod"/target/surefire-reports/TEST-*.xml 2>/dev/null \
