@@ -458,22 +458,22 @@ public abstract sealed class AdaptiveLimit<C extends AdaptiveCell> extends Algor
      * are given back to the total; a partition's count is not, since only the receipt names it.
      */
     @Override
-    public final void release(C cell, long now, long cost) {
-        release(cell, now, cost, MutableDecision.NO_RECEIPT, false);
+    public final long release(C cell, long now, long cost) {
+        return release(cell, now, cost, MutableDecision.NO_RECEIPT, false);
     }
 
     /**
      * {@inheritDoc}
      *
      * <p>Gives {@code cost} permits back to the key (and to the partition the receipt names),
-     * never below zero, then feeds the sample: latency {@code now} minus the admission's reading.
+     * never below zero (returning the permits it found no match for), then feeds the sample: latency {@code now} minus the admission's reading.
      * A receipt of another key or algorithm gives a meaningless sample; a reading earlier than
      * the admission's gives none.
      */
     @Override
-    public final void release(C cell, long now, long cost, long receipt, boolean dropped) {
+    public final long release(C cell, long now, long cost, long receipt, boolean dropped) {
         if (cost <= 0) {
-            return;
+            return 0;
         }
         // Before the permits go: a key whose count reaches zero has just been active, so it is not
         // forgotten, nor dropped by the registry, under this very release.
@@ -489,6 +489,7 @@ public abstract sealed class AdaptiveLimit<C extends AdaptiveCell> extends Algor
                 sample(cell, now, admitted, rtt, dropped, inFlight);
             }
         }
+        return Math.max(0, cost - inFlight); // the permits the key did not hold
     }
 
     /**

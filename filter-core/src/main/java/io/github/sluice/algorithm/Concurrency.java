@@ -37,9 +37,11 @@ import java.util.Objects;
  * limiter that waits is {@link io.github.sluice.limiter.ConcurrencyLimiter#tryAcquire(Duration)}.
  *
  * <h2>State</h2>
- * One word per key, the permits in flight; a release never takes it below zero, so releasing more
- * than was taken does no harm (handing each permit back exactly once is the caller's duty; the
- * standalone {@link io.github.sluice.limiter.ConcurrencyLimiter}'s {@link io.github.sluice.limiter.Permit} enforces it). A key is fresh when it holds
+ * One word per key, the permits in flight; a release never takes it below zero, and returns the
+ * permits it found no match for (see {@link Algorithm#release(Cell, long, long)}): handing each
+ * permit back exactly once is the caller's duty, and a second release while other requests hold
+ * permits frees one of theirs, so the enforcer counts and logs every unmatched release. The
+ * standalone {@link io.github.sluice.limiter.ConcurrencyLimiter}'s {@link io.github.sluice.limiter.Permit} enforces it. A key is fresh when it holds
  * no permit; the registry never evicts a key that holds permits, nor one with waiters.
  *
  * <p>Immutable and thread-safe.
@@ -247,22 +249,25 @@ public final class Concurrency extends Algorithm<Concurrency.PermitCell> {
     }
 
     @Override
-    public void release(PermitCell cell, long now, long cost) {
+    public long release(PermitCell cell, long now, long cost) {
         if (cost <= 0) {
-            return;
+            return 0;
         }
+        long unmatched;
         while (true) {
             long held = cell.word();
             if (held == Cell.RETIRED || held == 0) {
-                return;
+                return cost; // a retired cell held nothing: nothing here was this release's
             }
-            if (cell.casWord(held, Math.max(0, held - cost))) {
+            unmatched = Math.max(0, cost - held);
+            if (cell.casWord(held, held - (cost - unmatched))) {
                 break;
             }
         }
         if (cell.waiters > 0) {
             cell.signal();
         }
+        return unmatched;
     }
 
     @Override

@@ -152,14 +152,24 @@ public abstract class Algorithm<S extends Cell> {
      * Gives back the permits of a request that has ended: for a concurrency limit, the permits
      * taken by {@link #acquire} while the request ran. Rate limits hold nothing while a request
      * runs, so for them this does nothing (the default); an admission of theirs is undone only by
-     * {@link #refund}, with its receipt. Never raises the state above fresh; does nothing on a
-     * retired cell.
+     * {@link #refund}, with its receipt. Never raises the state above fresh.
+     *
+     * <p>A release the key cannot match (it holds fewer permits than {@code cost}, or the cell is
+     * retired, which a cell holding permits never is) is a caller's bug: a request released twice,
+     * or a release without an admission. The state is clamped at fresh and the permits that found
+     * no match are returned, so that the caller can report it (Sluice counts them in its metrics
+     * as unmatched releases and logs the first). The clamp alone would hide the bug: while other
+     * requests hold permits, a second release of one request frees a permit that another holds,
+     * and the key admits more than its limit.
      *
      * @param cell the key's state
      * @param now the clock reading, nanoseconds
      * @param cost permits to give back, {@code >= 0}
+     * @return the permits of {@code cost} the key did not hold, {@code 0} for a matched release
+     *     (always {@code 0} for a rate limit)
      */
-    public void release(S cell, long now, long cost) {
+    public long release(S cell, long now, long cost) {
+        return 0;
     }
 
     /**
@@ -170,8 +180,8 @@ public abstract class Algorithm<S extends Cell> {
      *
      * <p>Call it once per admitted request, when the request ends however it ends (a normal
      * response, an exception, an asynchronous completion, a timeout, a client abort), with the
-     * admission's cost and receipt; the algorithm does not detect a second release of the same
-     * admission. An admission that never ran (another policy refused the same request) is undone
+     * admission's cost and receipt; the algorithm detects a second release of the same admission
+     * only when the key then holds fewer permits than it gives back (the return value). An admission that never ran (another policy refused the same request) is undone
      * with {@link #refund} instead, which teaches the algorithm nothing.
      *
      * @param cell the key's state
@@ -183,9 +193,11 @@ public abstract class Algorithm<S extends Cell> {
      *     learned)
      * @param dropped {@code true} if the request failed in a way that signals overload (a
      *     timeout, or a status such as 503 that the user declared a drop)
+     * @return the permits of {@code cost} the key did not hold, {@code 0} for a matched release;
+     *     see {@link #release(Cell, long, long)}
      */
-    public void release(S cell, long now, long cost, long receipt, boolean dropped) {
-        release(cell, now, cost);
+    public long release(S cell, long now, long cost, long receipt, boolean dropped) {
+        return release(cell, now, cost);
     }
 
     /**

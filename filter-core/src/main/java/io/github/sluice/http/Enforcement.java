@@ -9,6 +9,9 @@ import io.github.sluice.policy.Match;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.request.RequestView;
 import io.github.sluice.store.KeySpace;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One policy as a {@link PolicyGroup} applies it: the policy, its key space, the permits a request
@@ -18,6 +21,9 @@ import io.github.sluice.store.KeySpace;
  * <p>Immutable apart from the cache of its last header strings; thread-safe.
  */
 final class Enforcement {
+
+    /** Where the first unmatched release of each policy is logged: the listener's default logger's name. */
+    private static final Logger LOG = System.getLogger("io.github.sluice");
 
     final PolicyGroup group;
     final Policy policy;
@@ -51,6 +57,8 @@ final class Enforcement {
      * always with the same object.
      */
     private PolicyMetrics counts;
+    /* Set by the first unmatched release of this policy, which alone is logged. */
+    private final AtomicBoolean unmatchedLogged = new AtomicBoolean();
     /* The header values this policy formatted last, reused while their numbers repeat. */
     private final Recent recent = new Recent();
 
@@ -99,6 +107,38 @@ final class Enforcement {
             counts = c;
         }
         return c;
+    }
+
+    /**
+     * Reports a release that gave back permits the key did not hold (see
+     * {@link EnforcementListener#unmatchedRelease}): to the enforcer's listener, every time (the
+     * metrics count it), and to the log, the first time for this policy, at WARNING. Never throws.
+     *
+     * @param key the request's key (not logged: keys are personal)
+     * @param permits the permits that matched nothing, {@code >= 1}
+     */
+    void unmatchedRelease(String key, long permits) {
+        EnforcementListener told = group.enforcer.told();
+        try {
+            if (told instanceof EnforcerMetrics metrics) {
+                metrics.unmatchedRelease(counts(metrics), policy, key, permits);
+            } else {
+                told.unmatchedRelease(policy, key, permits);
+            }
+        } catch (RuntimeException ignored) {
+            // See EnforcementListener.
+        }
+        if (!unmatchedLogged.get() && unmatchedLogged.compareAndSet(false, true)) {
+            try {
+                LOG.log(Level.WARNING, "policy ''{0}'': a release gave back {1} permit(s) its key did not hold"
+                        + " (a request released twice, or without an admission): the policy may have admitted"
+                        + " more than its limit. This is a bug in the adapter or the store; please report it."
+                        + " Logged once per policy; every one is counted (unmatchedReleases,"
+                        + " sluice.releases.unmatched).", policy.name(), permits);
+            } catch (RuntimeException ignored) {
+                // A logger must not break a release.
+            }
+        }
     }
 
     /**

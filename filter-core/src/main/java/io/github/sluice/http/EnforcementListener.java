@@ -88,6 +88,22 @@ public interface EnforcementListener extends EvictionListener, StoreListener {
     }
 
     /**
+     * A release gave back permits its key did not hold, as far as the store can tell: a request
+     * released twice, or released without an admission. The store clamped the key at fresh, which
+     * hides the bug behind it: while other requests hold permits, such a release frees one of
+     * theirs and the key admits more than its limit. Follows the {@link #released} of the same
+     * release. The enforcer also logs the first of each policy at WARNING; this is where every
+     * one is heard ({@link EnforcerMetrics} counts them, see
+     * {@link PolicyMetrics#unmatchedReleases()}).
+     *
+     * @param policy the concurrency policy
+     * @param key the request's key
+     * @param permits the permits that matched nothing the key held, {@code >= 1}
+     */
+    default void unmatchedRelease(Policy policy, String key, long permits) {
+    }
+
+    /**
      * The in-memory registry dropped a key (see {@link EvictionListener}).
      *
      * @param policy the policy's name

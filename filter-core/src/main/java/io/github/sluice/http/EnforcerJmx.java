@@ -157,6 +157,11 @@ public final class EnforcerJmx {
         }
 
         @Override
+        public Map<String, Long> getUnmatchedReleases() {
+            return each(Policy::concurrency, PolicyMetrics::unmatchedReleases);
+        }
+
+        @Override
         public Map<String, Long> getShapingDelayMillis() {
             return each(p -> !p.dryRun(), m -> m.shapingDelayNanos() / 1_000_000);
         }

@@ -33,6 +33,13 @@ public interface EnforcerMXBean {
     /** @return requests holding each concurrency policy's permits now (only concurrency policies) */
     Map<String, Long> getInFlight();
 
+    /**
+     * @return releases that gave back permits their key did not hold, per concurrency policy (only
+     *     concurrency policies): 0 unless an adapter or store released a request twice or without
+     *     an admission; see {@link PolicyMetrics#unmatchedReleases()}
+     */
+    Map<String, Long> getUnmatchedReleases();
+
     /** @return total delay each enforced policy imposed by shaping, in milliseconds */
     Map<String, Long> getShapingDelayMillis();
 

@@ -297,6 +297,20 @@ public final class EnforcerMetrics implements EnforcementListener {
         }
     }
 
+    @Override
+    public void unmatchedRelease(Policy policy, String key, long permits) {
+        unmatchedRelease(of(policy), policy, key, permits);
+    }
+
+    void unmatchedRelease(PolicyMetrics counts, Policy policy, String key, long permits) {
+        counts.recordUnmatchedRelease();
+        try {
+            next.unmatchedRelease(policy, key, permits);
+        } catch (RuntimeException ignored) {
+            // See EnforcementListener.
+        }
+    }
+
     /** Counted only for a policy this object counts: a shared registry also evicts other enforcers' keys. */
     @Override
     public void evicted(String policy, String key, boolean lossless) {

@@ -51,6 +51,7 @@ public final class PolicyMetrics {
     private final LongAdder allowed = new LongAdder();
     private final LongAdder shaped = new LongAdder();
     private final LongAdder released = new LongAdder();
+    private final LongAdder unmatchedReleases = new LongAdder();
     /*
      * One word, not two adders read one after the other: a reader preempted between two sums would
      * see every admission since the first read and none of their releases.
@@ -113,6 +114,10 @@ public final class PolicyMetrics {
         if (policy.concurrency()) {
             inFlight.decrementAndGet();
         }
+    }
+
+    void recordUnmatchedRelease() {
+        unmatchedReleases.increment();
     }
 
     void recordEvicted(boolean lossless) {
@@ -227,6 +232,19 @@ public final class PolicyMetrics {
     }
 
     /**
+     * Returns the releases that gave back permits their key did not hold, as far as the store
+     * could tell (see {@link EnforcementListener#unmatchedRelease}): a request released twice, or
+     * without an admission. Always 0 in a correct deployment; anything else is a bug in an adapter's
+     * or a store's release path, which may have let the policy admit more than its limit (the
+     * first is logged at WARNING). Not subtracted from {@link #released()}: each such release was counted there too.
+     *
+     * @return unmatched releases; {@code 0} for a policy that is not a concurrency limit
+     */
+    public long unmatchedReleases() {
+        return unmatchedReleases.sum();
+    }
+
+    /**
      * Returns the requests holding this policy's concurrency permits now: admitted minus released,
      * kept in one atomic word. Never negative (a request is counted in before the enforcer returns
      * its verdict, so before it can be released). It can exceed the policy's limit by the releases
@@ -271,7 +289,8 @@ public final class PolicyMetrics {
     @Override
     public String toString() {
         return "PolicyMetrics{" + name + ", allowed=" + allowed() + ", shaped=" + shaped() + ", denied=" + denied()
-                + (policy.concurrency() ? ", released=" + released() + ", inFlight=" + inFlight() : "")
+                + (policy.concurrency() ? ", released=" + released() + ", inFlight=" + inFlight()
+                        + (unmatchedReleases() == 0 ? "" : ", unmatchedReleases=" + unmatchedReleases()) : "")
                 + ", keys=" + keys() + '}';
     }
 }

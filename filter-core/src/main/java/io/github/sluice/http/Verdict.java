@@ -170,7 +170,8 @@ public final class Verdict implements ReleaseHandle {
             // how long requests take (adaptive limits); the others ignore it. A failure teaches
             // nothing: released without the receipt.
             boolean dropped = ending == TIMED_OUT || (how.adaptive && how.policy.drop().contains(ending));
-            how.space.release(key, how.cost, ending == FAILED ? MutableDecision.NO_RECEIPT : receipt(), dropped);
+            long unmatched = how.space.release(key, how.cost,
+                    ending == FAILED ? MutableDecision.NO_RECEIPT : receipt(), dropped);
             EnforcementListener told = how.group.enforcer.told();
             try {
                 if (told instanceof EnforcerMetrics metrics) {
@@ -181,6 +182,9 @@ public final class Verdict implements ReleaseHandle {
                 }
             } catch (RuntimeException ignored) {
                 // See EnforcementListener.
+            }
+            if (unmatched > 0) {
+                how.unmatchedRelease(key, unmatched); // a bug somewhere: never on the normal path
             }
         }
 

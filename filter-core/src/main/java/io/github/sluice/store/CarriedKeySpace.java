@@ -217,8 +217,8 @@ final class CarriedKeySpace<S extends Cell, T extends Cell> implements KeySpace 
     }
 
     @Override
-    public void release(String key, long cost, long receipt, boolean dropped) {
-        target.release(key, cost, receipt, dropped);
+    public long release(String key, long cost, long receipt, boolean dropped) {
+        return target.release(key, cost, receipt, dropped);
     }
 
     @Override

@@ -67,9 +67,14 @@ public interface KeySpace {
      * @param receipt the admission's {@linkplain MutableDecision#receipt() receipt}, or
      *     {@link MutableDecision#NO_RECEIPT} (the permits are released, nothing is learned)
      * @param dropped {@code true} if the request failed in a way that signals overload
+     * @return the permits of {@code cost} that matched nothing the key held (a second release of
+     *     one admission, a release without one), as far as this store can tell; {@code 0} for a
+     *     matched release, and from a store that cannot tell (the default). See
+     *     {@link Algorithm#release(io.github.sluice.core.Cell, long, long)}.
      */
-    default void release(String key, long cost, long receipt, boolean dropped) {
+    default long release(String key, long cost, long receipt, boolean dropped) {
         release(key, cost);
+        return 0;
     }
 
     /**

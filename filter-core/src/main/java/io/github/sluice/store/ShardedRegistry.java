@@ -742,14 +742,16 @@ public final class ShardedRegistry implements Store {
          * {@inheritDoc}
          *
          * <p>The cell found is the one the admission wrote: a key holding permits is never
-         * dropped (see the class documentation).
+         * dropped (see the class documentation), so a key without a cell matches no release.
          */
         @Override
-        public void release(String key, long cost, long receipt, boolean dropped) {
+        public long release(String key, long cost, long receipt, boolean dropped) {
             S cell = shard(key).map.get(key);
             if (cell != null) {
-                algorithm.release(cell, clock.nanos(), cost, receipt, dropped);
+                return algorithm.release(cell, clock.nanos(), cost, receipt, dropped);
             }
+            // No cell: nothing held here could match (a key holding permits is never dropped).
+            return algorithm.concurrency() ? Math.max(0, cost) : 0;
         }
 
         /**

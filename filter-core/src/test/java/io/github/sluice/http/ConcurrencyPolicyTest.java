@@ -38,7 +38,7 @@ class ConcurrencyPolicyTest {
     @Test
     void release_returnsThePermitOnce_andTellsTheListener() {
         RecordingListener events = new RecordingListener();
-        Enforcer e = f.builder("inflight = concurrency 1 key=global").listener(events).build();
+        Enforcer e = f.ledgered("inflight = concurrency 1 key=global").listener(events).build();
         Verdict first = e.enforce(FakeRequest.get("/"));
         assertFalse(first.released());
 
@@ -53,6 +53,10 @@ class ConcurrencyPolicyTest {
         assertTrue(e.enforce(FakeRequest.get("/")).denied(), "a second release must not have added a permit");
         assertEquals(1, events.events.stream().filter(s -> s.startsWith("released")).count());
         assertEquals("released inflight global 1", events.events.get(2));
+        // And the store saw one release per admission: the listener's count alone could not tell
+        assertEquals(1, f.ledger.released("inflight", "global"));
+        second.release();
+        f.ledger.assertBalanced();
     }
 
     @Test
@@ -97,20 +101,22 @@ class ConcurrencyPolicyTest {
     @RepeatedTest(5)
     void release_racingThreads_returnThePermitExactlyOnce() throws Exception {
         RecordingListener events = new RecordingListener();
-        Enforcer e = f.builder("inflight = concurrency 3 key=global").listener(events).build();
+        Enforcer e = f.ledgered("inflight = concurrency 3 key=global").listener(events).build();
         Verdict v = e.enforce(FakeRequest.get("/"));
 
         AllOrNothingConcurrencyTest.run(THREADS, t -> v::release);
 
         assertEquals(3, AllOrNothingConcurrencyTest.peek(e, "inflight", "global").remaining());
         assertEquals(1, events.events.stream().filter(s -> s.startsWith("released")).count());
+        assertEquals(1, f.ledger.released("inflight", "global"), "released once at the store");
+        f.ledger.assertBalanced();
     }
 
     @RepeatedTest(5)
     void enforce_racingRequests_neverExceedTheLimitNorLeakAPermit() throws Exception {
         // Given a concurrency limit, a per-client rate and a global rate, all applied together
-        Enforcer e = f.enforcer("inflight = concurrency 4 key=global", "per-ip = token-bucket 30/1d key=ip",
-                "global = token-bucket 100/1d key=global");
+        Enforcer e = f.ledgered("inflight = concurrency 4 key=global", "per-ip = token-bucket 30/1d key=ip",
+                "global = token-bucket 100/1d key=global").build();
         AtomicInteger held = new AtomicInteger();
         AtomicInteger maxHeld = new AtomicInteger();
         AtomicInteger admitted = new AtomicInteger();
@@ -153,5 +159,9 @@ class ConcurrencyPolicyTest {
             perIp += 30 - AllOrNothingConcurrencyTest.peek(e, "per-ip", "192.0.2." + (t + 1)).remaining();
         }
         assertEquals(admitted.get(), perIp);
+        // And, counted at the store, each admitted request released once (those another policy
+        // refused were refunded instead), with no release that matched nothing
+        assertEquals(admitted.get(), f.ledger.released("inflight", "global"));
+        f.ledger.assertBalanced();
     }
 }

@@ -42,6 +42,7 @@ class EnforcerJmxTest {
             assertEquals(Map.of("trial", 1L), table(name, "DryRunDenied"));
             assertEquals(Map.of("slots", 2L), table(name, "Released"));
             assertEquals(Map.of("slots", 1L), table(name, "InFlight"));
+            assertEquals(Map.of("slots", 0L), table(name, "UnmatchedReleases"));
             assertEquals(Map.of("rate", 2L, "trial", 2L, "slots", 1L), table(name, "Keys"));
             assertEquals(5L, server.getAttribute(name, "KeyCount"));
             String[] policies = (String[]) server.getAttribute(name, "Policies");

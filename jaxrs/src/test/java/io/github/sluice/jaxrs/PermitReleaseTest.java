@@ -12,6 +12,7 @@ import io.github.sluice.policy.Match;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
+import io.github.sluice.testing.ReleaseLedger;
 import jakarta.ws.rs.container.AsyncResponse;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,13 +45,15 @@ import org.junit.jupiter.params.provider.CsvSource;
  * A concurrency permit is given back exactly once however a request ends. Every request to
  * {@code /paths/*} holds a permit of the global stage ({@code global-inflight}, by path) and of
  * the resource stage ({@code per-method}, by {@code @RateLimited}); the counts are read from the
- * store, not from logs.
+ * store, not from logs, and counted at the store by a {@link ReleaseLedger}: after each test every
+ * admission was given back exactly once, so an extra release fails as surely as a missing one.
  */
 class PermitReleaseTest {
 
     private static JerseyServer server;
     private static Enforcer enforcer;
     private static SluiceFeature feature;
+    private static ReleaseLedger ledger;
 
     @BeforeAll
     static void start() {
@@ -61,7 +65,7 @@ class PermitReleaseTest {
                 .algorithm(FixedWindow.builder().limit(50).window(Duration.ofHours(1)).build())
                 .key(KeyResolvers.global()).match(Match.NONE).build();
         enforcer = Enforcer.builder().policies(List.of(global, method, metered))
-                .store(ShardedRegistry.builder().clock(new FakeClock()).build())
+                .store(ledger = ReleaseLedger.over(ShardedRegistry.builder().clock(new FakeClock()).build()))
                 .listener(EnforcementListener.NONE).build();
         ReleasePaths.enforcer = enforcer;
         ResourceConfig app = new ResourceConfig(ReleasePaths.Resource.class, ReleasePaths.Metered.class,
@@ -72,6 +76,12 @@ class PermitReleaseTest {
     @AfterAll
     static void stop() throws Exception {
         server.close();
+    }
+
+    /** Every test ends with each permit it took given back exactly once, counted at the store. */
+    @AfterEach
+    void balanced() {
+        ledger.awaitBalanced(Duration.ofSeconds(10));
     }
 
     @BeforeEach

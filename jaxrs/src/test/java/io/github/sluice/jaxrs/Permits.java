@@ -6,6 +6,7 @@ import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.policy.Policy;
+import io.github.sluice.testing.ReleaseLedger;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -36,9 +37,15 @@ final class Permits {
 
     /**
      * Polls until the key holds {@code expected} permits: the server releases on its own threads,
-     * possibly after the client has its response, so the count settles a little later.
+     * possibly after the client has its response, so the count settles a little later. If the
+     * enforcer's store is a {@link ReleaseLedger}, its count (admissions minus releases, not
+     * clamped at zero as the store's own) must say {@code expected} too, with no release that
+     * found nothing to give back.
      */
     static void awaitHeld(Enforcer enforcer, String name, String key, long expected) {
+        if (enforcer.store() instanceof ReleaseLedger ledger) {
+            ledger.awaitHeld(name, key, expected, Duration.ofSeconds(10));
+        }
         long deadline = Clock.system().nanos() + Duration.ofSeconds(10).toNanos();
         long held = held(enforcer, name, key);
         while (held != expected && Clock.system().nanos() < deadline) {

@@ -42,6 +42,10 @@ import java.util.concurrent.TimeUnit;
  *       degraded store asked for), {@code none} for the other outcomes</td></tr>
  *   <tr><td>{@code sluice.releases} ({@code sluice_releases_total})</td><td>counter</td>
  *       <td>policy</td><td>requests that gave a concurrency policy's permits back</td></tr>
+ *   <tr><td>{@code sluice.releases.unmatched} ({@code sluice_releases_unmatched_total})</td>
+ *       <td>counter</td><td>policy</td><td>releases that gave back permits their key did not hold
+ *       (a request released twice, or without an admission): 0 unless an adapter or store has a
+ *       bug that can over-admit; alert on any increase</td></tr>
  *   <tr><td>{@code sluice.concurrency.in.flight} ({@code sluice_concurrency_in_flight})</td>
  *       <td>gauge</td><td>policy</td><td>requests holding a concurrency policy's permits</td></tr>
  *   <tr><td>{@code sluice.shaping.delay} ({@code sluice_shaping_delay_seconds_count},
@@ -120,6 +124,9 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
             if (p.concurrency()) {
                 meters.add(FunctionCounter.builder("sluice.releases", p, PolicyMetrics::released).tags(t)
                         .description("requests that gave a concurrency policy's permits back").register(registry));
+                meters.add(FunctionCounter.builder("sluice.releases.unmatched", p, PolicyMetrics::unmatchedReleases)
+                        .tags(t).description("releases that gave back permits their key did not hold")
+                        .register(registry));
                 meters.add(Gauge.builder("sluice.concurrency.in.flight", p, PolicyMetrics::inFlight).tags(t)
                         .description("requests holding a concurrency policy's permits").register(registry));
             }

@@ -77,6 +77,7 @@ class SluiceMetricsTest {
         assertEquals(6, count(r, "sluice.decisions", "policy", "slots", "outcome", "allowed", "status", "none"));
         assertEquals(0, count(r, "sluice.decisions", "policy", "slots", "outcome", "denied", "status", "503"));
         assertEquals(5, count(r, "sluice.releases", "policy", "slots"));
+        assertEquals(0, count(r, "sluice.releases.unmatched", "policy", "slots"), "every release matched an admission");
         assertEquals(1, r.get("sluice.concurrency.in.flight").tags("policy", "slots").gauge().value());
         assertEquals(1, count(r, "sluice.decisions", "policy", "pace", "outcome", "allowed", "status", "none"));
         assertEquals(1, count(r, "sluice.decisions", "policy", "pace", "outcome", "shaped", "status", "none"));
@@ -88,6 +89,7 @@ class SluiceMetricsTest {
         assertEquals(0, count(r, "sluice.registry.evictions", "policy", "rate", "cause", "bound"));
         // no releases counter or in-flight gauge for a policy that holds no permits
         assertTrue(r.find("sluice.releases").tags("policy", "rate").meters().isEmpty());
+        assertTrue(r.find("sluice.releases.unmatched").tags("policy", "rate").meters().isEmpty());
         assertTrue(r.find("sluice.concurrency.in.flight").tags("policy", "rate").meters().isEmpty());
         // no shaping timer for a dry-run policy: it delays nothing
         assertTrue(r.find("sluice.shaping.delay").tags("policy", "trial").meters().isEmpty());

@@ -82,18 +82,42 @@ final class RedisKeySpace implements KeySpace {
      */
     @Override
     public void release(String key, long cost) {
+        releaseLeases(key, cost);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>As {@link #release(String, long)}; the permits that no lease of this instance held for
+     * the key are returned: a lease is taken from this instance's book, so a release without one
+     * (a second release of one admission) is found here, before anything is sent.
+     *
+     * @throws NullPointerException if {@code key} is null
+     * @throws IllegalArgumentException if {@code cost < 0}
+     */
+    @Override
+    public long release(String key, long cost, long receipt, boolean dropped) {
+        return releaseLeases(key, cost);
+    }
+
+    /** Gives back the leases of {@code cost} permits; returns the permits no lease matched. */
+    private long releaseLeases(String key, long cost) {
         Objects.requireNonNull(key, "key");
         Acquisition.checkCost(cost);
         if (cost == 0 || leases == null) {
-            return;
+            return 0;
         }
+        long matched = 0;
         try {
             for (LeaseBook.Lease l : leases.pop(key, cost)) {
+                matched += l.count();
                 giveBack(key, l);
             }
         } catch (RuntimeException e) {
             engine.log.log(Level.WARNING, "sluice-redis: release failed", e);
+            return 0; // not known to be unmatched
         }
+        return cost - matched;
     }
 
     /**

@@ -60,6 +60,20 @@ class ConcurrencyRedisTest {
     }
 
     @Test
+    void release_withoutALease_returnsTheUnmatchedPermits_andSendsNothing(RedisServer redis) {
+        try (RedisStore store = store(redis).build()) {
+            KeySpace space = store.keySpace("inflight", Concurrency.of(3));
+            assertTrue(space.acquire(CLIENT, 2, new MutableDecision()));
+
+            // A release of one admission matches its lease; a second release of it matches nothing
+            assertEquals(1, space.release(CLIENT, 3, MutableDecision.NO_RECEIPT, false), "2 of 3 permits leased");
+            assertEquals(1, space.release(CLIENT, 1, MutableDecision.NO_RECEIPT, false));
+            assertEquals(2, space.release("198.51.100.1", 2, MutableDecision.NO_RECEIPT, false), "a key never admitted");
+            Load.await("the release", 5_000, () -> leases(redis, "inflight") == 0);
+        }
+    }
+
+    @Test
     void crashedInstance_permitsComeBackAfterTheLeaseTimeout(RedisServer redis) {
         FakeClock clock = new FakeClock();
         // Given an instance holding every permit, which then dies without releasing them

@@ -13,6 +13,15 @@ import jakarta.servlet.http.HttpServletResponse;
  * synchronous, else when its async cycle completes, fails or times out. The handle's release is
  * idempotent, so the several events of one request (error, then complete) release once.
  *
+ * <p>This is the one mapping of the Servlet request lifecycle onto a {@link ReleaseHandle}, shared
+ * by every adapter that runs inside a Servlet container: {@link SluiceFilter} calls it when its
+ * chain returns or throws, and Sluice's Spring MVC interceptor ({@code @RateLimited} in
+ * {@code sluice-spring-boot-starter}) when a handler's dispatch ends. An adapter that ends a
+ * dispatch holding a handle calls {@link #whenComplete}; one that starts an async cycle of its own
+ * registers on it with {@link #register} before anything can complete it. Nothing else is needed:
+ * whoever started the async mode (the adapter, the application, a filter in front), the handle
+ * is released exactly once, by the end of the request's last async cycle.
+ *
  * <p>It tells adaptive policies how the request ended (see {@link ReleaseHandle}): the response's
  * status when it completes (a drop if the policy lists it, e.g. 503), a drop when the async
  * request times out (the container calls {@code onTimeout} before anything completes it), and
@@ -22,21 +31,36 @@ import jakarta.servlet.http.HttpServletResponse;
  * <p>A listener does not follow a request into a new async cycle by itself: the Servlet
  * specification delivers {@code onStartAsync} and expects the listener to register again on the
  * new context, which {@link #onStartAsync} does.
+ *
+ * <p>Thread-safe: the static methods may be called from any thread; a listener instance is
+ * registered by them only, on one request. A request that holds nothing (its handle
+ * {@linkplain ReleaseHandle#released() released}, or no concurrency policy applied) costs no
+ * listener and no allocation.
  */
-final class PermitRelease implements AsyncListener {
+public final class PermitRelease implements AsyncListener {
 
     private final ReleaseHandle permits;
 
-    PermitRelease(ReleaseHandle permits) {
+    private PermitRelease(ReleaseHandle permits) {
         this.permits = permits;
     }
 
     /**
-     * Called when the chain has returned or thrown: releases now, or when the async request ends.
+     * Ends a dispatch that holds {@code permits}: call it when the dispatch's work (the filter
+     * chain, the handler) has returned or thrown. If the request is not in async mode, the permits
+     * go back now, with the response's status (or as a failure if {@code threw}); if it is, a
+     * listener gives them back when the async request completes, fails or times out. If the
+     * container no longer accepts a listener (the cycle is over), they go back now rather than
+     * leak. Does nothing if the handle holds nothing.
      *
-     * @param threw whether an exception escaped the chain
+     * @param request the request of the dispatch that ends
+     * @param response its response, for the status
+     * @param permits the request's permits; released once, whatever is called later
+     * @param threw whether an exception escaped the dispatch's work
+     * @throws NullPointerException if {@code permits} is null, or a request or response is null
+     *     while permits are held
      */
-    static void whenComplete(ServletRequest request, ServletResponse response, ReleaseHandle permits, boolean threw) {
+    public static void whenComplete(ServletRequest request, ServletResponse response, ReleaseHandle permits, boolean threw) {
         if (permits.released()) {
             return; // nothing held: no listener, no allocation
         }
@@ -58,9 +82,16 @@ final class PermitRelease implements AsyncListener {
     }
 
     /**
-     * Registers on a context this filter started itself (shaping), before anything can complete it.
+     * Registers on an async cycle the adapter started itself (the servlet filter's shaping),
+     * before anything can complete it: the permits go back when it (or a later cycle of the same
+     * request) completes, fails or times out. Does nothing if the handle holds nothing.
+     *
+     * @param context the async context just started
+     * @param permits the request's permits
+     * @throws IllegalStateException if the container refuses the listener (the context is over)
+     * @throws NullPointerException if an argument is null while permits are held
      */
-    static void register(AsyncContext context, ReleaseHandle permits) {
+    public static void register(AsyncContext context, ReleaseHandle permits) {
         if (!permits.released()) {
             context.addListener(new PermitRelease(permits));
         }

@@ -11,10 +11,13 @@
  * <ul>
  *   <li>{@link io.github.sluice.servlet.SluiceFilter}: declared in {@code web.xml} with
  *       init-params, or registered in code with an enforcer;
- *   <li>{@link io.github.sluice.servlet.Shaping}: how a shaped request waits for its slot.
+ *   <li>{@link io.github.sluice.servlet.Shaping}: how a shaped request waits for its slot;
+ *   <li>{@link io.github.sluice.servlet.PermitRelease}: for adapters that run inside a Servlet
+ *       container (the Spring MVC interceptor of the starter), the release of a request's permits
+ *       when its dispatch and async cycles end, the same as the filter's.
  * </ul>
  * Every other class is package-private: the adapter's side of
- * {@code io.github.sluice.request}, the denial response and the release of permits.
+ * {@code io.github.sluice.request} and the denial response.
  *
  * <h2>SPI</h2>
  * None: the filter is configured, not extended.

@@ -49,7 +49,7 @@ abstract class AdaptiveDropContract extends ContainerContract {
     }
 
     private long limitAfterFive(String policies, String target) throws Exception {
-        Enforcer enforcer = enforcer(policies);
+        Enforcer enforcer = enforcer(Enforcer.builder().policies(policies), false); // adaptive: on the frozen clock
         RunningServer server = start(Deployment.of(new SluiceFilter(enforcer), new Answers()));
         for (int i = 0; i < 5; i++) {
             Http.get(server.uri(target));

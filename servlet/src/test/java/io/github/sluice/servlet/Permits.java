@@ -7,6 +7,7 @@ import io.github.sluice.core.MutableDecision;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.store.KeySpace;
+import io.github.sluice.testing.ReleaseLedger;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -29,9 +30,15 @@ final class Permits {
     /**
      * Polls until the key holds {@code expected} permits: a real server releases on its own
      * threads after the client has its response (or has gone away), so the count settles a little
-     * later. Fails with the last count after {@code within}.
+     * later. Fails with the last count after {@code within}. If the enforcer's store is a
+     * {@link ReleaseLedger}, its count must say {@code expected} too, and no release may have
+     * found nothing to give back: the store's own count is clamped at zero, so it cannot tell an
+     * extra release from a correct one.
      */
     static void awaitHeld(Enforcer enforcer, String name, String key, long expected, Duration within) {
+        if (enforcer.store() instanceof ReleaseLedger ledger) {
+            ledger.awaitHeld(name, key, expected, within);
+        }
         long deadline = Clock.system().nanos() + within.toNanos();
         long held = held(enforcer, name, key);
         while (held != expected && Clock.system().nanos() < deadline) {

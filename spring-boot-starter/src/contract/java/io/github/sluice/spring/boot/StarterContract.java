@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.http.PolicyMetrics;
+import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.testing.ReleaseLedger;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,10 +23,18 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
 
 /**
  * What the starter promises on every embedded container of every Boot generation it supports (compiled by
@@ -32,8 +42,36 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * headers and denial body from {@code application.yml}, {@code @RateLimited} on methods and
  * classes, a {@code key=bean:} resolver, and permits released exactly once on every way a handler
  * ends. Each test uses keys of its own, since the context (and its counts) is shared.
+ *
+ * <p>Releases are counted at the store: the policies live behind a {@link ReleaseLedger}
+ * ({@link Ledger}, which every container's test class adds to the context), and the
+ * {@code per-request} policy is keyed by an {@code X-Request-Id} each test request carries, so
+ * each request must show exactly one admission and one release. An extra release fails as surely
+ * as a missing one.
  */
 abstract class StarterContract {
+
+    /** Every async ending of a Spring MVC handler: {@code TestApplication.Endings}. */
+    static final List<String> ENDINGS = List.of("/inflight/m/sync", "/inflight/m/throw", "/inflight/m/deferred",
+            "/inflight/m/deferred-error", "/inflight/m/deferred-timeout", "/inflight/m/slow", "/inflight/m/callable",
+            "/inflight/m/callable-error", "/inflight/m/task", "/inflight/m/task-timeout", "/inflight/m/future",
+            "/inflight/m/future-error", "/inflight/m/streaming", "/inflight/m/streaming-error", "/inflight/m/emitter",
+            "/inflight/m/emitter-error", "/inflight/m/sse", "/inflight/m/sse-timeout", "/inflight/m/start-async",
+            "/front-async/sync", "/front-async/throw", "/front-dispatch/sync", "/front-dispatch/deferred");
+
+    private static final Duration SETTLE = Duration.ofSeconds(20);
+
+    /** The policies' store, behind a ledger of every admission and release. */
+    @TestConfiguration(proxyBeanMethods = false)
+    static class Ledger {
+        @Bean
+        ReleaseLedger sluiceLedgerStore() {
+            return ReleaseLedger.over(ShardedRegistry.builder().build());
+        }
+    }
+
+    @Autowired
+    ReleaseLedger ledger;
 
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -140,6 +178,7 @@ abstract class StarterContract {
         assertEquals(0, inflight.inFlight(), "permits leaked; statuses: " + new TreeMap<>(statuses));
         assertEquals(total, inflight.allowed() - allowedBefore, new TreeMap<>(statuses).toString());
         assertEquals(total, inflight.released() - releasedBefore, "each admitted request released exactly once");
+        ledger.awaitBalanced(SETTLE);
         assertNotNull(statuses.get("/inflight/sync 200"));
         assertNotNull(statuses.get("/inflight/deferred 200"));
         assertNotNull(statuses.get("/inflight/callable 200"));
@@ -190,5 +229,128 @@ abstract class StarterContract {
         }
         assertEquals(inFlightBefore, inflight.inFlight(), "permits of clients that went away leaked");
         assertEquals(clients, inflight.released() - releasedBefore);
+        ledger.awaitBalanced(SETTLE);
+    }
+
+    /**
+     * Each way a handler ends, alone: the request is decided once (one admission of its own key) and
+     * gives its permits back once, counted at the store; a handler that starts async itself, and a
+     * filter in front that starts it or moves the request to an ASYNC dispatch, included.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"/inflight/m/sync", "/inflight/m/throw", "/inflight/m/deferred",
+        "/inflight/m/deferred-error", "/inflight/m/deferred-timeout", "/inflight/m/callable",
+        "/inflight/m/callable-error", "/inflight/m/task", "/inflight/m/task-timeout", "/inflight/m/future",
+        "/inflight/m/future-error", "/inflight/m/streaming", "/inflight/m/streaming-error", "/inflight/m/emitter",
+        "/inflight/m/emitter-error", "/inflight/m/sse", "/inflight/m/sse-timeout", "/inflight/m/start-async",
+        "/front-async/sync", "/front-async/throw", "/front-dispatch/sync", "/front-dispatch/deferred"})
+    void eachEnding_takesItsPermitOnce_andGivesItBackOnce(String path) throws Exception {
+        String id = "one-" + UUID.randomUUID();
+        HttpResponse<String> r = get(path, "X-Request-Id", id);
+        assertTrue(r.headers().firstValue("RateLimit-Policy").orElse("").contains("per-request")
+                || r.statusCode() >= 500, "decided with its headers: " + r.statusCode() + " " + r.headers().map());
+        ledger.awaitHeld("per-request", id, 0, SETTLE);
+        assertEquals(1, ledger.admitted("per-request", id), "decided once: " + r.statusCode() + " " + r.body());
+        assertEquals(1, ledger.released("per-request", id), "released once");
+        assertEquals(0, enforcer.metrics().policy("per-request").unmatchedReleases());
+    }
+
+    /** A permit is held while the handler's async work runs, not given back when the handler returns. */
+    @Test
+    void asyncHandler_holdsItsPermit_untilTheResponseCompletes() throws Exception {
+        String id = "held-" + UUID.randomUUID();
+        Future<HttpResponse<String>> pending = CLIENT.sendAsync(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/inflight/hold")).header("X-Request-Id", id).build(),
+                HttpResponse.BodyHandlers.ofString());
+        long deadline = System.nanoTime() + SETTLE.toNanos();
+        while (io.github.sluice.spring.boot.app.TestApplication.HELD.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        org.springframework.web.context.request.async.DeferredResult<String> held
+                = io.github.sluice.spring.boot.app.TestApplication.HELD.poll();
+        assertNotNull(held, "the request reached the handler");
+        assertEquals(1, ledger.held("per-request", id), "held while the result is pending");
+        held.setResult("done");
+        assertEquals(200, pending.get(SETTLE.toSeconds(), TimeUnit.SECONDS).statusCode());
+        ledger.awaitHeld("per-request", id, 0, SETTLE);
+        assertEquals(1, ledger.released("per-request", id));
+    }
+
+    /**
+     * 2,000 requests over every ending at once, from 24 clients, some of which go away mid-request:
+     * each request that was admitted gave its permits back exactly once (its own key, and the
+     * global {@code inflight} count), and no release matched nothing.
+     */
+    @Test
+    void mixedLoad_2000Requests_everyEnding_releaseEachPermitExactlyOnce() throws Exception {
+        PolicyMetrics inflight = enforcer.metrics().policy("inflight");
+        List<String> kinds = new ArrayList<>(ENDINGS);
+        kinds.add("abort");
+        kinds.add("abort");
+        Random random = new Random(25);
+        int count = 2000;
+        List<String> ids = new ArrayList<>();
+        List<String> plan = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            plan.add(kinds.get(random.nextInt(kinds.size())));
+            ids.add("mixed-" + i + "-" + UUID.randomUUID());
+        }
+        Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
+        AtomicLong aborted = new AtomicLong();
+        ExecutorService clients = Executors.newFixedThreadPool(24);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                String kind = plan.get(i);
+                String id = ids.get(i);
+                done.add(clients.submit(() -> {
+                    String outcome;
+                    try {
+                        if (kind.equals("abort")) {
+                            abort("/inflight/m/slow", id);
+                            aborted.incrementAndGet();
+                            outcome = "aborted";
+                        } else {
+                            outcome = Integer.toString(get(kind, "X-Request-Id", id).statusCode());
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        outcome = e.toString();
+                    }
+                    outcomes.computeIfAbsent(kind + " " + outcome, k -> new AtomicInteger()).incrementAndGet();
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+        String report = new TreeMap<>(outcomes).toString();
+        ledger.awaitBalanced(SETTLE);
+        for (int i = 0; i < count; i++) {
+            String id = ids.get(i);
+            long admitted = ledger.admitted("per-request", id);
+            if (plan.get(i).equals("abort")) {
+                assertTrue(admitted <= 1, id + " decided " + admitted + " times");
+            } else {
+                assertEquals(1, admitted, plan.get(i) + " " + id + " decided once; " + report);
+            }
+            assertEquals(admitted, ledger.released("per-request", id), plan.get(i) + " " + id + " released once");
+        }
+        assertEquals(0, inflight.unmatchedReleases(), report);
+        assertEquals(0, enforcer.metrics().policy("per-request").unmatchedReleases(), report);
+        assertTrue(aborted.get() > 0 && outcomes.keySet().stream().noneMatch(k -> k.contains("Exception")), report);
+    }
+
+    /** Sends a request and resets the connection before its answer (150 ms later) comes. */
+    private void abort(String path, String id) throws IOException, InterruptedException {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: " + id
+                    + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            Thread.sleep(40);
+            s.setSoLinger(true, 0); // a reset, as a client that crashed
+        }
     }
 }

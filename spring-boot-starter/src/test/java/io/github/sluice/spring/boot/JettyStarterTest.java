@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Bean;
  * The starter on Jetty 12.0 (Boot 3.5's Jetty): the same contract as on Tomcat. Both containers
  * are on the test class path; a {@link JettyServletWebServerFactory} bean makes Boot choose Jetty.
  */
-@SpringBootTest(classes = {TestApplication.class, OnJetty.class},
+@SpringBootTest(classes = {TestApplication.class, OnJetty.class, StarterContract.Ledger.class},
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class JettyStarterTest extends StarterContract {
 

@@ -18,7 +18,8 @@ import org.springframework.boot.web.servlet.context.ServletWebServerApplicationC
  * The starter on Tomcat, Boot's default container, plus what the container does not change: the
  * filter's registration, the actuator endpoint, health and metrics.
  */
-@SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(classes = {TestApplication.class, StarterContract.Ledger.class},
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class TomcatStarterTest extends StarterContract {
 
     @Autowired

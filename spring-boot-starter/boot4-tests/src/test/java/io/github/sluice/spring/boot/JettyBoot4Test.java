@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Bean;
  * The starter on Jetty 12.1 (Boot 4.0's Jetty): the same contract as on Tomcat 11. Both containers
  * are on the test class path; a {@link JettyServletWebServerFactory} bean makes Boot choose Jetty.
  */
-@SpringBootTest(classes = {TestApplication.class, OnJetty.class},
+@SpringBootTest(classes = {TestApplication.class, OnJetty.class, StarterContract.Ledger.class},
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class JettyBoot4Test extends StarterContract {
 

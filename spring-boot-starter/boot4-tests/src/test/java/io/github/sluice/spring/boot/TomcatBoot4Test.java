@@ -35,7 +35,8 @@ import org.springframework.test.util.ReflectionTestUtils;
  * support are separate modules) does not prefer Tomcat then: a {@link TomcatServletWebServerFactory}
  * bean chooses it.
  */
-@SpringBootTest(classes = {TestApplication.class, OnTomcat.class}, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(classes = {TestApplication.class, OnTomcat.class, StarterContract.Ledger.class},
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class TomcatBoot4Test extends StarterContract {
 
     @Autowired

@@ -3,8 +3,7 @@ package io.github.sluice.spring.boot.web;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.http.PolicySet;
 import io.github.sluice.http.Verdict;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
+import io.github.sluice.servlet.PermitRelease;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -22,27 +21,43 @@ import org.springframework.web.servlet.AsyncHandlerInterceptor;
 /**
  * Applies {@link RateLimited} to Spring MVC handler methods.
  *
- * <p>Per request: the first dispatch of an annotated handler ({@code REQUEST}) is decided against
- * the method's policy selection, resolved at start-up by {@link #resolve}. A denial is written
- * (status, headers, body) and the handler does not run. An admitted request gets its rate-limit
- * headers, and its concurrency permits are released exactly once (the verdict's release is
- * idempotent and thread-safe):
+ * <p>Per request: the first dispatch of an annotated handler that reaches this interceptor is
+ * decided against the method's policy selection, resolved at start-up by {@link #resolve}: the
+ * {@code REQUEST} dispatch, or the {@code ASYNC} dispatch a filter in front moved the request to.
+ * A later dispatch of a decided request (the {@code ASYNC} dispatch that renders an async result,
+ * a forward, an error dispatch) is not decided again: the verdict is kept in a request attribute.
+ * A denial is written (status, headers, body) and the handler does not run. An admitted request
+ * gets its rate-limit headers.
+ *
+ * <h2>Releasing the permits</h2>
+ * An admitted request's concurrency permits are released exactly once, by the servlet filter's own
+ * mechanism ({@link PermitRelease}), mapped onto Spring MVC's two ends of a dispatch:
  * <ul>
- *   <li>when the handler returns or throws and the request stayed synchronous
- *       ({@code afterCompletion});
- *   <li>for an asynchronous handler ({@code DeferredResult}, {@code Callable},
- *       {@code CompletableFuture}), when the async request completes, times out or fails (a client
- *       that went away), by an {@link AsyncListener} registered when Spring starts the async
- *       cycle, or when the {@code ASYNC} dispatch that renders the result ends, whichever comes
- *       first. The {@code ASYNC} dispatch is not decided again.
+ *   <li>{@code afterCompletion} (the handler returned or threw and Spring did not start an async
+ *       cycle; or the {@code ASYNC} dispatch that renders an async result ended): released now,
+ *       with the response's status (an exception Spring did not resolve counts as a failure),
+ *       unless the request is in async mode, started by the handler itself
+ *       ({@code request.startAsync()}) or by a filter in front; then when that async request
+ *       completes, fails or times out;
+ *   <li>{@code afterConcurrentHandlingStarted} (the handler returned {@code DeferredResult},
+ *       {@code Callable}, {@code WebAsyncTask}, {@code CompletableFuture},
+ *       {@code StreamingResponseBody}, {@code ResponseBodyEmitter}, {@code SseEmitter}, ...):
+ *       when the async request completes, times out (a drop for adaptive policies) or fails (a
+ *       client that went away), or when the {@code ASYNC} dispatch that renders the result ends,
+ *       whichever comes first.
  * </ul>
+ * The verdict's release is idempotent and thread-safe, so the several ends of one request give
+ * its permits back once.
  *
  * <p>Thread-safe. The per-request path takes no lock: the selections are in a map filled at
  * start-up.
  */
 public final class RateLimitedInterceptor implements AsyncHandlerInterceptor {
 
-    /** The request attribute holding the verdict of this request's first dispatch. */
+    /**
+     * The request attribute holding the verdict of this request's first decided dispatch (a
+     * denial's too), so that a later dispatch of the request is not decided again.
+     */
     static final String VERDICT = RateLimitedInterceptor.class.getName() + ".verdict";
 
     private final Enforcer enforcer;
@@ -111,9 +126,9 @@ public final class RateLimitedInterceptor implements AsyncHandlerInterceptor {
      */
     @Override
     public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
-        if (!(handler instanceof HandlerMethod method) || request.getDispatcherType() != DispatcherType.REQUEST
+        if (!(handler instanceof HandlerMethod method) || !decides(request.getDispatcherType())
                 || request.getAttribute(VERDICT) != null) {
-            return true; // not a handler method, or an ASYNC/ERROR/FORWARD dispatch of a decided request
+            return true; // not a handler method, a forward/include/error dispatch, or decided already
         }
         PolicySet selection = selection(method);
         if (selection == null) {
@@ -121,14 +136,23 @@ public final class RateLimitedInterceptor implements AsyncHandlerInterceptor {
         }
         MvcRequestView view = new MvcRequestView(request, response);
         Verdict verdict = enforcer.enforce(view, selection);
+        request.setAttribute(VERDICT, verdict);
         if (verdict.denied()) {
-            verdict.release(); // a denial holds nothing; this is only belt and braces
             writeDenial(verdict, response, view);
             return false;
         }
-        request.setAttribute(VERDICT, verdict);
         verdict.writeHeaders(view);
         return true;
+    }
+
+    /**
+     * A request is decided in its {@code REQUEST} dispatch, or in an {@code ASYNC} dispatch if a
+     * filter in front moved it there before the {@code DispatcherServlet} saw it; never in a
+     * forward, include or error dispatch, which belong to a dispatch that was decided (a request
+     * the interceptor never saw before is not limited there, as the servlet filter does).
+     */
+    private static boolean decides(DispatcherType type) {
+        return type == DispatcherType.REQUEST || type == DispatcherType.ASYNC;
     }
 
     private static void writeDenial(Verdict verdict, HttpServletResponse response, MvcRequestView view) {
@@ -144,49 +168,24 @@ public final class RateLimitedInterceptor implements AsyncHandlerInterceptor {
     @Override
     public void afterConcurrentHandlingStarted(HttpServletRequest request, HttpServletResponse response,
             Object handler) {
-        if (!(request.getAttribute(VERDICT) instanceof Verdict verdict) || verdict.released()) {
-            return;
-        }
-        try {
-            request.getAsyncContext().addListener(new Release(verdict));
-        } catch (IllegalStateException over) {
-            verdict.release(); // the cycle is over already: nothing would call the listener
+        if (request.getAttribute(VERDICT) instanceof Verdict verdict) {
+            PermitRelease.whenComplete(request, response, verdict, false);
         }
     }
 
-    /** The handler returned or threw, or the ASYNC dispatch rendering its result ended. */
+    /**
+     * The handler returned or threw, or the {@code ASYNC} dispatch rendering its result ended: the
+     * permits go back now, or, if the request is in async mode (the handler or a filter in front
+     * started it), when it ends. A forward or include ends inside a dispatch that releases when it
+     * ends itself, and an error dispatch follows one that has released already (or whose async
+     * listener does): neither releases, so that nothing is given back while the response is still
+     * being written.
+     */
     @Override
     public void afterCompletion(HttpServletRequest request, HttpServletResponse response, Object handler,
             Exception ex) {
-        if (request.getAttribute(VERDICT) instanceof Verdict verdict && !request.isAsyncStarted()) {
-            verdict.release();
-        }
-    }
-
-    /** Releases a verdict when its async request ends; follows it into further async cycles. */
-    private record Release(Verdict verdict) implements AsyncListener {
-        @Override
-        public void onComplete(AsyncEvent event) {
-            verdict.release();
-        }
-
-        @Override
-        public void onTimeout(AsyncEvent event) {
-            verdict.release();
-        }
-
-        @Override
-        public void onError(AsyncEvent event) {
-            verdict.release();
-        }
-
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-            try {
-                event.getAsyncContext().addListener(this);
-            } catch (IllegalStateException over) {
-                verdict.release();
-            }
+        if (decides(request.getDispatcherType()) && request.getAttribute(VERDICT) instanceof Verdict verdict) {
+            PermitRelease.whenComplete(request, response, verdict, ex != null);
         }
     }
 
