@@ -1,5 +1,6 @@
 package io.github.sluice.config;
 
+import io.github.sluice.testing.RecordingLogger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

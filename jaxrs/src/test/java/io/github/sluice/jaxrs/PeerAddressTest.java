@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.testing.RecordingLogger;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.UriInfo;
 import java.lang.reflect.Proxy;
-import java.text.MessageFormat;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.ResourceBundle;
 import org.junit.jupiter.api.Test;
 
 /** The feature's warning about an unknown peer address names the request's path, escaped. */
@@ -23,7 +20,7 @@ class PeerAddressTest {
     @Test
     void unknownAddress_hostilePath_isLoggedEscapedOnce() {
         // Given a lookup that cannot find the peer's address, and a logger that records lines
-        Recording log = new Recording();
+        RecordingLogger log = new RecordingLogger();
         PeerAddress peer = new PeerAddress(request -> null, log);
 
         // When two requests with a hostile path come
@@ -31,8 +28,8 @@ class PeerAddressTest {
         assertNull(peer.of(request(HOSTILE)));
 
         // Then one warning names the path with every unsafe character escaped
-        assertEquals(1, log.lines.size(), log.lines::toString);
-        String line = log.lines.get(0);
+        assertEquals(1, log.lines().size(), log.lines()::toString);
+        String line = log.lines().get(0).toString();
         for (char c : new char[] {'\r', '\n', '\u2028', '\u2029', '\u202E', '\u0000', '\u001B', '\uD800'}) {
             assertTrue(line.indexOf(c) < 0, () -> String.format("U+%04X reached the log: %s", (int) c, line));
         }
@@ -42,12 +39,12 @@ class PeerAddressTest {
 
     @Test
     void unknownAddress_longPath_isCut() {
-        Recording log = new Recording();
+        RecordingLogger log = new RecordingLogger();
 
         new PeerAddress(request -> null, log).of(request("/" + "x".repeat(100_000)));
 
-        assertTrue(log.lines.get(0).contains("/" + "x".repeat(255) + "...'"), log.lines.get(0));
-        assertTrue(log.lines.get(0).length() < 1_000);
+        assertTrue(log.lines().get(0).toString().contains("/" + "x".repeat(255) + "...'"), log.lines().get(0).toString());
+        assertTrue(log.lines().get(0).toString().length() < 1_000);
     }
 
     private static ContainerRequestContext request(String path) {
@@ -65,32 +62,5 @@ class PeerAddressTest {
                     }
                     throw new UnsupportedOperationException(m.getName());
                 });
-    }
-
-    /** Records formatted lines, and the throwable of each line logged with one, at every level. */
-    static final class Recording implements System.Logger {
-        final List<String> lines = new ArrayList<>();
-        final List<Throwable> thrown = new ArrayList<>();
-
-        @Override
-        public String getName() {
-            return "test";
-        }
-
-        @Override
-        public boolean isLoggable(Level level) {
-            return true;
-        }
-
-        @Override
-        public void log(Level level, ResourceBundle bundle, String msg, Throwable t) {
-            lines.add(level + " " + msg);
-            thrown.add(t);
-        }
-
-        @Override
-        public void log(Level level, ResourceBundle bundle, String format, Object... params) {
-            lines.add(level + " " + MessageFormat.format(format, params));
-        }
     }
 }

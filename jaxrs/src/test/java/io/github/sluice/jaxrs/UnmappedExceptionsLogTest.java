@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.sluice.jaxrs.PeerAddressTest.Recording;
+import io.github.sluice.testing.RecordingLogger;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
@@ -16,7 +16,7 @@ class UnmappedExceptionsLogTest {
     @Test
     void exceptionQuotingAHostileRequest_isLoggedEscaped_withItsClassAndStackTrace() {
         // Given an application exception whose message, and whose cause's, quote the client
-        Recording log = new Recording();
+        RecordingLogger log = new RecordingLogger();
         IllegalStateException cause = new IllegalStateException("id\u2028WARNING forged\u202E");
         IllegalArgumentException thrown = new IllegalArgumentException("no item a\r\nWARNING forged\u0000\u001B[2J",
                 cause);
@@ -25,8 +25,8 @@ class UnmappedExceptionsLogTest {
         assertEquals(500, new UnmappedExceptions(log).toResponse(thrown).getStatus());
 
         // Then the warning's throwable prints escaped, as the original's class, with its stack trace
-        assertEquals(1, log.thrown.size());
-        Throwable logged = log.thrown.get(0);
+        assertEquals(1, log.lines().size());
+        Throwable logged = log.lines().get(0).thrown();
         StringWriter printed = new StringWriter();
         logged.printStackTrace(new PrintWriter(printed));
         String text = printed.toString();
@@ -42,11 +42,11 @@ class UnmappedExceptionsLogTest {
 
     @Test
     void exceptionWithAnOrdinaryMessage_isLoggedAsItIs() {
-        Recording log = new Recording();
+        RecordingLogger log = new RecordingLogger();
         IllegalStateException thrown = new IllegalStateException("database unavailable");
 
         new UnmappedExceptions(log).toResponse(thrown);
 
-        assertSame(thrown, log.thrown.get(0));
+        assertSame(thrown, log.lines().get(0).thrown());
     }
 }
