@@ -16,7 +16,9 @@ import java.util.Set;
  * lines at; format characters (bidirectional overrides such as U+202E, zero-width characters),
  * which could disguise what a line says (those beyond the BMP, such as the tag characters, as
  * both halves of their pair); and unpaired surrogates, which a log encoder would write
- * as {@code ?}, making distinct keys look alike. Everything else, non-ASCII letters included, is
+ * as {@code ?}, making distinct keys look alike; and the backslash itself ({@code \\u005c}), so that
+ * every {@code \\u} in a line is one of these escapes and a client cannot write one that passes for
+ * it. Everything else, non-ASCII letters included, is
  * kept, so an ordinary key reads as itself. Text that needs no escape is returned as it is,
  * without allocating.
  *
@@ -157,7 +159,8 @@ public final class LogText {
     private static boolean unsafe(String text, int i) {
         char c = text.charAt(i);
         if (c < 0x80) {
-            return c < 0x20 || c == 0x7f;
+            // The backslash too, so that a client cannot write text that passes for one of our escapes.
+            return c < 0x20 || c == 0x7f || c == '\\';
         }
         if (Character.isISOControl(c)) {
             return true;

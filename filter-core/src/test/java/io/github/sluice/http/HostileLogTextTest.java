@@ -1,6 +1,7 @@
 package io.github.sluice.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -92,6 +93,16 @@ class HostileLogTextTest {
         assertEquals("a\\udb40\\udc01b", LogText.escape("a\uDB40\uDC01b"), "U+E0001 LANGUAGE TAG is a format character");
         String plain = "203.0.113.7";
         assertTrue(plain == LogText.escape(plain), "nothing to escape: the same string, nothing allocated");
+    }
+
+    @Test
+    void escape_literalBackslashU_cannotPassForAnEscape() {
+        // Given a client that writes the text of an escape rather than the character
+        String forged = "bob\\u000aWARNING admin";
+
+        // Then the backslash is escaped too: every \\u in the line is the escaper's, and the two differ
+        assertEquals("bob\\u005cu000aWARNING admin", LogText.escape(forged));
+        assertNotEquals(LogText.escape(forged), LogText.escape("bob\nWARNING admin"));
     }
 
     @Test
