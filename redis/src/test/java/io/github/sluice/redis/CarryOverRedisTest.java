@@ -123,8 +123,13 @@ class CarryOverRedisTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "token-bucket 5/1h           | token-bucket 6/1h           | its rate",
-        "gcra 5/1h                   | gcra 10/1h burst=4          | its rate",
+        "token-bucket 5/1h           | token-bucket 10/1h burst=5  | its rate, from 5/1h to 10/1h, while the time its"
+                + " bucket takes to fill shrinks from 1h to 30m",
+        "gcra 10/1h burst=4          | gcra 5/1h burst=4           | its rate, from 10/1h to 5/1h, while the time a"
+                + " full burst takes to earn back grows from 30m to 1h",
+        "leaky-bucket 10/1h capacity=5 | leaky-bucket 5/1h capacity=5 | its rate, from 10/1h to 5/1h, while the time"
+                + " its bucket takes to drain grows from 30m to 1h",
+        "sliding-log 5/1h            | sliding-log 5/30m           | its window, from 1h to 30m, shorter",
         "fixed-window 5/1h           | fixed-window 5/1m           | its window",
         "fixed-window 5/1h           | token-bucket 5/1h           | its algorithm, from fixed-window to token-bucket",
         "sliding-window 5/1h slots=4 | sliding-window 5/1h slots=6 | its slots",
@@ -163,5 +168,172 @@ class CarryOverRedisTest {
             assertEquals(List.of("p"), reset);
             assertEquals(6, admit(e, 7), "the client is admitted after the reset");
         }
+    }
+
+    /**
+     * The case that the first refusal rule broke: the limit "N/period" of a token bucket is both
+     * its burst and its rate, so doubling it doubles both, and the bucket still fills in a minute.
+     * A client that had refilled 25 tokens of 100 is left 50 of 200 (15 s at the new rate), never
+     * more than its 25 plus the 100 of the raise.
+     */
+    @Test
+    void tokenBucket_100PerMinuteRaisedTo200PerMinute_isApplied_andTheClientGetsNoMoreThanTheRaise(RedisServer redis) {
+        try (RedisStore store = store(redis); Enforcer e = enforcer(store, "p = token-bucket 100/1m key=ip")) {
+            assertEquals(100, admit(e, 101));
+            clock.advance(Duration.ofSeconds(15));
+            long before = e.inspect("192.0.2.1", "p").remaining();
+
+            e.reconfigure("p = token-bucket 200/1m key=ip", Inheritance.KEEP_CONSUMED);
+
+            assertEquals(25, before);
+            assertEquals(200, e.inspect("192.0.2.1", "p").limit());
+            assertEquals(50, e.inspect("192.0.2.1", "p").remaining());
+            assertEquals(50, admit(e, 200), "no more than the 25 it had plus the raise of 100");
+            clock.advance(Duration.ofMillis(300));
+            assertEquals(1, admit(e, 2), "refilled at the new rate");
+        }
+    }
+
+    /** Lowering a token bucket's rate during an attack applies at once and gives the attacker nothing. */
+    @Test
+    void tokenBucket_rateLoweredDuringAnAttack_isApplied_andTheAttackerRefillsAtTheNewRate(RedisServer redis) {
+        try (RedisStore store = store(redis); Enforcer e = enforcer(store, "p = token-bucket 100/1m key=ip")) {
+            assertEquals(100, admit(e, 101));
+            clock.advance(Duration.ofSeconds(6));
+
+            e.reconfigure("p = token-bucket 10/1m burst=100 key=ip", Inheritance.KEEP_CONSUMED);
+
+            assertEquals(1, admit(e, 100), "the 6 s since the bucket was empty read at 10/1m: one token, not ten");
+            clock.advance(Duration.ofSeconds(5));
+            assertEquals(0, admit(e, 1));
+            clock.advance(Duration.ofSeconds(1));
+            assertEquals(1, admit(e, 2));
+        }
+    }
+
+    /**
+     * A GCRA key's state is the time it owes: at a lower rate the same time is fewer permits owed.
+     * The change is refused, the message names the policy, what changes, why and how to apply it.
+     */
+    @Test
+    void gcra_rateLoweredAtTheSameBurst_isRefusedNamingTheRateAndWhy(RedisServer redis) {
+        try (RedisStore store = store(redis); Enforcer e = enforcer(store, "p = gcra 100/1m burst=99 key=ip")) {
+            assertEquals(100, admit(e, 101));
+
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> e.reconfigure("p = gcra 50/1m burst=99 key=ip", Inheritance.KEEP_CONSUMED));
+
+            assertEquals("policy 'p': the Redis store reads each key's state as it is under the new parameters, and"
+                    + " this change changes its rate, from 100/1m to 50/1m, while the time a full burst takes to earn"
+                    + " back grows from 1m to 2m: a key's state is the instant it is owed until, and the slower rate"
+                    + " reads that time as fewer permits owed, leaving more than the change raises; it would break"
+                    + " what KEEP_CONSUMED promises (no key left more than it had plus what the change raises). Apply"
+                    + " it with Inheritance.RESET (config-reload=reset), or give the policy a new name (see"
+                    + " docs/redis.md, \"Policy changes\")", refused.getMessage());
+            assertEquals(0, admit(e, 1), "the policy in force stays");
+            e.reconfigure("p = gcra 50/1m burst=49 key=ip", Inheritance.KEEP_CONSUMED);
+            assertEquals(0, admit(e, 1), "a lower rate whose burst takes no longer to earn back is applied");
+        }
+    }
+
+    /**
+     * The model check of every rule: random changes of the rate (permits and period) and of the
+     * burst, capacity or window, both ways, mixed with requests of two clients and idle stretches
+     * from nothing to minutes. At every change, it is refused exactly when the rule of docs/redis.md
+     * says so (computed here from the nominal rates), and when it is applied each client is left,
+     * read through inspect, at most what it had just before plus what the change raises.
+     */
+    @ParameterizedTest
+    @CsvSource({"token-bucket", "gcra", "leaky-bucket", "sliding-log"})
+    void randomChanges_areRefusedExactlyByTheRule_andAppliedOnesLeaveNoMoreThanBeforePlusTheRaise(String kind,
+            RedisServer redis) {
+        long[] periods = {30, 60, 120};
+        String[] peers = {"192.0.2.1", "192.0.2.2"};
+        int applied = 0;
+        int refused = 0;
+        int consumed = 0;
+        try (RedisStore store = store(redis)) {
+            for (int seed = 0; seed < 12; seed++) {
+                SplittableRandom random = new SplittableRandom(seed * 31L + kind.hashCode());
+                String policy = "m" + seed + "-" + kind;
+                long[] p = {1 + random.nextInt(12), periods[random.nextInt(3)], 1 + random.nextInt(12)};
+                try (Enforcer e = enforcer(store, policy + " = " + spec(kind, p) + " key=ip")) {
+                    for (int step = 0; step < 150; step++) {
+                        int roll = random.nextInt(10);
+                        if (roll < 2) {
+                            long[] q = {1 + random.nextInt(12), periods[random.nextInt(3)], 1 + random.nextInt(12)};
+                            long[] before = new long[peers.length];
+                            for (int i = 0; i < peers.length; i++) {
+                                before[i] = e.inspect(peers[i], policy).remaining();
+                                consumed += before[i] < limit(kind, p) ? 1 : 0;
+                            }
+                            boolean safe = safe(kind, p, q);
+                            String what = "seed " + seed + " step " + step + ": " + spec(kind, p) + " -> " + spec(kind, q);
+                            try {
+                                e.reconfigure(policy + " = " + spec(kind, q) + " key=ip", Inheritance.KEEP_CONSUMED);
+                            } catch (IllegalArgumentException x) {
+                                assertFalse(safe, what + " refused: " + x.getMessage());
+                                assertTrue(x.getMessage().startsWith("policy '" + policy + "'")
+                                        && x.getMessage().contains("Inheritance.RESET"), x.getMessage());
+                                refused++;
+                                continue;
+                            }
+                            assertTrue(safe, what + " applied, though the rule refuses it");
+                            long raise = Math.max(0, limit(kind, q) - limit(kind, p));
+                            for (int i = 0; i < peers.length; i++) {
+                                long after = e.inspect(peers[i], policy).remaining();
+                                assertTrue(after <= before[i] + raise, what + ": " + peers[i] + " had " + before[i]
+                                        + ", the change raises " + raise + ", and it is left " + after);
+                            }
+                            p = q;
+                            applied++;
+                        } else if (roll < 4) {
+                            clock.advanceNanos(random.nextBoolean() ? random.nextLong(1, 5_000_000_000L)
+                                    : random.nextLong(1, 180_000_000_000L));
+                        } else {
+                            e.enforce(FakeRequest.get("/").peer(peers[random.nextInt(peers.length)]));
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(applied > 20 && refused > 5 && consumed > 20,
+                kind + ": " + applied + " applied, " + refused + " refused, " + consumed + " reads of a used key");
+    }
+
+    /** {permits, period in seconds, burst / capacity} as a policy; the sliding log's window is the period. */
+    private static String spec(String kind, long[] p) {
+        String rate = p[0] + "/" + p[1] + "s";
+        return switch (kind) {
+            case "token-bucket" -> "token-bucket " + rate + " burst=" + p[2];
+            case "gcra" -> "gcra " + rate + " burst=" + p[2];
+            case "leaky-bucket" -> "leaky-bucket " + rate + " capacity=" + p[2];
+            default -> "sliding-log " + rate;
+        };
+    }
+
+    private static long limit(String kind, long[] p) {
+        return switch (kind) {
+            case "token-bucket", "leaky-bucket" -> p[2];
+            case "gcra" -> p[2] + 1;
+            default -> p[0];
+        };
+    }
+
+    /**
+     * The rule of docs/redis.md from the nominal rates (every one here is scheduled exactly): a
+     * token bucket's interval period / permits may shrink only if its fill time (burst times it)
+     * does not; GCRA's and the leaky bucket's may grow only if their burst window does not; a
+     * sliding log's window may only grow.
+     */
+    private static boolean safe(String kind, long[] p, long[] q) {
+        // interval p[1] / p[0]: compare q[1] / q[0] with p[1] / p[0] by cross products
+        long interval = Long.compare(q[1] * p[0], p[1] * q[0]);
+        long window = Long.compare(limit(kind, q) * q[1] * p[0], limit(kind, p) * p[1] * q[0]);
+        return switch (kind) {
+            case "token-bucket" -> interval >= 0 || window >= 0;
+            case "gcra", "leaky-bucket" -> interval <= 0 || window <= 0;
+            default -> q[1] >= p[1];
+        };
     }
 }
