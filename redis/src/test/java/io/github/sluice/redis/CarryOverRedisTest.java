@@ -125,11 +125,14 @@ class CarryOverRedisTest {
     @CsvSource(delimiter = '|', value = {
         "token-bucket 5/1h           | token-bucket 10/1h burst=5  | its rate, from 5/1h to 10/1h, while the time its"
                 + " bucket takes to fill shrinks from 1h to 30m",
+        "token-bucket 10/1h burst=5  | token-bucket 5/1h           | its rate, from 10/1h to 5/1h, while the time its"
+                + " bucket takes to fill grows from 30m to 1h",
         "gcra 10/1h burst=4          | gcra 5/1h burst=4           | its rate, from 10/1h to 5/1h, while the time a"
                 + " full burst takes to earn back grows from 30m to 1h",
         "leaky-bucket 10/1h capacity=5 | leaky-bucket 5/1h capacity=5 | its rate, from 10/1h to 5/1h, while the time"
                 + " its bucket takes to drain grows from 30m to 1h",
-        "sliding-log 5/1h            | sliding-log 5/30m           | its window, from 1h to 30m, shorter",
+        "sliding-log 5/1h            | sliding-log 5/30m           | its window, from 1h to 30m",
+        "sliding-log 5/30m           | sliding-log 5/1h            | its window, from 30m to 1h",
         "fixed-window 5/1h           | fixed-window 5/1m           | its window",
         "fixed-window 5/1h           | token-bucket 5/1h           | its algorithm, from fixed-window to token-bucket",
         "sliding-window 5/1h slots=4 | sliding-window 5/1h slots=6 | its slots",
@@ -194,20 +197,28 @@ class CarryOverRedisTest {
         }
     }
 
-    /** Lowering a token bucket's rate during an attack applies at once and gives the attacker nothing. */
+    /**
+     * Lowering a token bucket's rate during an attack applies at once: the attacker, refused and so
+     * never written since, refills at the new rate only, including past the instant its key would
+     * have been full under the old rate (when a key expires). Keeping the burst at the lower rate
+     * would make the bucket take longer to fill than the key lives, and is refused.
+     */
     @Test
-    void tokenBucket_rateLoweredDuringAnAttack_isApplied_andTheAttackerRefillsAtTheNewRate(RedisServer redis) {
+    void tokenBucket_rateLoweredDuringAnAttack_isApplied_andTheAttackerRefillsAtTheNewRateOnly(RedisServer redis) {
         try (RedisStore store = store(redis); Enforcer e = enforcer(store, "p = token-bucket 100/1m key=ip")) {
             assertEquals(100, admit(e, 101));
             clock.advance(Duration.ofSeconds(6));
+            assertThrows(IllegalArgumentException.class,
+                    () -> e.reconfigure("p = token-bucket 10/1m burst=100 key=ip", Inheritance.KEEP_CONSUMED));
 
-            e.reconfigure("p = token-bucket 10/1m burst=100 key=ip", Inheritance.KEEP_CONSUMED);
+            e.reconfigure("p = token-bucket 10/1m key=ip", Inheritance.KEEP_CONSUMED);
 
             assertEquals(1, admit(e, 100), "the 6 s since the bucket was empty read at 10/1m: one token, not ten");
+            assertEquals(0, admit(e, 1000));
             clock.advance(Duration.ofSeconds(5));
-            assertEquals(0, admit(e, 1));
-            clock.advance(Duration.ofSeconds(1));
-            assertEquals(1, admit(e, 2));
+            assertEquals(0, admit(e, 1000));
+            clock.advance(Duration.ofSeconds(55));
+            assertEquals(10, admit(e, 1000), "a full bucket of the new burst");
         }
     }
 
@@ -241,7 +252,12 @@ class CarryOverRedisTest {
      * burst, capacity or window, both ways, mixed with requests of two clients and idle stretches
      * from nothing to minutes. At every change, it is refused exactly when the rule of docs/redis.md
      * says so (computed here from the nominal rates), and when it is applied each client is left,
-     * read through inspect, at most what it had just before plus what the change raises.
+     * read through inspect, at most what it had just before plus what the change raises. After it,
+     * a rate algorithm's client never reads more than that plus what the new rate refilled since,
+     * less what it was admitted, up to the new limit: no key expires into more than the new
+     * parameters give back. The fake clock does not move Redis's, so the test expires a key itself
+     * when the clock passes the TTL its last write set (read right after it, plus a margin for
+     * the real time between the two), as Redis would.
      */
     @ParameterizedTest
     @CsvSource({"token-bucket", "gcra", "leaky-bucket", "sliding-log"})
@@ -252,14 +268,26 @@ class CarryOverRedisTest {
         int applied = 0;
         int refused = 0;
         int consumed = 0;
+        int bounded = 0;
+        int expired = 0;
         try (RedisStore store = store(redis)) {
             for (int seed = 0; seed < 12; seed++) {
                 SplittableRandom random = new SplittableRandom(seed * 31L + kind.hashCode());
                 String policy = "m" + seed + "-" + kind;
                 long[] p = {1 + random.nextInt(12), periods[random.nextInt(3)], 1 + random.nextInt(12)};
+                // Per client, since the last applied change: an upper bound of what it may have left (real)
+                double[] bound = {Double.NaN, Double.NaN};
+                long[] expiry = {Long.MAX_VALUE, Long.MAX_VALUE};
                 try (Enforcer e = enforcer(store, policy + " = " + spec(kind, p) + " key=ip")) {
                     for (int step = 0; step < 150; step++) {
+                        for (int i = 0; i < peers.length; i++) {
+                            if (clock.nanos() >= expiry[i]) {
+                                redis.call("DEL", key(policy, peers[i]));
+                                expiry[i] = Long.MAX_VALUE;
+                            }
+                        }
                         int roll = random.nextInt(10);
+                        String what = "seed " + seed + " step " + step + ": ";
                         if (roll < 2) {
                             long[] q = {1 + random.nextInt(12), periods[random.nextInt(3)], 1 + random.nextInt(12)};
                             long[] before = new long[peers.length];
@@ -268,7 +296,7 @@ class CarryOverRedisTest {
                                 consumed += before[i] < limit(kind, p) ? 1 : 0;
                             }
                             boolean safe = safe(kind, p, q);
-                            String what = "seed " + seed + " step " + step + ": " + spec(kind, p) + " -> " + spec(kind, q);
+                            what += spec(kind, p) + " -> " + spec(kind, q);
                             try {
                                 e.reconfigure(policy + " = " + spec(kind, q) + " key=ip", Inheritance.KEEP_CONSUMED);
                             } catch (IllegalArgumentException x) {
@@ -284,21 +312,45 @@ class CarryOverRedisTest {
                                 long after = e.inspect(peers[i], policy).remaining();
                                 assertTrue(after <= before[i] + raise, what + ": " + peers[i] + " had " + before[i]
                                         + ", the change raises " + raise + ", and it is left " + after);
+                                // what it had is a floor: the state may hold up to one permit more
+                                bound[i] = kind.equals("sliding-log") ? Double.NaN
+                                        : Math.min(limit(kind, q), before[i] + raise + 1);
                             }
                             p = q;
                             applied++;
                         } else if (roll < 4) {
-                            clock.advanceNanos(random.nextBoolean() ? random.nextLong(1, 5_000_000_000L)
-                                    : random.nextLong(1, 180_000_000_000L));
+                            long idle = random.nextBoolean() ? random.nextLong(1, 5_000_000_000L)
+                                    : random.nextLong(1, 180_000_000_000L);
+                            clock.advanceNanos(idle);
+                            for (int i = 0; i < peers.length; i++) {
+                                bound[i] = Math.min(limit(kind, p), bound[i] + idle / 1e9 * p[0] / p[1]);
+                                long left = e.inspect(peers[i], policy).remaining();
+                                assertFalse(left > Math.floor(bound[i] + 1e-9), what + spec(kind, p) + ": "
+                                        + peers[i] + " is left " + left + " after an idle " + idle + " ns, more than"
+                                        + " the change and the new rate since allow: " + bound[i]);
+                                bounded += Double.isNaN(bound[i]) ? 0 : 1;
+                            }
                         } else {
-                            e.enforce(FakeRequest.get("/").peer(peers[random.nextInt(peers.length)]));
+                            int i = random.nextInt(peers.length);
+                            if (e.enforce(FakeRequest.get("/").peer(peers[i])).admitted()) {
+                                bound[i] -= 1;
+                                long ttl = ((Number) redis.call("PTTL", key(policy, peers[i]))).longValue();
+                                expiry[i] = clock.nanos() + (ttl + 100) * 1_000_000L;
+                                expired += ttl < 0 ? 1 : 0;
+                            }
                         }
                     }
                 }
             }
         }
-        assertTrue(applied > 20 && refused > 5 && consumed > 20,
-                kind + ": " + applied + " applied, " + refused + " refused, " + consumed + " reads of a used key");
+        assertEquals(0, expired, "every write sets a TTL");
+        assertTrue(applied > 20 && refused > 5 && consumed > 20 && (kind.equals("sliding-log") || bounded > 100),
+                kind + ": " + applied + " applied, " + refused + " refused, " + consumed + " reads of a used key, "
+                        + bounded + " reads bounded after a change");
+    }
+
+    private static String key(String policy, String peer) {
+        return "sluice:" + policy + ":{" + new KeyNames("sluice", null).hash(peer) + "}";
     }
 
     /** {permits, period in seconds, burst / capacity} as a policy; the sliding log's window is the period. */
@@ -321,19 +373,19 @@ class CarryOverRedisTest {
     }
 
     /**
-     * The rule of docs/redis.md from the nominal rates (every one here is scheduled exactly): a
-     * token bucket's interval period / permits may shrink only if its fill time (burst times it)
-     * does not; GCRA's and the leaky bucket's may grow only if their burst window does not; a
-     * sliding log's window may only grow.
+     * The rule of docs/redis.md from the nominal rates (every one here is scheduled exactly), with
+     * the interval period / permits and the burst window limit * interval: a token bucket's rate and
+     * fill time may not both move for the client (faster and quicker to fill, or slower and
+     * longer); GCRA's and the leaky bucket's rate may fall only if their burst window does not
+     * grow; a sliding log keeps its window.
      */
     private static boolean safe(String kind, long[] p, long[] q) {
-        // interval p[1] / p[0]: compare q[1] / q[0] with p[1] / p[0] by cross products
-        long interval = Long.compare(q[1] * p[0], p[1] * q[0]);
-        long window = Long.compare(limit(kind, q) * q[1] * p[0], limit(kind, p) * p[1] * q[0]);
+        int interval = Long.compare(q[1] * p[0], p[1] * q[0]);
+        int window = Long.compare(limit(kind, q) * q[1] * p[0], limit(kind, p) * p[1] * q[0]);
         return switch (kind) {
-            case "token-bucket" -> interval >= 0 || window >= 0;
+            case "token-bucket" -> !(interval < 0 && window < 0) && !(interval > 0 && window > 0);
             case "gcra", "leaky-bucket" -> interval <= 0 || window <= 0;
-            default -> q[1] >= p[1];
+            default -> q[1] == p[1];
         };
     }
 }

@@ -22,26 +22,36 @@ import java.math.BigInteger;
  * schedule, {@code C} the permits that fill it, primes for the new policy):
  *
  * <ul>
- *   <li><b>token-bucket</b> stores the instant its bucket was empty; a key holds
- *       {@code min(C, floor(a / I))} tokens, {@code a} the time since. Safe iff the rate does not
- *       rise ({@code I' >= I}: the same time is no more tokens, and {@code min(C', x) <= min(C, x)
- *       + max(0, C' - C)}), or the time the bucket takes to fill does not shrink
- *       ({@code C' I' >= C I}: at {@code a <= C I}, {@code a / I' - a / I} grows with {@code a} and
- *       is at most {@code C I / I' - C <= C' - C}; beyond, the old bucket is full). Otherwise a key
- *       that has refilled for {@code a = C' I'} holds {@code C'} tokens, more than the old
- *       {@code floor(a / I)} plus the raise. So {@code 100/1m} to {@code 200/1m} (both fill in a
- *       minute) and any slowing are safe; a faster rate at the same burst is not.</li>
+ *   <li><b>token-bucket</b> stores the instant its bucket was empty, and the key expires when
+ *       the bucket is full ({@code C I} later, by the parameters of its last write); a key holds
+ *       {@code min(C, floor(a / I))} tokens, {@code a} the time since. Safe iff the rate and the
+ *       time the bucket takes to fill do not both move for the client. A faster rate
+ *       ({@code I' < I}) needs a fill time no shorter ({@code C' I' >= C I}): then for
+ *       {@code a <= C I}, {@code a / I' - a / I} grows with {@code a} to at most
+ *       {@code C I / I' - C <= C' - C}, and beyond, the old bucket is full; otherwise a key that
+ *       has refilled for {@code a = C' I'} holds {@code C'}, more than the old
+ *       {@code floor(a / I)} plus the raise. A slower rate ({@code I' > I}) reads the same time
+ *       as no more tokens, but needs a fill time no longer ({@code C' I' <= C I}): otherwise a key
+ *       not written since expires when the old bucket would be full, and comes back full while
+ *       the new rate has refilled it only {@code C I / I'}. (At a faster rate the key expires
+ *       when what it had plus the raise plus the new rate's refill reach {@code C'} anyway.) At
+ *       the same rate any burst is safe. So {@code 100/1m} to {@code 200/1m} or to
+ *       {@code 50/1m} (a minute to fill either way) is applied; {@code 100/1m} to {@code 200/1m
+ *       burst=100}, or to {@code 10/1m burst=100}, is not.</li>
  *   <li><b>gcra</b> and the policing <b>leaky-bucket</b> store the instant a key is owed until
- *       (the theoretical arrival time; the instant the bucket is empty); a key owing {@code o}
- *       has {@code max(0, C - ceil(o / I))} left ({@code C} = burst + 1, capacity). Safe iff the
+ *       (the theoretical arrival time; the instant the bucket is empty), at which the key
+ *       expires whatever the parameters; a key owing {@code o} has
+ *       {@code max(0, C - ceil(o / I))} left ({@code C} = burst + 1, capacity). Safe iff the
  *       rate does not fall ({@code I' <= I}: the same time owed is no fewer permits, whatever
  *       {@code C'}), or the time a full burst takes to earn back does not grow
- *       ({@code C' I' <= C I}: then {@code (C - C') >= (1 - I / I') C}, which covers what a slower
+ *       ({@code C' I' <= C I}: then {@code C - C' >= (1 - I / I') C}, which covers what a slower
  *       rate forgives of any {@code o <= C I}). Otherwise a key owing {@code C I} (spent) has
  *       {@code C' - ceil(C I / I') > 0} left under no raise, or more than the raise.</li>
- *   <li><b>sliding-log</b> stores the instants of the permits it admitted; every one within the
- *       old window is kept. A longer or equal window counts at least as many of them: safe. A
- *       shorter one forgets permits still in the old window: refused.</li>
+ *   <li><b>sliding-log</b> stores the instants of the permits it admitted, trimmed to the
+ *       window and expiring one window after the newest, by the parameters of its last write. A
+ *       shorter window forgets permits still in the old one; a longer one would count them, but
+ *       a key not written since expires one old window after its newest permit and comes back
+ *       empty while the new window still counts them. Only the limit may change.</li>
  *   <li><b>fixed-window</b>, <b>sliding-window</b>: the state is a count and the window (or slots
  *       since the epoch) it belongs to; a change of the window, alignment or slots reads the
  *       same count in another window, or none: only the limit may change.</li>
@@ -85,13 +95,18 @@ public final class AsIsChange {
         if (from instanceof TokenBucket a && to instanceof TokenBucket b) {
             Schedule x = schedule(a);
             Schedule y = schedule(b);
-            if (intervalCompare(y, 1, x, 1) >= 0 || intervalCompare(y, b.burst(), x, a.burst()) >= 0) {
-                return null; // not faster, or no quicker to fill
+            int rate = -intervalCompare(y, 1, x, 1); // > 0: faster
+            int fill = intervalCompare(y, b.burst(), x, a.burst()); // > 0: longer to fill
+            String change = "its rate, from " + a.rate() + " to " + b.rate() + ", while the time its bucket takes to"
+                    + " fill " + (fill < 0 ? "shrinks" : "grows") + " from " + Human.duration(a.windowNanos()) + " to "
+                    + Human.duration(b.windowNanos()) + ": a key's state is the instant its bucket was empty, ";
+            if (rate > 0 && fill < 0) {
+                return change + "and the faster rate reads the time since as more tokens than the change raises";
+            } else if (rate < 0 && fill > 0) {
+                return change + "and a key expires when the old bucket would be full, so one not written since"
+                        + " would come back full long before the slower rate refills it";
             }
-            return "its rate, from " + a.rate() + " to " + b.rate() + ", while the time its bucket takes to fill"
-                    + " shrinks from " + Human.duration(a.windowNanos()) + " to " + Human.duration(b.windowNanos())
-                    + ": a key's state is the instant its bucket was empty, and the faster rate reads the time since"
-                    + " as more tokens than the change adds";
+            return null;
         } else if (from instanceof Gcra a && to instanceof Gcra b) {
             return owed(schedule(a), a.limit(), a.rate(), a.windowNanos(), schedule(b), b.limit(), b.rate(),
                     b.windowNanos(), "the time a full burst takes to earn back");
@@ -114,12 +129,13 @@ public final class AsIsChange {
             return a.slots() != b.slots() ? "its slots, from " + a.slots() + " to " + b.slots()
                     + ": a key's counts are kept by slot number, which would name other slots"
                     : window(a, b, "its slot counts");
-        } else if (from instanceof SlidingLog && Micros.ceil("sliding-log window", to.windowNanos())
-                >= Micros.ceil("sliding-log window", from.windowNanos())) {
-            return null; // a longer window counts every permit the old one did
         } else if (from instanceof SlidingLog) {
-            return "its window, from " + Human.duration(from.windowNanos()) + " to "
-                    + Human.duration(to.windowNanos()) + ", shorter: it would forget permits still in the old window";
+            return from.windowNanos() == to.windowNanos() ? null : "its window, from "
+                    + Human.duration(from.windowNanos()) + " to " + Human.duration(to.windowNanos()) + ": a key's"
+                    + " state is the log of its permits, trimmed to the old window and expiring one old window after"
+                    + " the newest, and " + (to.windowNanos() < from.windowNanos()
+                            ? "the shorter window forgets permits the old one still counts"
+                            : "a key not written since would lose them while the longer window still counts them");
         }
         return "its parameters, from " + from + " to " + to;
     }
