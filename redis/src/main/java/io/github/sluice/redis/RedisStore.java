@@ -175,10 +175,11 @@ public final class RedisStore implements Store {
      * across a change and its revert reads exactly as before. The others would read some key's
      * state as more permits than that, and are refused unless {@code inheritance} is {@code RESET},
      * under which no key is given more than a fresh one. Which is which, algorithm by algorithm
-     * (docs/redis.md, "Policy changes"): a token bucket may change anything but raise its rate
-     * while its bucket fills faster; GCRA and the policing leaky bucket anything but lower their
-     * rate while a full burst takes longer to earn back; a sliding log anything but shorten its
-     * window; the windows, smooth-bursty and shaping only their limit (burst, capacity, slack); no
+     * (docs/redis.md, "Policy changes"): a token bucket may change its rate if the time its bucket
+     * takes to fill moves the other way or stays (so {@code 100/1m} to {@code 200/1m} or
+     * {@code 50/1m} is applied); GCRA and the policing leaky bucket may raise their rate with any
+     * burst, and lower it if a full burst takes no longer to earn back; the windows, the sliding
+     * log, smooth-bursty and shaping may change only their limit (burst, capacity, slack); no
      * policy its algorithm.
      *
      * @throws IllegalArgumentException if the change is one of those refused and

@@ -17,9 +17,13 @@ import java.math.BigInteger;
  * promises: that a change never leaves a key more than it had left just before it plus what the
  * change raises the limit by. The store keeps each key's state where it is and reads it under the
  * new parameters, so a change is safe exactly when, for every state a key can hold, the new
- * parameters read no more permits out of it than the old ones plus the raise. Algorithm by
- * algorithm, from what its script stores ({@code I} the interval per permit of the script's
- * schedule, {@code C} the permits that fill it, primes for the new policy):
+ * parameters read no more permits out of it than the old ones plus the raise, and when the key
+ * does not expire (by the TTL its last write set under the old parameters) into more than the new
+ * ones give back by then. Algorithm by algorithm, from what its script stores ({@code I} the
+ * interval per permit of the script's schedule, {@code C} the permits that fill it, primes for the
+ * new policy; the conditions are exact for the count as a real number, and the whole permits a
+ * key is told make a few more changes harmless, such as some from a burst of one, which are
+ * refused all the same):
  *
  * <ul>
  *   <li><b>token-bucket</b> stores the instant its bucket was empty, and the key expires when
@@ -45,8 +49,9 @@ import java.math.BigInteger;
  *       rate does not fall ({@code I' <= I}: the same time owed is no fewer permits, whatever
  *       {@code C'}), or the time a full burst takes to earn back does not grow
  *       ({@code C' I' <= C I}: then {@code C - C' >= (1 - I / I') C}, which covers what a slower
- *       rate forgives of any {@code o <= C I}). Otherwise a key owing {@code C I} (spent) has
- *       {@code C' - ceil(C I / I') > 0} left under no raise, or more than the raise.</li>
+ *       rate forgives of any {@code o <= C I}). Otherwise a key owing {@code 0 < o <= C I} is
+ *       left {@code C' - o / I'}, more than its {@code C - o / I} plus {@code C' - C}, and under
+ *       no raise, a spent key ({@code o = C I}) is left {@code C' - C I / I' > 0}.</li>
  *   <li><b>sliding-log</b> stores the instants of the permits it admitted, trimmed to the
  *       window and expiring one window after the newest, by the parameters of its last write. A
  *       shorter window forgets permits still in the old one; a longer one would count them, but
