@@ -10,7 +10,9 @@ import io.github.sluice.algorithm.SmoothBursty;
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Rate;
+import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.RoundingMode;
 
 /**
  * Which changes of a policy the Redis store can apply while keeping what a carrying strategy
@@ -102,7 +104,7 @@ public final class AsIsChange {
             Schedule y = schedule(b);
             int rate = -intervalCompare(y, 1, x, 1); // > 0: faster
             int fill = intervalCompare(y, b.burst(), x, a.burst()); // > 0: longer to fill
-            String change = "its rate, from " + a.rate() + " to " + b.rate() + ", while the time its bucket takes to"
+            String change = rate(a.rate(), x, b.rate(), y) + ", while the time its bucket takes to"
                     + " fill " + (fill < 0 ? "shrinks" : "grows") + " from " + Human.duration(a.windowNanos()) + " to "
                     + Human.duration(b.windowNanos()) + ": a key's state is the instant its bucket was empty, ";
             if (rate > 0 && fill < 0) {
@@ -151,10 +153,30 @@ public final class AsIsChange {
         if (intervalCompare(y, 1, x, 1) <= 0 || intervalCompare(y, c2, x, c) <= 0) {
             return null; // not slower, or no longer to earn back
         }
-        return "its rate, from " + rate + " to " + rate2 + ", while " + what + " grows from "
+        return rate(rate, x, rate2, y) + ", while " + what + " grows from "
                 + Human.duration(window) + " to " + Human.duration(window2) + ": a key's state is the instant it is"
                 + " owed until, and the slower rate reads that time as fewer permits owed, leaving more than the change"
                 + " raises";
+    }
+
+    /**
+     * "its rate, from a to b", or, for one rate that the scripts schedule differently (rounded up
+     * to whole microseconds past the exact schedule's limits), the intervals they run.
+     */
+    private static String rate(Rate a, Schedule x, Rate b, Schedule y) {
+        if (!same(a, b)) {
+            return "its rate, from " + a + " to " + b;
+        }
+        return "its rate as the script runs it, from an interval of " + micros(x) + " to " + micros(y) + " ("
+                + a + ", scheduled exactly only while the"
+                + " window stays within 2^51 ticks; see docs/redis.md, \"Exact schedules\")";
+    }
+
+    /** A schedule's interval, e.g. {@code 334 microseconds} or {@code 333.333 microseconds}. */
+    private static String micros(Schedule x) {
+        return (x.step % x.ticks == 0 ? Long.toString(x.step / x.ticks)
+                : new BigDecimal(x.step).divide(BigDecimal.valueOf(x.ticks), 3,
+                        RoundingMode.HALF_UP).toPlainString()) + " microseconds";
     }
 
     /** {@code true} if the two rates are equal as fractions. */
@@ -172,7 +194,8 @@ public final class AsIsChange {
     /** {@code n * interval(y)} compared with {@code m * interval(x)}, as the scripts' schedules run. */
     private static int intervalCompare(Schedule y, long n, Schedule x, long m) {
         // interval = step / ticks microseconds
-        BigInteger left = BigInteger.valueOf(n).multiply(BigInteger.valueOf(y.step)).multiply(BigInteger.valueOf(x.ticks));
+        BigInteger left = BigInteger.valueOf(n).multiply(BigInteger.valueOf(y.step))
+                .multiply(BigInteger.valueOf(x.ticks));
         BigInteger right = BigInteger.valueOf(m).multiply(BigInteger.valueOf(x.step))
                 .multiply(BigInteger.valueOf(y.ticks));
         return left.compareTo(right);
