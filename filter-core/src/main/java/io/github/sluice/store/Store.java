@@ -46,8 +46,10 @@ public interface Store extends AutoCloseable {
      *
      * <p>The default calls {@link #keySpace(String, Algorithm)} with the new algorithm, for a store
      * that accepts a rebinding as a policy change. The Redis store reads the shared state under the
-     * new parameters as it is, which keeps the promise for a change of the limit alone, and refuses
-     * a change of rate, window or algorithm unless {@code inheritance} is {@code RESET}. The
+     * new parameters as it is, which keeps the promise for the changes that cannot read a key's
+     * state as more (docs/redis.md, "Policy changes": e.g. a token bucket's {@code 100/1m} to
+     * {@code 200/1m}), and refuses the others (a slower GCRA rate, a window's length, another
+     * algorithm) unless {@code inheritance} is {@code RESET}. The
      * in-memory {@link ShardedRegistry} carries each key's state over by {@code inheritance},
      * lazily, through every change the key skipped.
      *

@@ -169,19 +169,22 @@ public final class RedisStore implements Store {
      * {@inheritDoc}
      *
      * <p>Here the shared state of every key stays where it is and is read under the new parameters
-     * (see {@link #keySpace}); {@code inheritance} is not applied key by key. Read so, a change of
-     * the limit alone (limit, burst, capacity, slack) at the same rate, window, alignment and
-     * slots never leaves a key more than it had left plus what the change raises, which is what
-     * every strategy but {@link Inheritance#RESET} promises; a key idle across a change and its
-     * revert reads exactly as before. A change of the rate or the window, or of the algorithm,
-     * would read keys' states as more permits than that (a faster rate counts the time a key owes
-     * as fewer permits, a shorter window may start a new one, another algorithm reads the state
-     * as fresh), so it is refused unless {@code inheritance} is {@code RESET}, under which no key
-     * is given more than a fresh one.
+     * (see {@link #keySpace}); {@code inheritance} is not applied key by key. Read so, most changes
+     * never leave a key more than it had left plus what the change raises, which is what every
+     * strategy but {@link Inheritance#RESET} promises, and are applied as they are; a key idle
+     * across a change and its revert reads exactly as before. The others would read some key's
+     * state as more permits than that, and are refused unless {@code inheritance} is {@code RESET},
+     * under which no key is given more than a fresh one. Which is which, algorithm by algorithm
+     * (docs/redis.md, "Policy changes"): a token bucket may change its rate if the time its bucket
+     * takes to fill moves the other way or stays (so {@code 100/1m} to {@code 200/1m} or
+     * {@code 50/1m} is applied); GCRA and the policing leaky bucket may raise their rate with any
+     * burst, and lower it if a full burst takes no longer to earn back; the windows, the sliding
+     * log, smooth-bursty and shaping may change only their limit (burst, capacity, slack); no
+     * policy its algorithm.
      *
-     * @throws IllegalArgumentException if the change is of the rate, window, alignment, slots or
-     *     algorithm and {@code inheritance} is not {@link Inheritance#RESET} (the message names
-     *     the policy, what changes and the ways to apply it), or as {@link #keySpace} throws
+     * @throws IllegalArgumentException if the change is one of those refused and
+     *     {@code inheritance} is not {@link Inheritance#RESET} (the message names the policy, what
+     *     changes, why, and the ways to apply it), or as {@link #keySpace} throws
      */
     @Override
     public KeySpace rebind(KeySpace current, Algorithm<?> algorithm, Inheritance inheritance) {
@@ -195,10 +198,10 @@ public final class RedisStore implements Store {
         String unsafe = inheritance == Inheritance.RESET ? null : AsIsChange.unsafe(before, algorithm);
         if (unsafe != null) {
             throw new IllegalArgumentException("policy '" + current.name() + "': the Redis store reads each key's"
-                    + " state as it is under the new parameters, which keeps what " + inheritance + " promises"
-                    + " only for a change of the limit alone (limit, burst, capacity) at the same rate and window;"
-                    + " this change also changes " + unsafe + ", and could give a client more than the change"
-                    + " raises. Apply it with Inheritance.RESET (config-reload=reset), or give the policy a new name");
+                    + " state as it is under the new parameters, and this change changes " + unsafe + "; it would"
+                    + " break what " + inheritance + " promises (no key left more than it had plus what the change"
+                    + " raises). Apply it with Inheritance.RESET (config-reload=reset), or give the policy a new"
+                    + " name (see docs/redis.md, \"Policy changes\")");
         }
         return keySpace(current.name(), algorithm);
     }
