@@ -130,9 +130,8 @@ public final class RedisStore implements Store {
      * reused where the algorithms agree on its shape and otherwise treated as fresh.
      *
      * @throws IllegalArgumentException if the name is not {@code [a-z0-9-]{1,64}}, or the
-     *     algorithm is not supported by the Redis store (warm-up and smooth-bursty; see
-     *     docs/redis.md)
-     *     or has a parameter beyond what the scripts compute exactly
+     *     algorithm is not supported by the Redis store (warm-up; see docs/redis.md) or has a
+     *     parameter beyond what the scripts compute exactly
      */
     @Override
     public KeySpace keySpace(String name, Algorithm<?> algorithm) {
