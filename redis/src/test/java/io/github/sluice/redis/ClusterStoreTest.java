@@ -127,7 +127,7 @@ class ClusterStoreTest {
         // on a whole cell in memory: resets differ by less than a microsecond, see docs/redis.md)
         boolean cells = algorithm instanceof FixedWindow f
                 && f.alignment() == FixedWindow.Alignment.FIRST_REQUEST;
-        try (Differential d = new Differential(cluster.uri(), cells ? 1000 : 0)) {
+        try (Differential d = new Differential(cluster, cells ? 1000 : 0)) {
             d.steps(200).run(algorithm, 1);
         }
     }
