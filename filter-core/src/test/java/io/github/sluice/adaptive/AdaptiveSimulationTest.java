@@ -373,10 +373,10 @@ class AdaptiveSimulationTest {
         }
         String phases = String.format(Locale.ROOT, "%.0f s each", Simulation.Scenario.PHASE_SECONDS);
         Files.writeString(dir.resolve("adaptive-sluice.svg"), SimulationChart.svg(
-                "Sluice's adaptive limits: 100 workers, then 50; offered 0.5x, 3x, 3x, 0.5x, " + phases, sluice,
+                "Sluice's adaptive limits: 100 workers (w.), then 50; offered 0.5x, 3x, 3x, 0.5x, " + phases, sluice,
                 SCENARIO, unloadedP99), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("adaptive-vs-netflix.svg"), SimulationChart.svg(
-                "Sluice and Netflix concurrency-limits (windowed, 100 ms windows), same simulation", versus,
+                "Sluice and Netflix concurrency-limits (windowed: 100 ms windows), same simulation; w. = workers", versus,
                 SCENARIO, unloadedP99), StandardCharsets.UTF_8);
     }
 

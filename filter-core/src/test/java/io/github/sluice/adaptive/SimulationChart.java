@@ -13,10 +13,10 @@ final class SimulationChart {
 
     private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
         "#8c564b", "#e377c2", "#7f7f7f"};
-    private static final int WIDTH = 900;
+    private static final int WIDTH = 940;
     private static final int PANEL = 200;
     private static final int LEFT = 70;
-    private static final int RIGHT = 190;
+    private static final int RIGHT = 230;
     private static final int TOP = 40;
     private static final int GAP = 45;
 
@@ -73,7 +73,7 @@ final class SimulationChart {
                         + "fill=\"#f0f0f0\"/>%n", x0, top, w, PANEL));
             }
             if (index == 0) {
-                b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#555\">%s (%.1fx, %d workers)"
+                b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#555\">%s (%.1fx, %d w.)"
                         + "</text>%n", x0 + 4, top - 4, escape(phase.name()), phase.load(), phase.workers()));
             }
             start += phase.seconds();
