@@ -31,13 +31,28 @@ final class Simulation {
     /** The scenario: phases, service times, the random seed, the sampling interval. */
     record Scenario(List<Phase> phases, double serviceMillis, int erlang, long seed, double tickMillis) {
 
-        /** The scenario of the documentation: 0.5x, 3x, 3x at half the capacity, 0.5x. */
+        /** The seed of the published charts and of the side-by-side comparison. */
+        static final long STANDARD_SEED = 17;
+        /** Seconds per phase: long enough for every limiter compared, Netflix's windowed ones included, to settle. */
+        static final double PHASE_SECONDS = 30;
+
+        /** The scenario of the documentation: 0.5x, 3x, 3x at half the capacity, 0.5x; 30 s each. */
         static Scenario standard() {
+            return of(PHASE_SECONDS, STANDARD_SEED);
+        }
+
+        /**
+         * The four phases of the documentation, each {@code seconds} long.
+         *
+         * @param seconds the length of each phase, simulated seconds
+         * @param seed the seed of the arrivals and service times
+         */
+        static Scenario of(double seconds, long seed) {
             return new Scenario(List.of(
-                    new Phase("light", 3, 0.5, 100),
-                    new Phase("overload", 3, 3, 100),
-                    new Phase("halved", 3, 3, 50),
-                    new Phase("light-halved", 3, 0.5, 50)), 10, 4, 17, 50);
+                    new Phase("light", seconds, 0.5, 100),
+                    new Phase("overload", seconds, 3, 100),
+                    new Phase("halved", seconds, 3, 50),
+                    new Phase("light-halved", seconds, 0.5, 50)), 10, 4, seed, 50);
         }
 
         long startNanos(int phase) {
@@ -53,7 +68,11 @@ final class Simulation {
         }
     }
 
-    /** Per-phase results. */
+    /**
+     * Per-phase results. {@code goodput} is the phase's completions as a share of what its
+     * workers could complete in it, capped at 1: completions above it are an earlier phase's
+     * queue draining, not more service.
+     */
     record PhaseStats(Phase phase, long offered, long admitted, long completed, double goodput,
             double p50Millis, double p99Millis, double meanLimit, long convergedAfter) {
     }
@@ -217,15 +236,15 @@ final class Simulation {
         long[] offered = new long[phases];
         long[] admitted = new long[phases];
         long[] completed = new long[phases];
-        List<List<Long>> latencies = new ArrayList<>();
+        List<Longs> latencies = new ArrayList<>();
         for (int i = 0; i < phases; i++) {
-            latencies.add(new ArrayList<>());
+            latencies.add(new Longs());
             if (i > 0) {
                 schedule(origin + scenario.startNanos(i), PHASE, null);
             }
         }
         List<Tick> ticks = new ArrayList<>();
-        List<Long> tickLatencies = new ArrayList<>();
+        Longs tickLatencies = new Longs();
         long tickCompleted = 0;
         List<long[]> limitSamples = new ArrayList<>(); // {phase, time, limit, completions so far in phase}
         schedule(origin + interArrival(), ARRIVAL, null);
@@ -268,7 +287,7 @@ final class Simulation {
                 case TICK -> {
                     long limit = gate.limit();
                     double capacity = capacityPerNano() * tick;
-                    long[] sorted = tickLatencies.stream().mapToLong(Long::longValue).sorted().toArray();
+                    long[] sorted = tickLatencies.sorted();
                     ticks.add(new Tick((e.time - origin) / 1e9, scenario.phases.get(phase).name, workers,
                             limit, inSystem, tickCompleted / capacity, millis(percentile(sorted, 0.5)),
                             millis(percentile(sorted, 0.99))));
@@ -283,16 +302,39 @@ final class Simulation {
         List<PhaseStats> stats = new ArrayList<>();
         for (int i = 0; i < phases; i++) {
             Phase p = scenario.phases.get(i);
-            long[] sorted = latencies.get(i).stream().mapToLong(Long::longValue).sorted().toArray();
+            long[] sorted = latencies.get(i).sorted();
             double capacity = p.workers / (scenario.serviceMillis / 1000) * p.seconds;
             int index = i;
             long[][] samples = limitSamples.stream().filter(s -> s[0] == index).toArray(long[][]::new);
-            stats.add(new PhaseStats(p, offered[i], admitted[i], completed[i], completed[i] / capacity,
+            stats.add(new PhaseStats(p, offered[i], admitted[i], completed[i], Math.min(1, completed[i] / capacity),
                     millis(percentile(sorted, 0.5)), millis(percentile(sorted, 0.99)),
                     Arrays.stream(samples).mapToLong(s -> s[2]).average().orElse(0),
-                    convergedAfter(samples)));
+                    convergedAfter(samples, p.workers)));
         }
         return new Run(gate.name(), stats, ticks);
+    }
+
+    /** A growable array of longs: a run records about a million latencies, unboxed. */
+    private static final class Longs {
+        private long[] values = new long[1024];
+        private int size;
+
+        void add(long v) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = v;
+        }
+
+        void clear() {
+            size = 0;
+        }
+
+        long[] sorted() {
+            long[] out = Arrays.copyOf(values, size);
+            Arrays.sort(out);
+            return out;
+        }
     }
 
     /** Starts queued work on free workers. */
@@ -304,23 +346,26 @@ final class Simulation {
         }
     }
 
+    /** The band of limits, in workers, within which both targets can hold at overload. */
+    static final double SETTLED_LOW = 0.9;
+    static final double SETTLED_HIGH = 3.5;
+
     /**
-     * The completions of a phase before its limit settled: the settled value is the median of
-     * the limit over the second half of the phase; the limit has settled at the first sample
-     * from which it stays within 25 % of it for {@value #SETTLE_TICKS} samples in a row (a
-     * short excursion later, such as a probe, does not undo it), and the count is that of the
-     * completions by that sample (so at most one sampling interval late); -1 if it never does.
+     * The completions of a phase before its limit settled, measured against the capacity the
+     * server has in that phase, not against where the limit itself ends: the limit has settled
+     * at the first sample from which it stays between {@value #SETTLED_LOW}x and
+     * {@value #SETTLED_HIGH}x the workers for {@value #SETTLE_TICKS} samples in a row. Below
+     * 0.9x, a tenth of the workers idle and goodput falls under 90 %; above 3.5x, the queue the
+     * limit lets stand (2.5 mean service times, about the unloaded p99) adds its wait to every
+     * request and puts p99 over twice the unloaded p99. A short
+     * excursion later, such as a probe, does not undo it; the count is that of the completions
+     * by that sample (so at most one sampling interval late); -1 if it never does.
      */
-    private static long convergedAfter(long[][] samples) {
-        if (samples.length == 0) {
-            return 0;
-        }
-        long[] late = Arrays.stream(samples, samples.length / 2, samples.length).mapToLong(s -> s[2])
-                .sorted().toArray();
-        double settled = late[late.length / 2];
+    private static long convergedAfter(long[][] samples, int workers) {
         int run = 0;
         for (int i = 0; i < samples.length; i++) {
-            run = Math.abs(samples[i][2] - settled) <= 0.25 * settled ? run + 1 : 0;
+            long limit = samples[i][2];
+            run = limit >= SETTLED_LOW * workers && limit <= SETTLED_HIGH * workers ? run + 1 : 0;
             if (run == SETTLE_TICKS) {
                 return samples[i - run + 1][3];
             }

@@ -13,10 +13,10 @@ final class SimulationChart {
 
     private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
         "#8c564b", "#e377c2", "#7f7f7f"};
-    private static final int WIDTH = 900;
+    private static final int WIDTH = 940;
     private static final int PANEL = 200;
     private static final int LEFT = 70;
-    private static final int RIGHT = 190;
+    private static final int RIGHT = 230;
     private static final int TOP = 40;
     private static final int GAP = 45;
 
@@ -73,7 +73,7 @@ final class SimulationChart {
                         + "fill=\"#f0f0f0\"/>%n", x0, top, w, PANEL));
             }
             if (index == 0) {
-                b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#555\">%s (%.1fx, %d workers)"
+                b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#555\">%s (%.1fx, %d w.)"
                         + "</text>%n", x0 + 4, top - 4, escape(phase.name()), phase.load(), phase.workers()));
             }
             start += phase.seconds();
@@ -90,7 +90,8 @@ final class SimulationChart {
             b.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>%n",
                     LEFT, y, LEFT + plotWidth, y));
         }
-        for (int s = 0; s <= (int) seconds; s += 1) {
+        int step = seconds > 20 ? 10 : 1;
+        for (int s = 0; s <= (int) seconds; s += step) {
             double x = LEFT + plotWidth * s / seconds;
             b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%ds</text>%n",
                     x, top + PANEL + 14, s));
@@ -102,7 +103,11 @@ final class SimulationChart {
         }
         for (int r = 0; r < runs.size(); r++) {
             StringBuilder points = new StringBuilder();
-            for (Simulation.Tick t : runs.get(r).ticks()) {
+            List<Simulation.Tick> ticks = runs.get(r).ticks();
+            // At most about 600 points a line: the chart is 640 pixels wide.
+            int stride = Math.max(1, ticks.size() / 600);
+            for (int i = stride - 1; i < ticks.size(); i += stride) {
+                Simulation.Tick t = ticks.get(i);
                 double x = LEFT + plotWidth * t.seconds() / seconds;
                 double v = Math.max(0, Math.min(max, value.applyAsDouble(t)));
                 double y = top + PANEL - PANEL * v / max;
