@@ -40,7 +40,8 @@ import java.util.regex.Pattern;
  *         .uri("redis://127.0.0.1:6379")
  *         .failurePolicy(FailurePolicy.localFallback(4))
  *         .build()) {
- *     KeySpace perIp = store.keySpace("per-ip", TokenBucket.of(100, Duration.ofMinutes(1), 20));
+ *     KeySpace perIp = store.keySpace("per-ip",
+ *             TokenBucket.builder().rate(Rate.perMinute(100)).burst(20).build());
  *     MutableDecision d = new MutableDecision();
  *     if (perIp.acquire("203.0.113.7", 1, d)) { ... }
  * }
