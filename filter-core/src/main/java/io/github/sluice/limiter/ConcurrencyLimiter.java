@@ -84,7 +84,8 @@ public final class ConcurrencyLimiter {
      *
      * @param timeout the longest wait, {@code >= 0}
      * @return a granted permit, or the refused one if none was freed in time
-     * @throws InterruptedException if interrupted while waiting (nothing is held then)
+     * @throws InterruptedException if interrupted on entry or while waiting (nothing is held then;
+     *     the flag is consumed)
      * @throws NullPointerException if {@code timeout} is null
      * @throws IllegalArgumentException if {@code timeout} is negative or too long
      */
@@ -99,7 +100,8 @@ public final class ConcurrencyLimiter {
      * @param timeout the longest wait, {@code >= 0}
      * @return a granted permit, or the refused one if not freed in time (at once when
      *     {@code permits > maxInFlight}: never waited for)
-     * @throws InterruptedException if interrupted while waiting (nothing is held then)
+     * @throws InterruptedException if interrupted on entry or while waiting (nothing is held then;
+     *     the flag is consumed)
      * @throws NullPointerException if {@code timeout} is null
      * @throws IllegalArgumentException if an argument is out of range
      */

@@ -499,18 +499,24 @@ public final class TokenBucketLimiter {
     /**
      * Takes {@code n} tokens, sleeping until they are available ({@code WaitN} with a deadline).
      * Refuses at once, taking nothing, if {@code n > burst} or if the tokens would only be
-     * available after {@code deadline}. If interrupted while sleeping, the reservation is cancelled
-     * before the exception is thrown.
+     * available after {@code deadline}. A thread already interrupted takes nothing, even when no
+     * wait would be needed (x/time/rate's {@code WaitN} on a context already done). If interrupted
+     * while sleeping, the reservation is cancelled before the exception is thrown. Either way the
+     * interrupt flag is consumed, as {@link java.util.concurrent.Semaphore} does.
      *
      * @param n tokens, {@code >= 0}
      * @param deadlineNanos a reading of the limiter's clock
      * @return {@code true} once the tokens are taken and their time has come; {@code false} if
      *     refused
-     * @throws InterruptedException if interrupted while sleeping
+     * @throws InterruptedException if interrupted on entry (nothing taken) or while sleeping (the
+     *     reservation cancelled)
      * @throws IllegalArgumentException if {@code n < 0}
      */
     public boolean waitUntil(long n, long deadlineNanos) throws InterruptedException {
         checkTokens(n);
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before waiting for " + n + " tokens");
+        }
         long now = clock.nanos();
         if (deadlineNanos < now) {
             return false;
@@ -537,7 +543,8 @@ public final class TokenBucketLimiter {
      * @param n tokens, {@code >= 0}
      * @param timeout the longest wait, {@code >= 0}
      * @return {@code true} once the tokens are taken; {@code false} if refused
-     * @throws InterruptedException if interrupted while sleeping
+     * @throws InterruptedException if interrupted on entry (nothing taken) or while sleeping (the
+     *     reservation cancelled)
      * @throws IllegalArgumentException if {@code n < 0} or {@code timeout} is negative or too long
      * @throws NullPointerException if {@code timeout} is null
      */
