@@ -849,7 +849,8 @@ public final class TokenBucketLimiter {
 
         /**
          * Sets one token per {@code interval}, x/time/rate's {@code Every}: an interval of zero is
-         * {@link #INF}, as there.
+         * {@link #INF}, as there. A negative interval, which x/time/rate also reads as {@code Inf},
+         * is refused: it is a caller's arithmetic gone wrong, and would open the gate silently.
          *
          * @param interval the time between two tokens, {@code >= 0}
          * @return this builder

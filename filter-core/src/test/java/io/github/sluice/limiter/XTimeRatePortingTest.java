@@ -2,6 +2,7 @@ package io.github.sluice.limiter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.core.Decision;
@@ -139,6 +140,18 @@ class XTimeRatePortingTest {
         lim.setRate(1.0);
         assertTrue(lim.allow());
         assertFalse(lim.allow());
+    }
+
+    @Test
+    void every_zeroIsInf_negativeIsRefusedNamingTheInterval() {
+        // Every(0) is Inf, as in x/time/rate
+        TokenBucketLimiter inf = TokenBucketLimiter.builder().every(Duration.ZERO).burst(1).clock(clock).build();
+        assertEquals(TokenBucketLimiter.INF, inf.limit());
+        assertTrue(inf.allow(1_000));
+        // Every(d < 0) is Inf there too; here it is refused, naming the value (docs/algorithms.md)
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TokenBucketLimiter.builder().every(Duration.ofNanos(-1)));
+        assertTrue(e.getMessage().contains("interval") && e.getMessage().contains("-"), e.getMessage());
     }
 
     @Test
