@@ -12,6 +12,7 @@ import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.Store;
 import io.github.sluice.testing.FakeClock;
+import io.github.sluice.testing.ForwardingKeySpace;
 import io.github.sluice.testing.FakeRequest;
 import io.github.sluice.testing.ReleaseLedger;
 import java.util.List;
@@ -178,22 +179,7 @@ class UnmatchedReleaseTest {
             @Override
             public KeySpace keySpace(String name, Algorithm<?> algorithm) {
                 KeySpace inner = target.keySpace(name, algorithm);
-                return new KeySpace() {
-                    @Override
-                    public String name() {
-                        return inner.name();
-                    }
-
-                    @Override
-                    public Algorithm<?> algorithm() {
-                        return inner.algorithm();
-                    }
-
-                    @Override
-                    public boolean acquire(String key, long cost, MutableDecision out) {
-                        return inner.acquire(key, cost, out);
-                    }
-
+                return new ForwardingKeySpace(inner) {
                     @Override
                     public void release(String key, long cost) {
                         release(key, cost, MutableDecision.NO_RECEIPT, false);
@@ -202,16 +188,6 @@ class UnmatchedReleaseTest {
                     @Override
                     public long release(String key, long cost, long receipt, boolean dropped) {
                         return inner.release(key, cost, receipt, dropped) + inner.release(key, cost, receipt, dropped);
-                    }
-
-                    @Override
-                    public void refund(String key, long cost, MutableDecision admission) {
-                        inner.refund(key, cost, admission);
-                    }
-
-                    @Override
-                    public long size() {
-                        return inner.size();
                     }
                 };
             }

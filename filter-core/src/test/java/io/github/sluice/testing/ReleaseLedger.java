@@ -258,21 +258,10 @@ public final class ReleaseLedger implements Store {
     }
 
     /** A concurrency policy's key space, recording each call that takes or gives back permits. */
-    private final class Recording implements KeySpace {
-        final KeySpace inner;
+    private final class Recording extends ForwardingKeySpace {
 
         Recording(KeySpace inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public String name() {
-            return inner.name();
-        }
-
-        @Override
-        public Algorithm<?> algorithm() {
-            return inner.algorithm();
+            super(inner);
         }
 
         @Override
@@ -315,26 +304,6 @@ public final class ReleaseLedger implements Store {
                 giveBack(inner.name(), key, cost, true);
             }
             inner.refund(key, cost, admission);
-        }
-
-        @Override
-        public void inspect(String key, MutableDecision out) {
-            inner.inspect(key, out);
-        }
-
-        @Override
-        public boolean reset(String key) {
-            return inner.reset(key);
-        }
-
-        @Override
-        public long size() {
-            return inner.size();
-        }
-
-        @Override
-        public String toString() {
-            return "Recording{" + inner + '}';
         }
     }
 }
