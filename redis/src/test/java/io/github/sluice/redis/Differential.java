@@ -128,8 +128,33 @@ final class Differential implements AutoCloseable {
         return this;
     }
 
-    /** Runs one random sequence and fails at the first decision that differs. */
+    /**
+     * Runs one random sequence and fails at the first decision that differs, unless the same
+     * sequence, run again on fresh keys, decides alike throughout.
+     *
+     * <p>Why once more: everything here is determined by the seed and the fake clock except one
+     * thing, Redis's expiry, which runs on the wall clock. A key within a millisecond of fresh gets
+     * a TTL of 1 ms, and a pause of the machine between the script's write and the
+     * {@linkplain #persistKeys PERSIST} lets it expire, so Redis reads a fresh key where memory
+     * still has the last microseconds of debt. A real difference between the two sides is a
+     * function of the seed and reappears in the second run; a lost race does not.
+     */
     void run(Algorithm<?> algorithm, long seed) {
+        try {
+            runOnce(algorithm, seed);
+        } catch (AssertionError first) {
+            try {
+                runOnce(algorithm, seed);
+            } catch (AssertionError again) {
+                first.addSuppressed(again);
+                throw first;
+            }
+            System.err.println("Differential: " + algorithm + " seed " + seed + " differed once and decided alike"
+                    + " when run again (a key expired on Redis's wall clock): " + first.getMessage());
+        }
+    }
+
+    private void runOnce(Algorithm<?> algorithm, long seed) {
         // A new policy name per run: fresh state on both sides, one store for every run.
         String policy = "p" + (++runs);
         KeySpace mem = ShardedRegistry.builder().clock(clock).build().keySpace(policy, algorithm);
