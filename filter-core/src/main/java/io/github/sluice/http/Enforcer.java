@@ -211,6 +211,45 @@ public final class Enforcer implements AutoCloseable {
     }
 
     /**
+     * Decides a request as {@link #enforce(RequestView)} does, for an adapter that must not block
+     * its thread (a reactive event loop). The returned stage completes with the verdict; the
+     * verdict's lifecycle ({@link ReleaseHandle}) is the same as a synchronous one's.
+     *
+     * @param request the request
+     * @return the verdict, when decided; never completes exceptionally for a store failure (the
+     *     store's failure policy decides instead)
+     * @throws NullPointerException if {@code request} is null
+     */
+    public java.util.concurrent.CompletionStage<Verdict> enforceAsync(RequestView request) {
+        return java.util.concurrent.CompletableFuture.completedFuture(enforce(request));
+    }
+
+    /**
+     * Decides a request against a selection as {@link #enforce(RequestView, PolicySet)} does,
+     * without blocking the calling thread; see {@link #enforceAsync(RequestView)}.
+     *
+     * @param request the request
+     * @param selection policies and cost, from {@link #select}
+     * @return the verdict, when decided
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the selection comes from another enforcer
+     */
+    public java.util.concurrent.CompletionStage<Verdict> enforceAsync(RequestView request, PolicySet selection) {
+        return java.util.concurrent.CompletableFuture.completedFuture(enforce(request, selection));
+    }
+
+    /**
+     * Whether {@link #enforce} decides without waiting on anything but memory (the in-memory
+     * store): an adapter on an event loop may then call it directly and save the stage of
+     * {@link #enforceAsync}.
+     *
+     * @return {@code true} if a synchronous decision never blocks
+     */
+    public boolean decidesAtOnce() {
+        return store instanceof ShardedRegistry;
+    }
+
+    /**
      * Selects policies by name, each with its own cost.
      *
      * @param names policy names

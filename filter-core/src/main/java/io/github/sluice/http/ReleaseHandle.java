@@ -61,6 +61,15 @@ public interface ReleaseHandle extends AutoCloseable {
         release();
     }
 
+    /**
+     * Returns the permits held, on the first call only, for a request the client abandoned (it
+     * closed the connection, or a reactive subscriber cancelled). Never throws. The default calls
+     * {@link #releaseFailed()}.
+     */
+    default void releaseAborted() {
+        releaseFailed();
+    }
+
     /** @return {@code true} once {@link #release()} has run (or if nothing was ever held) */
     boolean released();
 
