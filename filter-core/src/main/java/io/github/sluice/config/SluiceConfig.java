@@ -86,8 +86,9 @@ import java.util.function.Function;
  *       purpose (a file with a policy, or no file, is an error); the watch then applies a version
  *       without policies (see {@link ConfigWatch})</td><td>{@code false}</td></tr>
  * </table>
- * Init-params override the file's settings; the file's policies come first, then the
- * init-params'. Every error is a {@link ConfigException} naming the source, line, parameter and
+ * Init-params override the file's settings, policies included: a policy the init-params define
+ * under a name the file uses replaces the file's, in the file's place; the file's policies come
+ * first, then the init-params' others. Every error is a {@link ConfigException} naming the source, line, parameter and
  * value, raised here, at load time.
  *
  * <p>Stateless and thread-safe.
@@ -456,11 +457,11 @@ public final class SluiceConfig {
             List<String> origins = new ArrayList<>();
             for (String[] np : namedPolicies) {
                 Policy p = PolicyParser.parse(np[0], np[1], np[2], Integer.parseInt(np[3]));
-                addUnique(policies, origins, p, np[2], Integer.parseInt(np[3]));
+                addUnique(policies, origins, p, np[2], Integer.parseInt(np[3]), file);
             }
             for (Raw r : policyLines) {
                 for (Policy p : PolicyParser.parse(r.value, r.source)) {
-                    addUnique(policies, origins, p, r.source, 0);
+                    addUnique(policies, origins, p, r.source, 0, file);
                 }
             }
             return policies;
@@ -547,9 +548,21 @@ public final class SluiceConfig {
             }
         }
 
-        private static void addUnique(List<Policy> policies, List<String> origins, Policy p, String source, int line) {
+        /**
+         * Adds {@code p}, unless its name is taken. A policy of the {@code config} file ({@code file})
+         * is replaced, in its place, by one of the same name from the other settings (init-params,
+         * Spring properties), as the other settings override the file's; two definitions from
+         * the same side are an error.
+         */
+        private static void addUnique(List<Policy> policies, List<String> origins, Policy p, String source, int line,
+                String file) {
             for (int i = 0; i < policies.size(); i++) {
                 if (policies.get(i).name().equals(p.name())) {
+                    if (file != null && origins.get(i).equals(file) && !source.equals(file)) {
+                        policies.set(i, p);
+                        origins.set(i, source);
+                        return;
+                    }
                     throw new ConfigException(source, line, p.name(), "name", p.name(),
                             "policy names must be unique but '" + p.name() + "' is also defined in " + origins.get(i), null);
                 }

@@ -239,14 +239,36 @@ class SluiceConfigTest {
     }
 
     @Test
-    void samePolicyInFileAndInitParam_isRefused() {
+    void samePolicyInFileAndInitParam_initParamOverridesInTheFilesPlace() {
+        List<Policy> fileOnly;
+        try (Enforcer e = SluiceConfig.fromInitParams(Map.of("config", "classpath:sluice-test.properties")::get)
+                .build()) {
+            fileOnly = e.policies();
+        }
         Map<String, String> p = Map.of("config", "classpath:sluice-test.properties",
-                "policies", "per-ip = token-bucket 1/1s key=ip");
+                "policies", "per-ip = token-bucket 1/1s key=ip\nextra = token-bucket 2/1s key=ip");
 
-        ConfigException e = assertThrows(ConfigException.class, () -> SluiceConfig.fromInitParams(p::get));
+        List<Policy> policies;
+        try (Enforcer e = SluiceConfig.fromInitParams(p::get).build()) {
+            policies = e.policies();
+        }
 
-        assertEquals("init-param 'policies' (policy 'per-ip'): name='per-ip': policy names must be unique but "
-                + "'per-ip' is also defined in sluice-test.properties", e.getMessage().replace("classpath:", ""));
+        List<String> expected = new java.util.ArrayList<>();
+        fileOnly.forEach(q -> expected.add(q.name()));
+        expected.add("extra");
+        assertEquals(expected, policies.stream().map(Policy::name).toList());
+        Policy perIp = policies.get(expected.indexOf("per-ip"));
+        assertEquals(1, perIp.algorithm().limit(), perIp.toString());
+    }
+
+    @Test
+    void samePolicyTwiceInInitParams_isRefused() {
+        Map<String, String> p = Map.of("config", "classpath:sluice-test.properties",
+                "policies", "x = token-bucket 1/1s key=ip", "policy.x", "token-bucket 2/1s key=ip");
+
+        ConfigException e = assertThrows(ConfigException.class, () -> SluiceConfig.fromInitParams(p::get, p.keySet()));
+
+        assertTrue(e.getMessage().contains("policy names must be unique but 'x' is also defined in"), e.getMessage());
     }
 
     @Test

@@ -127,6 +127,30 @@ class StartupTest {
     }
 
     @Test
+    void samePolicyInConfigFileAndProperties_thePropertyOverrides_alsoAfterAnEditOfTheFile() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("sluice-boot", ".properties");
+        try {
+            java.nio.file.Files.writeString(file, "policy.api = fixed-window 5/10s key=ip\n"
+                    + "policy.other = fixed-window 6/10s key=ip\n");
+            runner.withPropertyValues("sluice.policies.api=token-bucket 10/1s key=ip", "sluice.config=" + file,
+                    "sluice.config-watch-interval=100ms").run(context -> {
+                        assertThat(context).hasNotFailed();
+                        Enforcer enforcer = context.getBean(Enforcer.class);
+                        assertEquals(java.util.List.of("api", "other"),
+                                enforcer.policies().stream().map(p -> p.name()).toList(), "in the file's order");
+                        assertEquals("token-bucket 10/1s", formatOf(enforcer, "api"));
+                        java.nio.file.Files.writeString(file, "policy.api = fixed-window 5/10s key=ip\n"
+                                + "policy.other = fixed-window 8/10s key=ip\n");
+                        assertTrue(eventually(() -> "fixed-window 8/10s".equals(formatOf(enforcer, "other"))),
+                                "the edit was not applied: " + enforcer.policies());
+                        assertEquals("token-bucket 10/1s", formatOf(enforcer, "api"), "the property still overrides");
+                    });
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
     void noPoliciesTrue_withAPolicyInTheConfigFile_failsStartUpNamingBoth() throws Exception {
         java.nio.file.Path file = java.nio.file.Files.createTempFile("sluice-boot", ".properties");
         try {
