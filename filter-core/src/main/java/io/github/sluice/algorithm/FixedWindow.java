@@ -80,7 +80,8 @@ import java.util.Objects;
  * and lets a {@link Alignment#FIRST_REQUEST} window keep its start and end the new length after
  * it. See "Changing the rate" in {@code docs/algorithms.md}.
  *
- * <p>Immutable and thread-safe.
+ * <p>Thread-safe; its configuration is immutable (a calendar window also caches the window that
+ * holds the latest reading, which changes no decision and is not part of {@link #equals}).
  */
 public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
 

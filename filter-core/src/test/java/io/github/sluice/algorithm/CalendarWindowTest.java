@@ -185,6 +185,34 @@ class CalendarWindowTest {
         assertEquals(0, run(calendar, epoch, 7, Duration.ofMinutes(97).toNanos(), 3_000, nanos("2026-01-01T00:00", "UTC")));
     }
 
+    @Test
+    void setRate_onACalendarWindow_keepsTheCalendarAndTheMonthsCount() {
+        // Given a month in Paris with 3 of 5 taken
+        io.github.sluice.testing.FakeClock clock = new io.github.sluice.testing.FakeClock(nanos("2026-03-30T12:00", "Europe/Paris"));
+        FixedWindow fw = FixedWindow.of(5, CalendarPeriod.of(Unit.MONTH, ZoneId.of("Europe/Paris")));
+        io.github.sluice.limiter.BlockingLimiter<?> limiter = io.github.sluice.limiter.BlockingLimiter.of(fw, clock,
+                nanos -> { });
+        for (int i = 0; i < 3; i++) {
+            assertTrue(limiter.tryAcquire());
+        }
+
+        // When the limit is lowered to 2, then raised to 4 per (nominal) month
+        limiter.setRate(io.github.sluice.core.Rate.of(2, Duration.ofNanos(fw.windowNanos())));
+        assertFalse(limiter.tryAcquire());
+        limiter.setRate(io.github.sluice.core.Rate.of(4, Duration.ofNanos(fw.windowNanos())));
+
+        // Then the 3 taken stay taken: one more, and the window is still March in Paris
+        assertTrue(limiter.tryAcquire());
+        assertFalse(limiter.tryAcquire());
+        clock.set(nanos("2026-04-01T00:00", "Europe/Paris"));
+        assertTrue(limiter.tryAcquire());
+
+        // And a rate of another period is refused: the calendar stays
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> limiter.setRate(io.github.sluice.core.Rate.of(4, Duration.ofDays(30))));
+        assertTrue(e.getMessage().contains("month zone=Europe/Paris"), e.getMessage());
+    }
+
     // ---- the reference model --------------------------------------------------------------
 
     /** A window by other java.time operations than {@link CalendarPeriod}'s. */
