@@ -30,10 +30,10 @@ public class CalendarWindowDecision {
     private static final long OPEN = 1_000_000_000_000L;
     private static final CalendarPeriod MONTH = CalendarPeriod.of(CalendarPeriod.Unit.MONTH, ZoneId.of("Europe/Paris"));
 
-    private Limiter<FixedWindow.WindowCell> epochOpen;
-    private Limiter<FixedWindow.WindowCell> calendarOpen;
-    private Limiter<FixedWindow.WindowCell> epochShut;
-    private Limiter<FixedWindow.WindowCell> calendarShut;
+    Limiter<FixedWindow.WindowCell> epochOpen;
+    Limiter<FixedWindow.WindowCell> calendarOpen;
+    Limiter<FixedWindow.WindowCell> epochShut;
+    Limiter<FixedWindow.WindowCell> calendarShut;
 
     /** Builds the limiters; the shut ones are spent. */
     @Setup(Level.Trial)
