@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.store.Inheritance;
 import io.github.sluice.testing.FakeRequest;
 import io.github.sluice.testing.RecordingResponse;
 import java.time.LocalDateTime;
@@ -62,5 +63,29 @@ class CalendarHeadersTest {
         assertTrue(november.admitted());
         assertEquals("\"monthly\";r=0;t=" + (30 * 86_400 + 3_600 - 1),
                 EnforcerFixture.headers(november).headers.get("RateLimit"));
+    }
+
+    @Test
+    void reconfigure_monthlyToAnotherZone_keepsWhatTheCustomerUsedThisMonth() {
+        // Given a month in Paris with 4 of 5 used, on 15 March 2026
+        Enforcer e = f.enforcer("monthly = fixed-window 5/month zone=Europe/Paris key=ip");
+        at("2026-03-15T12:00", "Europe/Paris");
+        for (int i = 0; i < 4; i++) {
+            assertTrue(e.enforce(request).admitted());
+        }
+
+        // When the policy moves to New York's calendar, keeping what was used, then back
+        e.reconfigure("monthly = fixed-window 5/month zone=America/New_York key=ip", Inheritance.KEEP_CONSUMED);
+        Verdict moved = e.enforce(request);
+        e.reconfigure("monthly = fixed-window 5/month zone=Europe/Paris key=ip", Inheritance.KEEP_CONSUMED);
+
+        // Then the change gave nothing back: one left, then refused, in either zone, until the
+        // new month begins (midnight on 1 April in Paris, as the policy now says)
+        assertTrue(moved.admitted());
+        assertEquals("\"monthly\";r=0;t=" + (16 * 86_400 + 17 * 3_600),
+                EnforcerFixture.headers(moved).headers.get("RateLimit"));
+        assertFalse(e.enforce(request).admitted());
+        at("2026-04-01T00:00", "Europe/Paris");
+        assertTrue(e.enforce(request).admitted());
     }
 }

@@ -28,12 +28,24 @@ import org.junit.jupiter.api.Test;
  */
 class MonthlyQuotaRecipeTest {
 
-    private static final Path RECIPES = Path.of("..", "docs", "recipes.md");
+    /**
+     * docs/recipes.md, found upwards from the working directory: the servlet module's, or the
+     * javax module's copy of the servlet tree (under its target directory).
+     */
+    private static Path recipes() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            Path doc = dir.resolve("docs").resolve("recipes.md");
+            if (Files.isRegularFile(doc)) {
+                return doc;
+            }
+        }
+        throw new AssertionError("no docs/recipes.md above " + Path.of("").toAbsolutePath());
+    }
     private static final String SECTION = "## A monthly quota per customer together with a per-second burst limit";
 
     /** The recipe's properties block. */
     static String recipe() throws IOException {
-        String doc = Files.readString(RECIPES, StandardCharsets.UTF_8);
+        String doc = Files.readString(recipes(), StandardCharsets.UTF_8);
         int from = doc.indexOf("\n" + SECTION + "\n");
         assertTrue(from >= 0, "docs/recipes.md has no section '" + SECTION + "'");
         int to = doc.indexOf("\n## ", from + 1);
