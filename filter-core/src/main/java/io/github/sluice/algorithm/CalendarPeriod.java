@@ -280,7 +280,8 @@ public final class CalendarPeriod {
          * @return whether the window holds it
          */
         public boolean holds(long epochNanos) {
-            return epochNanos - start >= 0 && epochNanos - end < 0;
+            // Plain comparisons: a bound saturated at the range of a long must not wrap.
+            return epochNanos >= start && epochNanos < end;
         }
 
         @Override

@@ -334,6 +334,7 @@ final class Acquisition {
                     p.tag = a.tag;
                     p.id = a.id;
                     p.receipt = a.charged ? a.out.receipt() : MutableDecision.NO_RECEIPT;
+                    p.at = a.at;
                     refund[k++] = p;
                 }
             }
