@@ -658,6 +658,12 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
                             + calendar + ") but was " + alignment + ": calendar windows start on the"
                             + " calendar's boundaries, the same for every key");
                 }
+                long max = WindowWord.maxLimit(calendar.shortestNanos());
+                if (limit > max) {
+                    throw new IllegalArgumentException("limit must be at most " + max + " for a calendar "
+                            + calendar.unit().name().toLowerCase(java.util.Locale.ROOT) + " but was " + limit
+                            + " (one word per key holds the count and the window's number)");
+                }
                 return new FixedWindow(limit, calendar.nominalNanos(), Alignment.CALENDAR, calendar);
             }
             if (alignment == Alignment.CALENDAR) {

@@ -95,6 +95,7 @@ class CalendarPolicyTest {
         "fixed-window 5/months | limit | 5/months | in fixed-window only",
         "fixed-window x/month | limit | x/month | whole permits",
         "fixed-window 0/month | limit | 0/month | limit must be >= 1",
+        "fixed-window 70368744177664/month | limit | 70368744177664/month | limit must be at most 70368744177663 for a calendar month",
     })
     void badCalendarConfiguration_failsNamingParameterAndValue(String spec, String parameter, String value,
             String rule) {
