@@ -31,6 +31,14 @@ import java.util.Objects;
  *       {@code reset} is at most the window, so that a window opened by a request reads as
  *       exactly the window (a 10 s window announces {@code t=10}, not 11); the enforcement keeps
  *       the true end, which is never early.
+ *   <li>{@link Alignment#CALENDAR} ({@code fixed-window 10000/month zone=Europe/Paris}): windows
+ *       are the days, weeks, months or years of a {@link CalendarPeriod} in a time zone, the same
+ *       for every key, with their real lengths (a month of 28 to 31 days, a day of 23 or 25 hours
+ *       across a daylight-saving change); {@code reset} and retry-after count to the real end.
+ *       The window holding the latest reading is cached on the algorithm, so a decision costs
+ *       what an epoch-aligned one does; the zone's rules are read once per window (by whichever
+ *       thread first crosses its end) and for stale readings. The clock's readings are taken as
+ *       wall time (a {@link io.github.sluice.core.Clock} is anchored to the epoch).
  * </ul>
  *
  * <h2>Decisions</h2>
@@ -72,7 +80,8 @@ import java.util.Objects;
  * and lets a {@link Alignment#FIRST_REQUEST} window keep its start and end the new length after
  * it. See "Changing the rate" in {@code docs/algorithms.md}.
  *
- * <p>Immutable and thread-safe.
+ * <p>Thread-safe; its configuration is immutable (a calendar window also caches the window that
+ * holds the latest reading, which changes no decision and is not part of {@link #equals}).
  */
 public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
 
@@ -81,7 +90,12 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         /** Windows start at multiples of the window since the Unix epoch, the same for every key. */
         EPOCH,
         /** A key's window starts at its first admitted request after the previous one ended. */
-        FIRST_REQUEST
+        FIRST_REQUEST,
+        /**
+         * Windows are the days, weeks, months or years of a {@link CalendarPeriod} in a time zone,
+         * the same for every key (set by {@link Builder#calendar}).
+         */
+        CALENDAR
     }
 
     /**
@@ -146,16 +160,28 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
     private final long length;
     /** No cell computed yet; {@link #cellOf} returns -1 at the least. */
     private static final long NOT_YET = Long.MIN_VALUE;
+    /** The calendar of {@link Alignment#CALENDAR}, else {@code null}. */
+    private final CalendarPeriod calendar;
+    /**
+     * The calendar window that holds the latest reading seen, or {@code null} before the first:
+     * a decision reads it and computes a window from the zone's rules only once the clock has
+     * left it, about once per window. Replaced only by a later window; two threads that cross the
+     * end together may both compute it, which is harmless (the windows are equal).
+     */
+    private volatile CalendarPeriod.Window current;
 
-    private FixedWindow(long limit, long window, Alignment alignment) {
+    private FixedWindow(long limit, long window, Alignment alignment, CalendarPeriod calendar) {
         this.limit = limit;
         this.window = window;
         this.alignment = alignment;
-        this.layout = new WindowWord(limit, window, "window");
-        this.unit = alignment == Alignment.EPOCH ? window : 1L << (layout.countBits - 1);
+        this.calendar = calendar;
+        // A calendar window's word counts in windows no shorter than half a day.
+        this.layout = calendar == null ? new WindowWord(limit, window, "window")
+                : new WindowWord(limit, calendar.shortestNanos(), "calendar " + calendar.unit().name().toLowerCase(java.util.Locale.ROOT));
+        this.unit = alignment != Alignment.FIRST_REQUEST ? window : 1L << (layout.countBits - 1);
         // A request anywhere in its first cell gets at least the window: (span - 1) * unit >=
         // window - 1.
-        this.span = alignment == Alignment.EPOCH ? 1 : (window - 1 + unit - 1) / unit + 1;
+        this.span = alignment != Alignment.FIRST_REQUEST ? 1 : (window - 1 + unit - 1) / unit + 1;
         this.length = span * unit;
     }
 
@@ -179,6 +205,57 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         return builder().limit(limit).window(window).build();
     }
 
+    /**
+     * {@code limit} permits per calendar window ({@code fixed-window 10000/month
+     * zone=Europe/Paris}): {@code FixedWindow.of(10_000, CalendarPeriod.of(Unit.MONTH,
+     * ZoneId.of("Europe/Paris")))}.
+     *
+     * @param limit permits per window, {@code >= 1}
+     * @param calendar the calendar period
+     * @return the algorithm
+     * @throws NullPointerException if {@code calendar} is null
+     * @throws IllegalArgumentException if a value is out of range (see {@link Builder})
+     */
+    public static FixedWindow of(long limit, CalendarPeriod calendar) {
+        return builder().limit(limit).calendar(calendar).build();
+    }
+
+    /** @return the calendar period of {@link Alignment#CALENDAR}, or {@code null} for the other alignments */
+    public CalendarPeriod calendar() {
+        return calendar;
+    }
+
+    /**
+     * The calendar window that holds a reading, from the cache of the latest one (no allocation
+     * while the reading stays in it); for the Redis store, which sends the script the bounds
+     * around its reading.
+     *
+     * @param now a clock reading, nanoseconds since the epoch
+     * @return the window holding {@code now}
+     * @throws IllegalStateException unless the alignment is {@link Alignment#CALENDAR}
+     */
+    public CalendarPeriod.Window calendarWindow(long now) {
+        if (calendar == null) {
+            throw new IllegalStateException("not a calendar window: " + this);
+        }
+        return windowOf(now);
+    }
+
+    /** The window holding {@code now}: the cached one, or computed (and cached if later). */
+    private CalendarPeriod.Window windowOf(long now) {
+        CalendarPeriod.Window w = current;
+        if (w != null && w.holds(now)) {
+            return w;
+        }
+        CalendarPeriod.Window fresh = calendar.windowAt(now);
+        // A stale reading (before the cached window) is answered but not cached: the cache
+        // follows the latest window, so the next readings find it.
+        if (w == null || now >= w.end()) {
+            current = fresh;
+        }
+        return fresh;
+    }
+
     /** @return where windows start */
     public Alignment alignment() {
         return alignment;
@@ -187,7 +264,8 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
     /**
      * @return for {@link Alignment#FIRST_REQUEST}, the length of a cell in nanoseconds (a window
      *     starts at the beginning of its first request's cell); for {@link Alignment#EPOCH}, the
-     *     window
+     *     window; for {@link Alignment#CALENDAR}, the nominal window
+     *     ({@link CalendarPeriod#nominalNanos()})
      */
     public long startRoundingNanos() {
         return unit;
@@ -196,7 +274,9 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
     /**
      * @return how long a window really lasts from the start of its first cell, in nanoseconds: the
      *     window itself for {@link Alignment#EPOCH}; for {@link Alignment#FIRST_REQUEST}, whole
-     *     cells, at least the window plus a cell less one nanosecond
+     *     cells, at least the window plus a cell less one nanosecond; for
+     *     {@link Alignment#CALENDAR}, the nominal window (each window's real length is its
+     *     {@link CalendarPeriod.Window})
      */
     public long spanNanos() {
         return length;
@@ -212,6 +292,12 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         return limit;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>For {@link Alignment#CALENDAR}, the nominal window ({@link CalendarPeriod#nominalNanos()}:
+     * 1, 7, 31 or 366 days); {@code t} and retry-after count to the real end of the window.
+     */
     @Override
     public long windowNanos() {
         return window;
@@ -225,17 +311,25 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
 
     @Override
     public WindowCell newCell(long now) {
-        return new WindowCell(Math.floorDiv(now, unit));
+        return new WindowCell(originAt(now));
+    }
+
+    /** The number since the epoch of the window (cell, calendar window) holding {@code t}. */
+    private long originAt(long t) {
+        return calendar == null ? Math.floorDiv(t, unit) : windowOf(t).ordinal();
     }
 
     /** The cell of {@code now} since the key's origin; -1 for a reading before the origin. */
     private long cellOf(WindowCell cell, long now) {
-        long c = Math.floorDiv(now, unit) - cell.origin;
+        long c = originAt(now) - cell.origin;
         return c < 0 ? -1 : Math.min(c, layout.maxIndex);
     }
 
     @Override
     public int acquire(WindowCell cell, long now, long cost, MutableDecision out) {
+        if (calendar != null) {
+            return acquireCalendar(cell, now, cost, out);
+        }
         // The cell of now, a division: computed only when the stored window does not hold now,
         // i.e. about once per window and key rather than once per decision.
         long current = NOT_YET;
@@ -266,43 +360,106 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
             long end = start + length;
             // FIRST_REQUEST's whole cells may put the end up to 2u ns beyond a window from now;
             // reporting that would turn a fresh 10 s window into "t=11".
-            long reset = count > 0 ? Math.min(end - now, window) : 0;
-            if (cost > limit) {
-                if (out != null) {
-                    out.deny(limit, limit - count, reset, Decision.NEVER);
-                }
-                return DENIED;
-            }
-            if (stale && cost > 0) {
-                if (out != null) {
-                    out.deny(limit, limit - count, reset,
-                            count + cost <= limit ? start - now : end - now);
-                }
-                return DENIED;
-            }
-            if (count + cost > limit) {
-                // count > 0 here, so the window is open and ends after now.
-                if (out != null) {
-                    out.deny(limit, limit - count, reset, end - now);
-                }
-                return DENIED;
-            }
-            if (cost == 0 || cell.casWord(w, layout.pack(index, count + cost))) {
-                if (out != null) {
-                    out.allow(limit, limit - count - cost,
-                            count + cost > 0 ? Math.min(end - now, window) : 0);
-                    if (cost > 0) {
-                        out.receipt(cell.origin + index);
-                    }
-                }
-                return ADMITTED;
+            int result = settle(cell, w, index, count, start, end, stale, window, now, cost, out);
+            if (result != RETRY) {
+                return result;
             }
         }
     }
 
-    /** The start of the window numbered {@code index}, in clock nanoseconds. */
+    /**
+     * {@link #acquire} for {@link Alignment#CALENDAR}: the same rule over the calendar's windows,
+     * numbered by their ordinals since the key's origin. The window holding now comes from the
+     * cache; the zone's rules are read only when the clock has left it, or for a stale reading.
+     */
+    private int acquireCalendar(WindowCell cell, long now, long cost, MutableDecision out) {
+        CalendarPeriod.Window at = windowOf(now);
+        long c = at.ordinal() - cell.origin;
+        long current = c < 0 ? -1 : Math.min(c, layout.maxIndex);
+        while (true) {
+            long w = cell.word();
+            if (w == Cell.RETIRED) {
+                return RETIRED;
+            }
+            long index = layout.index(w);
+            long count = layout.count(w);
+            long start;
+            long end;
+            boolean stale = current < index;
+            if (stale) {
+                // Another thread's later reading opened a later window (rare: computed here).
+                start = calendar.startNanos(cell.origin + index);
+                end = calendar.startNanos(cell.origin + index + 1);
+            } else {
+                if (current != index || count == 0) {
+                    // The stored window has passed, or counts nothing: the one holding now opens.
+                    index = current;
+                    count = 0;
+                }
+                start = at.start();
+                end = at.end();
+            }
+            int result = settle(cell, w, index, count, start, end, stale, Long.MAX_VALUE, now, cost, out);
+            if (result != RETRY) {
+                return result;
+            }
+        }
+    }
+
+    /** {@link #settle}'s answer when the compare-and-set lost: read the word again. */
+    private static final int RETRY = -1;
+
+    /**
+     * Decides on the window {@code [start, end)} numbered {@code index} holding {@code count}, as
+     * read from word {@code w}; {@code stale} if the reading falls before it. {@code cap} bounds
+     * the reported reset (the window for FIRST_REQUEST's whole cells).
+     *
+     * @return {@link #ADMITTED}, {@link #DENIED}, or {@link #RETRY} if the word changed meanwhile
+     */
+    private int settle(WindowCell cell, long w, long index, long count, long start, long end,
+            boolean stale, long cap, long now, long cost, MutableDecision out) {
+        long reset = count > 0 ? Math.min(end - now, cap) : 0;
+        if (cost > limit) {
+            if (out != null) {
+                out.deny(limit, limit - count, reset, Decision.NEVER);
+            }
+            return DENIED;
+        }
+        if (stale && cost > 0) {
+            if (out != null) {
+                out.deny(limit, limit - count, reset,
+                        count + cost <= limit ? start - now : end - now);
+            }
+            return DENIED;
+        }
+        if (count + cost > limit) {
+            // count > 0 here, so the window is open and ends after now.
+            if (out != null) {
+                out.deny(limit, limit - count, reset, end - now);
+            }
+            return DENIED;
+        }
+        if (cost == 0 || cell.casWord(w, layout.pack(index, count + cost))) {
+            if (out != null) {
+                out.allow(limit, limit - count - cost,
+                        count + cost > 0 ? Math.min(end - now, cap) : 0);
+                if (cost > 0) {
+                    out.receipt(cell.origin + index);
+                }
+            }
+            return ADMITTED;
+        }
+        return RETRY;
+    }
+
+    /** The start of the window numbered {@code index}, in clock nanoseconds (EPOCH, FIRST_REQUEST). */
     private long start(WindowCell cell, long index) {
         return (cell.origin + index) * unit;
+    }
+
+    /** The start of the window numbered {@code index}, in clock nanoseconds, for every alignment. */
+    private long startOf(WindowCell cell, long index) {
+        return calendar == null ? start(cell, index) : calendar.startNanos(cell.origin + index);
     }
 
     /**
@@ -357,9 +514,14 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         if (count == 0 || cellOf(cell, now) >= index + span) {
             fresh = to.newCell(now);
         } else {
-            long start = start(cell, index);
+            long start = startOf(cell, index);
             long origin;
-            if (to.unit == unit) {
+            if (calendar != null || to.calendar != null) {
+                // The same calendar keeps the window (receipts stay valid); any other change
+                // moves the count into the new window that holds now, as EPOCH does.
+                origin = calendar != null && calendar.equals(to.calendar) ? cell.origin + index
+                        : to.originAt(Math.max(now, start));
+            } else if (to.unit == unit) {
                 origin = cell.origin + index; // the same window: receipts stay valid
             } else if (alignment == Alignment.EPOCH) {
                 origin = Math.floorDiv(Math.max(now, start), to.unit);
@@ -395,17 +557,18 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
     @Override
     public boolean equals(Object o) {
         return o instanceof FixedWindow f && f.limit == limit && f.window == window
-                && f.alignment == alignment;
+                && f.alignment == alignment && Objects.equals(f.calendar, calendar);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(limit, window, alignment);
+        return Objects.hash(limit, window, alignment, calendar);
     }
 
     @Override
     public String toString() {
-        return "fixed-window{limit=" + limit + ", window=" + Units.duration(window)
+        return "fixed-window{limit=" + limit + ", window="
+                + (calendar == null ? Units.duration(window) : calendar.toString())
                 + ", alignment=" + alignment + '}';
     }
 
@@ -414,6 +577,8 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         private long limit;
         private long window;
         private Alignment alignment = Alignment.EPOCH;
+        private boolean alignmentSet;
+        private CalendarPeriod calendar;
 
         private Builder() {
         }
@@ -431,7 +596,7 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         }
 
         /**
-         * Sets the window's length.
+         * Sets the window's length. Exclusive with {@link #calendar}.
          *
          * @param window {@code > 0}, at most about 73 years
          * @return this builder
@@ -444,7 +609,22 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
         }
 
         /**
-         * Sets where windows start. Default: {@link Alignment#EPOCH}.
+         * Makes the windows the days, weeks, months or years of a calendar in a zone
+         * ({@link Alignment#CALENDAR}), instead of a {@link #window} of fixed length. Exclusive
+         * with {@link #window}; the alignment, if set, must be {@link Alignment#CALENDAR}.
+         *
+         * @param calendar the calendar period
+         * @return this builder
+         * @throws NullPointerException if {@code calendar} is null
+         */
+        public Builder calendar(CalendarPeriod calendar) {
+            this.calendar = Objects.requireNonNull(calendar, "calendar");
+            return this;
+        }
+
+        /**
+         * Sets where windows start. Default: {@link Alignment#EPOCH}, or {@link Alignment#CALENDAR}
+         * when a {@link #calendar} is set.
          *
          * @param alignment the alignment
          * @return this builder
@@ -452,23 +632,47 @@ public final class FixedWindow extends Algorithm<FixedWindow.WindowCell> {
          */
         public Builder alignment(Alignment alignment) {
             this.alignment = Objects.requireNonNull(alignment, "alignment");
+            this.alignmentSet = true;
             return this;
         }
 
         /**
          * @return the algorithm
-         * @throws IllegalStateException if limit or window is missing
+         * @throws IllegalStateException if limit is missing, if neither window nor calendar is set,
+         *     if both are, or if the alignment is {@link Alignment#CALENDAR} without a calendar
          * @throws IllegalArgumentException if the limit is too large for the window (see
-         *     {@link FixedWindow})
+         *     {@link FixedWindow}), or a calendar is given another alignment
          */
         public FixedWindow build() {
             if (limit == 0) {
                 throw new IllegalStateException("limit must be set");
             }
+            if (calendar != null) {
+                if (window != 0) {
+                    throw new IllegalStateException("window and calendar are exclusive: a calendar"
+                            + " window's length is the calendar's (" + calendar + "), but a window of "
+                            + Units.duration(window) + " was set too");
+                }
+                if (alignmentSet && alignment != Alignment.CALENDAR) {
+                    throw new IllegalArgumentException("alignment must be CALENDAR for a calendar window ("
+                            + calendar + ") but was " + alignment + ": calendar windows start on the"
+                            + " calendar's boundaries, the same for every key");
+                }
+                long max = WindowWord.maxLimit(calendar.shortestNanos());
+                if (limit > max) {
+                    throw new IllegalArgumentException("limit must be at most " + max + " for a calendar "
+                            + calendar.unit().name().toLowerCase(java.util.Locale.ROOT) + " but was " + limit
+                            + " (one word per key holds the count and the window's number)");
+                }
+                return new FixedWindow(limit, calendar.nominalNanos(), Alignment.CALENDAR, calendar);
+            }
+            if (alignment == Alignment.CALENDAR) {
+                throw new IllegalStateException("calendar must be set for alignment CALENDAR");
+            }
             if (window == 0) {
                 throw new IllegalStateException("window must be set");
             }
-            return new FixedWindow(limit, window, alignment);
+            return new FixedWindow(limit, window, alignment, null);
         }
     }
 }

@@ -171,6 +171,13 @@ public final class RateChange {
         } else if (algorithm instanceof ShapingLeakyBucket s) {
             changed = ShapingLeakyBucket.builder().rate(rate).slack(s.slack())
                     .maxDelay(Duration.ofNanos(s.maxDelayNanos())).start(s.start()).build();
+        } else if (algorithm instanceof FixedWindow f && f.calendar() != null) {
+            // A calendar window keeps its calendar; only the limit per window can change.
+            if (rate.periodNanos() != f.windowNanos()) {
+                throw new IllegalArgumentException("rate must be a limit per " + Units.duration(f.windowNanos())
+                        + " (the nominal window of " + f.calendar() + ", which a rate change keeps) but was " + rate);
+            }
+            changed = FixedWindow.builder().limit(rate.permits()).calendar(f.calendar()).build();
         } else if (algorithm instanceof FixedWindow f) {
             changed = FixedWindow.builder().limit(rate.permits()).window(Duration.ofNanos(rate.periodNanos()))
                     .alignment(f.alignment()).build();

@@ -102,11 +102,15 @@ final class Algorithms {
         return ctx.call("rate", rate.text(), b::build);
     }
 
-    /** {@code fixed-window 5/1m [align=epoch|first-request]}. */
+    /** {@code fixed-window 5/1m [align=epoch|first-request]}, or a calendar window (see {@link CalendarSpec}). */
     private static Algorithm<?> fixedWindow(Args a) {
+        if (CalendarSpec.isCalendar(a.peekPositional())) {
+            return CalendarSpec.fixedWindow(a); // 10000/month [zone=Europe/Paris] [week-start=monday]
+        }
         Line ctx = a.ctx;
         FixedWindow.Builder b = FixedWindow.builder();
         Args.Rate limit = a.rate("limit", false);
+        CalendarSpec.refuseOnDuration(a, limit.text());
         ctx.call("limit", limit.text(), () -> b.limit(limit.permits()));
         ctx.call("limit", limit.text(), () -> b.window(limit.period()));
         String align = a.option("align");

@@ -98,6 +98,11 @@ final class Args {
         return "";
     }
 
+    /** @return the next positional argument without taking it, or {@code null} if there is none */
+    String peekPositional() {
+        return positionalUsed < positional.size() ? positional.get(positionalUsed) : null;
+    }
+
     /** @return the next positional argument; fails naming {@code parameter} if missing */
     String positional(String parameter, String form) {
         if (positionalUsed >= positional.size()) {

@@ -59,7 +59,8 @@ final class Durations {
         int u = UNITS.indexOf(unit);
         if (u < 0 && number.isEmpty()) {
             throw new IllegalArgumentException(subject
-                    + " must be a whole number followed by ms, s, m, h or d, e.g. 500ms, 30s, 1m, 2h, 1d");
+                    + " must be a whole number followed by ms, s, m, h or d, e.g. 500ms, 30s, 1m, 2h, 1d"
+                    + calendarHint(unit));
         }
         if (u < 0) {
             throw new IllegalArgumentException(subject + " must end with one of the units " + UNIT_LIST
@@ -105,8 +106,27 @@ final class Durations {
         return "";
     }
 
+    /**
+     * A calendar word ({@code month}, {@code 1month}, {@code years}) is not a duration: saying
+     * "did you mean 1m" for it would turn a month into a minute.
+     */
+    private static String calendarHint(String unit) {
+        String lower = unit.toLowerCase(Locale.ROOT);
+        String singular = lower.endsWith("s") ? lower.substring(0, lower.length() - 1) : lower;
+        if (!CalendarSpec.UNITS.contains(singular)) {
+            return "";
+        }
+        return "; a calendar " + singular + " (one, renewed on the calendar's boundary) is written N/" + singular
+                + " in fixed-window only, e.g. fixed-window 10000/month zone=Europe/Paris; a duration is written"
+                + " in ms, s, m, h or d, e.g. 30d";
+    }
+
     private static String unitHint(String number, String unit) {
         String lower = unit.toLowerCase(Locale.ROOT);
+        String calendar = calendarHint(unit);
+        if (!calendar.isEmpty() && (lower.startsWith("month") || lower.startsWith("year"))) {
+            return calendar;
+        }
         if (lower.equals("ns") || lower.equals("us") || lower.equals("\u00b5s")) {
             return "; durations below a millisecond are not supported";
         }

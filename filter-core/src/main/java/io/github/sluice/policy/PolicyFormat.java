@@ -105,6 +105,9 @@ public final class PolicyFormat {
                     + (s.maxDelayNanos() == ShapingLeakyBucket.DEFAULT_MAX_DELAY.toNanos() ? ""
                             : " max-delay=" + duration(s.maxDelayNanos()));
         }
+        if (algorithm instanceof FixedWindow f && f.calendar() != null) {
+            return "fixed-window " + f.limit() + "/" + f.calendar();
+        }
         if (algorithm instanceof FixedWindow f) {
             return "fixed-window " + f.limit() + "/" + duration(f.windowNanos())
                     + (f.alignment() == FixedWindow.Alignment.EPOCH ? "" : " align=first-request");

@@ -36,6 +36,7 @@ class BuilderVocabularyTest {
             Map.entry("window", Set.of(Duration.class)),
             Map.entry("slots", Set.of(int.class)),
             Map.entry("alignment", Set.of(FixedWindow.Alignment.class)),
+            Map.entry("calendar", Set.of(CalendarPeriod.class)),
             Map.entry("start", Set.of(ShapingLeakyBucket.Start.class)),
             Map.entry("slack", Set.of(long.class)),
             Map.entry("maxDelay", Set.of(Duration.class)),

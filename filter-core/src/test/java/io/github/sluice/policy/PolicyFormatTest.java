@@ -79,7 +79,8 @@ class PolicyFormatTest {
             case "token-bucket", "gcra" -> rate + (opt ? " burst=" + r.nextInt(10_000) : "");
             case "leaky-bucket" -> rate + (opt ? " capacity=" + (1 + r.nextInt(10_000)) : "");
             case "shaping" -> rate + (opt ? " slack=" + r.nextInt(50) : "") + (r.nextBoolean() ? " max-delay=" + duration(r) : "");
-            case "fixed-window" -> rate + (opt ? " align=" + (r.nextBoolean() ? "epoch" : "first-request") : "");
+            case "fixed-window" -> r.nextInt(4) == 0 ? calendar(r)
+                    : rate + (opt ? " align=" + (r.nextBoolean() ? "epoch" : "first-request") : "");
             case "sliding-window" -> rate + (opt ? " slots=" + (1 + r.nextInt(100)) : "");
             case "sliding-log" -> rate;
             case "warm-up" -> rate + " warm-up=" + duration(r) + (opt ? " cold-factor=" + (1 + r.nextInt(9)) + "." + r.nextInt(10) : "");
@@ -87,6 +88,15 @@ class PolicyFormatTest {
             case "concurrency" -> (1 + r.nextInt(1000)) + (opt ? " max-wait=" + duration(r) : "");
             default -> throw new AssertionError(kind);
         };
+    }
+
+    /** A calendar window: a unit, maybe a zone, maybe a first day of the week. */
+    private static String calendar(Random r) {
+        String unit = List.of("day", "week", "month", "year").get(r.nextInt(4));
+        return (1 + r.nextInt(100_000)) + "/" + unit
+                + (unit.equals("week") && r.nextBoolean() ? " week-start=" + List.of("monday", "sunday", "Saturday").get(r.nextInt(3)) : "")
+                + (r.nextBoolean() ? " zone=" + List.of("UTC", "Europe/Paris", "Asia/Kolkata", "+05:30", "Etc/UTC",
+                        "America/New_York").get(r.nextInt(6)) : "");
     }
 
     private static String duration(Random r) {

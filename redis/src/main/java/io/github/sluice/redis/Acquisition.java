@@ -176,6 +176,7 @@ final class Acquisition {
         int[] slots = m.length == 1 ? null : new int[m.length];
         for (Member a : m) {
             a.tag = e.keys.tag(a.key);
+            a.at = now;
             if (slots != null) {
                 int g = 0;
                 while (g < groups && slots[g] != a.tag.slot()) {
@@ -333,6 +334,7 @@ final class Acquisition {
                     p.tag = a.tag;
                     p.id = a.id;
                     p.receipt = a.charged ? a.out.receipt() : MutableDecision.NO_RECEIPT;
+                    p.at = a.at;
                     refund[k++] = p;
                 }
             }

@@ -95,7 +95,7 @@ final class Engine implements Reporter.Sink {
         this.script = Script.load();
         this.keys = new KeyNames(b.prefix, b.keySecret);
         this.clientClock = b.clientClock;
-        this.localClock = b.clientClock != null ? b.clientClock : Clock.system();
+        this.localClock = b.clientClock != null ? b.clientClock : b.systemClock;
         this.timeoutNanos = b.commandTimeout.toNanos();
         this.failure = b.failurePolicy;
         this.fallback = b.failurePolicy.mode() == FailurePolicy.Mode.LOCAL_FALLBACK

@@ -175,7 +175,9 @@ final class RedisKeySpace implements KeySpace {
         p.id = leaseId;
         p.first = first;
         p.receipt = receipt;
-        engine.fireAndForget('r', engine.nowArg(engine.localClock.nanos()), new Part[] {p}, 0);
+        long now = engine.localClock.nanos();
+        p.at = now;
+        engine.fireAndForget('r', engine.nowArg(now), new Part[] {p}, 0);
     }
 
     /**

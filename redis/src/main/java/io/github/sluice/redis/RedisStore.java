@@ -434,6 +434,12 @@ public final class RedisStore implements Store {
         int failureThreshold = 3;
         FailurePolicy failurePolicy = FailurePolicy.failOpen();
         Clock clientClock;
+        /**
+         * The instance's own clock while the script reads Redis {@code TIME}: what calendar
+         * windows' bounds are computed around, and what times the denial cache and the fallback.
+         * The system clock; package-private so that tests can give an instance a skewed clock.
+         */
+        Clock systemClock = Clock.system();
         int denialCacheSize = 4096;
         Duration leaseTimeout = Duration.ofSeconds(30);
         StoreListener listener = StoreListener.NONE;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.algorithm.CalendarPeriod;
 import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
@@ -23,6 +24,7 @@ import io.github.sluice.store.Claim;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -55,6 +57,7 @@ class ClusterStoreTest {
                 TokenBucket.builder().rate(Rate.of(1, Duration.ofSeconds(1))).burst(LIMIT).build(),
                 Gcra.builder().rate(Rate.of(1, Duration.ofSeconds(1))).burst(LIMIT - 1).build(),
                 FixedWindow.of(LIMIT, Duration.ofMinutes(1)),
+                FixedWindow.of(LIMIT, CalendarPeriod.of(CalendarPeriod.Unit.MONTH, ZoneId.of("Asia/Kolkata"))),
                 FixedWindow.builder().limit(LIMIT).window(Duration.ofMinutes(1))
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build(),
                 SlidingWindow.builder().limit(LIMIT).window(Duration.ofMinutes(1)).slots(6).build(),
@@ -103,6 +106,7 @@ class ClusterStoreTest {
                 Gcra.builder().rate(Rate.perSecond(3)).burst(2).build(),
                 LeakyBucket.builder().capacity(4).rate(Rate.of(1000, Duration.ofSeconds(7))).build(),
                 FixedWindow.of(5, Duration.ofSeconds(10)),
+                FixedWindow.of(5, CalendarPeriod.of(CalendarPeriod.Unit.DAY, ZoneId.of("Europe/Paris"))),
                 FixedWindow.builder().limit(5).window(Duration.ofSeconds(10))
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build(),
                 SlidingWindow.builder().limit(6).window(Duration.ofSeconds(10)).slots(5).build(),

@@ -86,6 +86,16 @@ final class Differential implements AutoCloseable {
         this.toleranceNanos = toleranceNanos;
     }
 
+    /**
+     * Moves the fake clock to an instant (e.g. just before a calendar boundary), if it is later.
+     *
+     * @param nanos the instant, nanoseconds since the epoch
+     */
+    Differential startAt(long nanos) {
+        clock.set(Math.max(nanos, clock.nanos()));
+        return this;
+    }
+
     /** @param micros the largest clock step; default: about two windows of the algorithm */
     Differential maxStep(long micros) {
         this.maxStepMicros = micros;

@@ -3,6 +3,7 @@ package io.github.sluice.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.algorithm.CalendarPeriod;
 import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.FixedWindow;
 import io.github.sluice.algorithm.Gcra;
@@ -19,6 +20,7 @@ import io.github.sluice.redis.testing.RedisServerExtension;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -44,6 +46,7 @@ class TwoStoresTest {
                 TokenBucket.builder().rate(Rate.perSecond(1)).burst(150).build(),
                 Gcra.builder().rate(Rate.perSecond(1)).burst(149).build(),
                 FixedWindow.of(150, Duration.ofMinutes(1)),
+                FixedWindow.of(150, CalendarPeriod.of(CalendarPeriod.Unit.MONTH, ZoneId.of("Europe/Paris"))),
                 FixedWindow.builder().limit(150).window(Duration.ofMinutes(1))
                         .alignment(FixedWindow.Alignment.FIRST_REQUEST).build(),
                 SlidingWindow.builder().limit(150).window(Duration.ofMinutes(1)).slots(6).build(),

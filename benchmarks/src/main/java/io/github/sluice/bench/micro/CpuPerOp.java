@@ -42,7 +42,7 @@ import java.util.function.Function;
  * worker does here.
  *
  * <p>Usage: {@code java [-Xms3g -Xmx3g] -cp benchmarks.jar io.github.sluice.bench.micro.CpuPerOp
- * single|keys|enforcer [rounds]}. {@code enforcer}: {@code EnforcerPath}'s requests (allowed, allowed
+ * single|keys|enforcer|calendar [rounds]}. {@code enforcer}: {@code EnforcerPath}'s requests (allowed, allowed
  * on a draining key, denied) against the floor, and the allowed request's parts alone. Prints one Markdown table: per candidate, CPU ns per operation (median
  * over rounds) and its ratio to the reference, median (min-max).
  */
@@ -71,6 +71,8 @@ public final class CpuPerOp {
             keys(rounds);
         } else if (what.equals("enforcer")) {
             enforcer(rounds);
+        } else if (what.equals("calendar")) {
+            calendar(rounds);
         } else {
             single(rounds);
         }
@@ -113,6 +115,29 @@ public final class CpuPerOp {
                     + s, r, median(r) <= 1));
         }
         printTargets(targets);
+    }
+
+    /**
+     * {@code CalendarWindowDecision}: a calendar month's decision against the epoch-aligned fixed
+     * window's (the same algorithm, the calendar's window read from its cache), allowed and denied.
+     */
+    private static void calendar(int rounds) {
+        CalendarWindowDecision d = new CalendarWindowDecision();
+        d.setUp();
+        Map<String, Batch> c = new LinkedHashMap<>();
+        c.put("allowed epoch", loop(d.epochOpen));
+        c.put("allowed calendar", loop(d.calendarOpen));
+        c.put("denied epoch", loop(d.epochShut));
+        c.put("denied calendar", loop(d.calendarShut));
+        run(c, rounds, 2_000_000, "allowed epoch", false);
+        Map<String, double[]> perOp = last;
+        double[] allowed = ratios(perOp.get("allowed calendar"), perOp.get("allowed epoch"));
+        double[] denied = ratios(perOp.get("denied calendar"), perOp.get("denied epoch"));
+        printTargets(List.of(
+                target("calendar window, allowed: cost <= 1.1x the epoch-aligned fixed window (CPU time)", allowed,
+                        median(allowed) <= 1.1),
+                target("calendar window, denied: cost <= 1.1x the epoch-aligned fixed window (CPU time)", denied,
+                        median(denied) <= 1.1)));
     }
 
     /**

@@ -60,8 +60,9 @@ import java.math.RoundingMode;
  *       a key not written since expires one old window after its newest permit and comes back
  *       empty while the new window still counts them. Only the limit may change.</li>
  *   <li><b>fixed-window</b>, <b>sliding-window</b>: the state is a count and the window (or slots
- *       since the epoch) it belongs to; a change of the window, alignment or slots reads the
- *       same count in another window, or none: only the limit may change.</li>
+ *       since the epoch) it belongs to; a change of the window, alignment, calendar (unit, zone,
+ *       first day of the week) or slots reads the same count in another window, or none: only the
+ *       limit may change.</li>
  *   <li><b>smooth-bursty</b> and <b>shaping</b>: the rate (interval) must stay. A key's state is
  *       one instant that admits a request of any cost on its own once it is due, and the permits
  *       stored before it are counted by the interval, so no change of the interval is proven
@@ -130,8 +131,16 @@ public final class AsIsChange {
                     + Human.duration(a.intervalNanos()) + " to " + Human.duration(b.intervalNanos())
                     + ": a key's state is the instant of its next slot, which the new interval would count again";
         } else if (from instanceof FixedWindow a && to instanceof FixedWindow b) {
-            return a.alignment() != b.alignment() ? "its alignment, from " + a.alignment() + " to " + b.alignment()
-                    + ": a key's count would be read in another window" : window(a, b, "its count");
+            if (a.alignment() != b.alignment()) {
+                return "its alignment, from " + a.alignment() + " to " + b.alignment()
+                        + ": a key's count would be read in another window";
+            }
+            if (a.calendar() != null) {
+                return a.calendar().equals(b.calendar()) ? null : "its calendar, from " + a.calendar() + " to "
+                        + b.calendar() + ": a key's count is kept with its window's start, which the new calendar's"
+                        + " windows would not match, so the key would start afresh";
+            }
+            return window(a, b, "its count");
         } else if (from instanceof SlidingWindow a && to instanceof SlidingWindow b) {
             return a.slots() != b.slots() ? "its slots, from " + a.slots() + " to " + b.slots()
                     + ": a key's counts are kept by slot number, which would name other slots"

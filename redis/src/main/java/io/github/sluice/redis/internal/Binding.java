@@ -119,10 +119,16 @@ public abstract class Binding {
      * @param first the index of the lease's first member, if there is an id
      * @param receipt the receipt of the admission a refund undoes, or
      *     {@link MutableDecision#NO_RECEIPT}
+     * @param at the local clock's reading when the call was made, nanoseconds (for parameters
+     *     that depend on it, see {@link #writeParams})
      */
-    public final void encode(ByteBuf buf, long cost, String requestId, long first, long receipt) {
+    public final void encode(ByteBuf buf, long cost, String requestId, long first, long receipt, long at) {
         buf.writeBytes(kindBytes);
         Resp.bulk(buf, cost);
+        if (writeParams(buf, at)) {
+            writeReceipt(buf, receipt);
+            return;
+        }
         buf.writeBytes(paramBytes[0]);
         buf.writeBytes(paramBytes[1]);
         if (needsRequestId()) {
@@ -137,11 +143,28 @@ public abstract class Binding {
             buf.writeBytes(paramBytes[3]);
         }
         buf.writeBytes(paramBytes[4]);
+        writeReceipt(buf, receipt);
+    }
+
+    private static void writeReceipt(ByteBuf buf, long receipt) {
         if (receipt == MutableDecision.NO_RECEIPT) {
             buf.writeBytes(NONE);
         } else {
             Resp.bulk(buf, receipt);
         }
+    }
+
+    /**
+     * Writes the {@link #PARAMS} parameters of a binding whose parameters depend on the time of
+     * the call (a calendar window sends the bounds of the windows around {@code at}), instead of
+     * the fixed ones. Must not allocate: it runs for every call, on the client's I/O thread.
+     *
+     * @param buf the call's buffer
+     * @param at the local clock's reading when the call was made, nanoseconds
+     * @return {@code true} if it wrote them; the default writes nothing and returns {@code false}
+     */
+    protected boolean writeParams(ByteBuf buf, long at) {
+        return false;
     }
 
     /**

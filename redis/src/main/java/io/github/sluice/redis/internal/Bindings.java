@@ -107,6 +107,9 @@ public final class Bindings {
     }
 
     private static Binding fixedWindow(FixedWindow f) {
+        if (f.calendar() != null) {
+            return calendarWindow(f);
+        }
         long window = Micros.ceil("fixed-window window", f.windowNanos());
         Micros.checked("fixed-window limit", f.limit());
         boolean epoch = f.alignment() == FixedWindow.Alignment.EPOCH;
@@ -115,6 +118,33 @@ public final class Bindings {
             public Algorithm<?> scaled(int instances) {
                 return FixedWindow.builder().limit(share(f.limit(), instances))
                         .window(Duration.ofNanos(f.windowNanos())).alignment(f.alignment()).build();
+            }
+        };
+    }
+
+    /**
+     * A calendar window: the limit, then the bounds of the windows before, holding and after the
+     * call's local reading, which the script picks from by its own clock (see fixed-window.lua).
+     */
+    private static Binding calendarWindow(FixedWindow f) {
+        Micros.checked("fixed-window limit", f.limit());
+        return new Binding(f, "fixed-window-calendar", f.limit()) {
+            private final byte[] limit = Resp.encoded(Long.toString(f.limit()));
+
+            @Override
+            protected boolean writeParams(io.netty.buffer.ByteBuf buf, long at) {
+                io.github.sluice.algorithm.CalendarPeriod.Window w = f.calendarWindow(at);
+                buf.writeBytes(limit);
+                Resp.bulk(buf, Math.floorDiv(w.previousStart(), 1000));
+                Resp.bulk(buf, Math.floorDiv(w.start(), 1000));
+                Resp.bulk(buf, Math.floorDiv(w.end(), 1000));
+                Resp.bulk(buf, Math.floorDiv(w.nextEnd(), 1000));
+                return true;
+            }
+
+            @Override
+            public Algorithm<?> scaled(int instances) {
+                return FixedWindow.of(share(f.limit(), instances), f.calendar());
             }
         };
     }

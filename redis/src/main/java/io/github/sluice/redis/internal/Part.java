@@ -29,6 +29,11 @@ public class Part {
     public long receipt = MutableDecision.NO_RECEIPT;
     /** Which call of the request this part goes in: parts of one group share a slot. */
     public int group;
+    /**
+     * The local clock's reading when the part was made, nanoseconds: the instant around which a
+     * calendar window's bounds are sent ({@link Binding#encode}), whatever clock the script reads.
+     */
+    public long at;
 
     /**
      * @param binding the policy's binding, or {@code null} for the probe

@@ -182,7 +182,7 @@ public final class Script {
         // The token bucket first: the most common kind takes the fewest comparisons.
         for (String kind : List.of("token-bucket", "gcra", "fixed-window", "sliding-window", "leaky-bucket",
                 "smooth-bursty", "sliding-log", "concurrency")) {
-            m.put(kind, List.of(kind));
+            m.put(kind, kind.equals("fixed-window") ? List.of(kind, "fixed-window-calendar") : List.of(kind));
         }
         m.put("shaping", List.of("shaping", "shaping-earned"));
         return Collections.unmodifiableMap(m);

@@ -198,7 +198,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
         }
         for (Part p : parts) {
             if (p.group == group) {
-                p.binding.encode(buf, p.cost, p.id, p.first, p.receipt);
+                p.binding.encode(buf, p.cost, p.id, p.first, p.receipt, p.at);
             }
         }
     }

@@ -78,3 +78,73 @@ A['fixed-window'] = {
     end
   end
 }
+
+-- fixed-window-calendar: a window of a calendar (day, week, month, year in a time zone), as
+-- io.github.sluice.algorithm.FixedWindow with a CalendarPeriod. The zone's rules live in Java: a
+-- call sends p[1] = limit and p[2] .. p[5] = the bounds (us) b0 < b1 < b2 < b3 of the windows
+-- before, holding and after the caller's local reading, and the script takes the window of the
+-- three that holds its own clock (Redis TIME, or the client clock). So instances whose clocks
+-- disagree by less than a window still count in one window, the one Redis's clock is in: the
+-- hash {s = window start, c = count, e = window end} is keyed by the window's start. A clock
+-- outside all three (more than a day off the caller's) is an error: the call fails and the
+-- store's failure policy decides, rather than a count in a window no other instance reads.
+local function cw_pick(now, p)
+  if now >= p[3] and now < p[4] then
+    return p[3], p[4]
+  elseif now >= p[2] and now < p[3] then
+    return p[2], p[3]
+  elseif now >= p[4] and now < p[5] then
+    return p[4], p[5]
+  end
+  error('sluice: the calendar window bounds sent do not hold the script clock ' .. s(now)
+    .. ' (from ' .. s(p[2]) .. ' to ' .. s(p[5]) .. '): the clocks of Redis and this instance differ by'
+    .. ' more than a window')
+end
+
+A['fixed-window-calendar'] = {
+  decide = function(key, now, cost, p)
+    local limit = p[1]
+    local mine, mfin = cw_pick(now, p)
+    local start, count, fin = mine, 0, mfin
+    local stale = false
+    local v = redis.pcall('HMGET', key, 's', 'c', 'e')
+    if type(v) == 'table' and not v['err'] then
+      local s0, c0 = tonumber(v[1]), tonumber(v[2])
+      if s0 and c0 then
+        if mine < s0 then
+          -- a later window is stored (a clock ahead of this one opened it): refused until it starts
+          stale, start, count, fin = true, s0, c0, tonumber(v[3]) or s0
+        elseif s0 == mine and c0 > 0 then
+          count = c0
+        end
+      end
+    end
+    local reset = 0
+    if count > 0 then
+      reset = fin - now
+    end
+    if cost > limit then
+      return {0, limit - count, reset, NEVER, 0}
+    end
+    if stale and cost > 0 then
+      local retry = fin - now
+      if count + cost <= limit then
+        retry = start - now
+      end
+      return {0, limit - count, reset, retry, 0}
+    end
+    if count + cost > limit then
+      return {0, limit - count, reset, fin - now, 0}
+    end
+    if count + cost > 0 then
+      reset = fin - now
+    end
+    return {1, limit - count - cost, reset, 0, 0, start, count + cost, fin, receipt = start}
+  end,
+  commit = function(key, now, cost, p, r)
+    claim(key, 'hash')
+    redis.call('HSET', key, 's', s(r[6]), 'c', s(r[7]), 'e', s(r[8]))
+    redis.call('PEXPIRE', key, s(px(r[8] - now)))
+  end,
+  release = A['fixed-window'].release
+}

@@ -33,6 +33,7 @@ class AsIsChangeTest {
         "leaky-bucket 10/1s capacity=10 | leaky-bucket 20/1s capacity=40",
         "sliding-log 5/1h              | sliding-log 9/1h",
         "fixed-window 5/1h             | fixed-window 2/1h",
+        "fixed-window 5/month zone=Europe/Paris | fixed-window 9/month zone=Europe/Paris",
         "concurrency 5                 | concurrency 2",
     })
     void changeThatReadsNoStateAsMore_isAppliedAsItIs(String from, String to) {
@@ -55,6 +56,11 @@ class AsIsChangeTest {
         "sliding-log 5/1h              | sliding-log 5/2h              | its window, from 1h to 2h",
         "sliding-window 5/1h           | sliding-window 5/2h           | its window, from 1h to 2h",
         "fixed-window 5/1h             | gcra 5/1h                     | its algorithm, from fixed-window to gcra",
+        "fixed-window 5/month zone=Europe/Paris | fixed-window 5/month zone=America/New_York | its calendar, from month"
+                + " zone=Europe/Paris to month zone=America/New_York",
+        "fixed-window 5/week           | fixed-window 5/week week-start=sunday | its calendar, from week zone=UTC to"
+                + " week week-start=sunday zone=UTC",
+        "fixed-window 5/1d             | fixed-window 5/day            | its alignment, from EPOCH to CALENDAR",
     })
     void changeThatCouldReadAStateAsMore_isNamedWithWhy(String from, String to, String what) {
         String unsafe = AsIsChange.unsafe(algorithm(from), algorithm(to));
