@@ -10,12 +10,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Function;
-import org.springframework.http.HttpStatusCode;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.Fuseable;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.SignalType;
 
 /**
  * One exchange's way through Sluice on a reactive stack, shared by every reactive adapter (the
@@ -38,10 +35,10 @@ import reactor.core.publisher.SignalType;
  *   <li>Admitted: the rate-limit fields are set on the response before the chain runs (before
  *       anything can commit it); a shaped request waits its delay on a timer
  *       ({@code Mono.delay}), holding no thread.
- *   <li>The verdict ends exactly once, mapped from the reactive signal of the rest of the chain:
- *       complete: {@link Verdict#release(int)} with the response's status (200 if none was set);
- *       error: {@link Verdict#releaseFailed()}; cancel (the client went away, during the delay
- *       too): {@link Verdict#releaseAborted()}.
+ *   <li>The verdict ends exactly once, mapped from the reactive signal of the rest of the chain
+ *       ({@link Ending}): complete: {@link Verdict#release(int)} with the response's status (200
+ *       if none was set); error: {@link Verdict#releaseFailed()}; cancel (the client went away,
+ *       during the delay too): {@link Verdict#releaseAborted()}.
  * </ol>
  *
  * <p>The decision is taken when the returned {@code Mono} is subscribed, not when this method is
@@ -144,7 +141,7 @@ public final class ExchangeEnforcement {
             verdict.writeHeaders(view);
             if (verdict.shaped()) {
                 // A timer, not a thread: the chain is subscribed when the delay has passed; a cancel
-                // before then disposes the timer and gives the place back (doFinally below).
+                // before then disposes the timer and gives the place back (Ending, below).
                 run = Mono.delay(Duration.ofNanos(verdict.delayNanos())).then(Mono.defer(() -> next.apply(exchange)));
             } else {
                 run = next.apply(exchange);
@@ -156,22 +153,7 @@ public final class ExchangeEnforcement {
             verdict.releaseFailed();
             throw e;
         }
-        return run.doFinally(signal -> end(verdict, signal, exchange.getResponse()));
-    }
-
-    /** Maps the reactive signal that ended the exchange onto the verdict's single ending. */
-    static void end(Verdict verdict, SignalType signal, ServerHttpResponse response) {
-        switch (signal) {
-            case ON_COMPLETE -> verdict.release(status(response));
-            case ON_ERROR -> verdict.releaseFailed();
-            default -> verdict.releaseAborted(); // CANCEL: the client went away
-        }
-    }
-
-    /** @return the response's status, 200 if the application set none (the server's default) */
-    static int status(ServerHttpResponse response) {
-        HttpStatusCode status = response.getStatusCode();
-        return status == null ? 200 : status.value();
+        return new Ending(run, verdict, exchange.getResponse());
     }
 
     private static Object scalar(Fuseable.ScalarCallable<?> known) {

@@ -16,7 +16,6 @@ import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.SignalType;
 
 /**
  * Applies named Sluice policies to functional routes: the {@link RateLimited} of
@@ -108,12 +107,9 @@ public final class SluiceHandlerFilter implements HandlerFilterFunction<ServerRe
         // The response, once there, ends the verdict when it has been written; any other end of
         // the handler (error, cancel, no response) ends it here. Ending twice is a no-op.
         return run.<ServerResponse>map(r -> new Releasing(r, verdict))
-                .doFinally(signal -> {
-                    if (signal != SignalType.ON_COMPLETE) {
-                        ExchangeEnforcement.end(verdict, signal, exchange.getResponse());
-                    }
-                })
-                .switchIfEmpty(Mono.fromRunnable(() -> verdict.release(ExchangeEnforcement.status(exchange.getResponse()))));
+                .doOnError(e -> verdict.releaseFailed())
+                .doOnCancel(verdict::releaseAborted)
+                .switchIfEmpty(Mono.fromRunnable(() -> verdict.release(Ending.status(exchange.getResponse()))));
     }
 
     @Override
@@ -163,7 +159,7 @@ public final class SluiceHandlerFilter implements HandlerFilterFunction<ServerRe
                 verdict.releaseFailed();
                 throw e;
             }
-            return written.doFinally(signal -> ExchangeEnforcement.end(verdict, signal, exchange.getResponse()));
+            return new Ending(written, verdict, exchange.getResponse());
         }
     }
 

@@ -116,13 +116,13 @@ class TestApp {
         @GetMapping("/slow")
         Mono<String> slow() {
             SLOW_ENTERED.incrementAndGet();
-            return Mono.delay(Duration.ofMillis(300)).thenReturn("slow");
+            return Mono.delay(Duration.ofMillis(100)).thenReturn("slow");
         }
 
         @GetMapping("/stream")
         Flux<String> stream() {
             SLOW_ENTERED.incrementAndGet();
-            return Flux.interval(Duration.ofMillis(20)).map(i -> "chunk " + i + "\n").take(50);
+            return Flux.interval(Duration.ofMillis(10)).map(i -> "chunk " + i + "\n").take(10);
         }
 
         @GetMapping("/annotated")
