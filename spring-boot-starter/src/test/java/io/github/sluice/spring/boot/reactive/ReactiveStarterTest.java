@@ -35,7 +35,7 @@ import org.springframework.context.annotation.Bean;
         properties = "spring.main.web-application-type=reactive")
 class ReactiveStarterTest {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
 
     /** The policies' store, behind a ledger of every admission and release; Reactor Netty. */
     @TestConfiguration(proxyBeanMethods = false)
@@ -73,13 +73,20 @@ class ReactiveStarterTest {
     @Autowired
     MeterRegistry meters;
 
+    /**
+     * Each request on a connection of its own: on Reactor Netty 1.2 with Spring 6.2, a request that
+     * follows an unhandled error's 500 on the same keep-alive connection can go unanswered (seen
+     * with a plain router function and no Sluice at all), which is not what these tests are about.
+     */
     private HttpResponse<String> get(String path, String... headers) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(20));
         for (int i = 0; i < headers.length; i += 2) {
             b.header(headers[i], headers[i + 1]);
         }
-        return CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build();
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
