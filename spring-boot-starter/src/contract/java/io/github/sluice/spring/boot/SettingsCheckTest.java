@@ -258,7 +258,7 @@ class SettingsCheckTest {
                     assertThat(context).hasNotFailed();
                     assertThat(context).hasSingleBean(Enforcer.class);
                 });
-        assertEquals(1, count(output.getOut(), "this is not a servlet web application"), output.getOut());
+        assertEquals(1, count(output.getOut(), "this is not a servlet or reactive web application"), output.getOut());
         assertTrue(output.getOut().contains("sluice.filter.order=5"), output.getOut());
     }
 

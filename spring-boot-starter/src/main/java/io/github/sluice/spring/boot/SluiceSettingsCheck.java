@@ -51,9 +51,11 @@ import org.springframework.util.ClassUtils;
  *   <li>{@code sluice.headers-on} with {@code headers=none}, {@code sluice.forwarded-header}
  *       without trusted proxies, and a {@code sluice.config} file alone that defines no policy:
  *       fail once the enforcer is built ({@link #checkBuilt}), since the file's settings count too;
- *   <li>{@code sluice.filter.*} in an application that is not a servlet web application (run
- *       with {@code spring.main.web-application-type=none}, or a test without a web
- *       environment): one WARNING, since the same {@code application.yml} serves those runs.
+ *   <li>{@code sluice.filter.url-patterns} in a reactive web application (its web filter sees
+ *       every request; policies choose theirs with {@code match=}): fails;
+ *   <li>{@code sluice.filter.*} in an application that is neither a servlet nor a reactive web
+ *       application (run with {@code spring.main.web-application-type=none}, or a test without
+ *       a web environment): one WARNING, since the same {@code application.yml} serves those runs.
  * </ul>
  *
  * <p>Not thread-safe; the context calls it once.
@@ -66,6 +68,10 @@ final class SluiceSettingsCheck implements BeanFactoryPostProcessor, Environment
     private static final ConfigurationPropertyName ENABLED = name("enabled");
     private static final ConfigurationPropertyName FILTER = name("filter");
     private static final ConfigurationPropertyName FILTER_ENABLED = name("filter.enabled");
+    private static final ConfigurationPropertyName FILTER_URL_PATTERNS = name("filter.url-patterns");
+    /** The reactive filter's bean and its configuration, by name: the class loads only with WebFlux. */
+    private static final String WEB_FILTER = "sluiceWebFilter";
+    private static final String WEB_FLUX_CONFIGURATION = "io.github.sluice.spring.boot.reactive.SluiceWebFluxAutoConfiguration";
     private static final ConfigurationPropertyName REDIS_URL = name("redis.url");
     private static final ConfigurationPropertyName DEGRADED_HEADER = name("degraded-header");
     private static final ConfigurationPropertyName CONFIG_WATCH = name("config-watch");
@@ -224,7 +230,7 @@ final class SluiceSettingsCheck implements BeanFactoryPostProcessor, Environment
         }
     }
 
-    /** The filter's registration: off, replaced, or not in a servlet web application. */
+    /** The filter's registration: off, replaced, the reactive filter, or no web application. */
     private static void checkFilter(Checks c, ConfigurableListableBeanFactory beans, boolean enabled) {
         String registration = SluiceAutoConfiguration.FILTER_REGISTRATION;
         Predicate<ConfigurationProperty> filter = p -> FILTER.isAncestorOf(p.getName());
@@ -236,20 +242,33 @@ final class SluiceSettingsCheck implements BeanFactoryPostProcessor, Environment
                 c.dead(filter, "the application's bean '" + registration + "' registers the filter instead;"
                         + " remove the property, or the bean");
             }
+        } else if (beans.containsBeanDefinition(WEB_FILTER)) {
+            if (!declaredBy(beans, WEB_FILTER, WEB_FLUX_CONFIGURATION)) {
+                c.dead(filter, "the application's bean '" + WEB_FILTER + "' is the web filter instead;"
+                        + " remove the property, or the bean");
+            }
+            c.dead(p -> FILTER_URL_PATTERNS.equals(p.getName()) || FILTER_URL_PATTERNS.isAncestorOf(p.getName()),
+                    "a reactive application's web filter sees every request; choose requests with each policy's"
+                    + " match=");
         } else {
-            c.warn(filter, "this is not a servlet web application, so no filter is registered and these"
+            c.warn(filter, "this is not a servlet or reactive web application, so no filter is registered and these"
                     + " properties configure nothing");
         }
     }
 
     /** Whether a bean is defined by a {@code @Bean} method of the given class. */
     private static boolean declaredBy(ConfigurableListableBeanFactory beans, String name, Class<?> type) {
+        return declaredBy(beans, name, type.getName());
+    }
+
+    /** Whether a bean is defined by a {@code @Bean} method of the class of the given name. */
+    private static boolean declaredBy(ConfigurableListableBeanFactory beans, String name, String type) {
         if (!beans.containsBeanDefinition(name)) {
             return false;
         }
         BeanDefinition d = beans.getBeanDefinition(name);
         MethodMetadata m = d instanceof AnnotatedBeanDefinition a ? a.getFactoryMethodMetadata() : null;
-        return m != null && m.getDeclaringClassName().equals(type.getName());
+        return m != null && m.getDeclaringClassName().equals(type);
     }
 
     private static ConfigException unknown(ConfigurationProperty p) {
