@@ -50,8 +50,8 @@ import javax.tools.ToolProvider;
  *       ({@code "Enforcer.java"}); {@code "Permit.java#1:members"} adds members to the class
  *       (the helper methods a sample calls), {@code "Permit.java#1:returns"} the method's
  *       return type (a sample that returns);
- *   <li>{@code { ... }} stands for "your code" and becomes {@code { }}; a line that is only
- *       {@code ...} is dropped.
+ *   <li>{@code { ... }} stands for "your code" and becomes a block that throws (valid where a
+ *       value must be returned); a line that is only {@code ...} is dropped.
  * </ul>
  */
 public final class JavadocSamples {
@@ -150,7 +150,7 @@ public final class JavadocSamples {
             String given = givens.getOrDefault(key, givens.getOrDefault(s.file(), ""));
             String members = givens.getOrDefault(key + ":members", "");
             String returns = givens.getOrDefault(key + ":returns", "void");
-            String code = s.code().replaceAll("\\{\\s*\\.\\.\\.\\s*}", "{ }").replaceAll("(?m)^\\s*\\.\\.\\.\\s*$", "");
+            String code = s.code().replaceAll("\\{\\s*\\.\\.\\.\\s*}", "{ throw new UnsupportedOperationException(); }").replaceAll("(?m)^\\s*\\.\\.\\.\\s*$", "");
             String body = MEMBER.matcher(code).find()
                     ? "class " + name + " {\n" + members + "\n" + given + "\n" + code + "\n}\n"
                     : "class " + name + " {\n" + members + "\n@SuppressWarnings(\"unused\") " + returns
