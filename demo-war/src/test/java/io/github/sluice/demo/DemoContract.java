@@ -237,6 +237,12 @@ abstract class DemoContract {
         assertEquals(5.0, sample(after.body(), allowed) - sample(before.body(), allowed), after.body());
         assertEquals(1.0, sample(after.body(), denied) - sample(before.body(), denied), after.body());
         assertTrue(sample(after.body(), "sluice_registry_keys{filter=\"sluice\",policy=\"per-ip\"}") >= 1, after.body());
+        // the adaptive policy's current limit can be graphed (issue 28, item 7): between its min and max
+        String adaptive = after.body().lines().filter(l -> l.startsWith("sluice_adaptive_limit{")
+                && l.contains("policy=\"adaptive\"")).findFirst().orElse("");
+        assertFalse(adaptive.isEmpty(), after.body());
+        double limit = Double.parseDouble(adaptive.substring(adaptive.lastIndexOf(' ') + 1));
+        assertTrue(limit >= 2 && limit <= 200, adaptive);
         for (String line : after.body().split("\n")) {
             if (!line.isBlank() && !line.startsWith("#")) {
                 assertTrue(line.startsWith("sluice_") && line.contains("policy=\""), line);

@@ -23,8 +23,11 @@ public interface CpuGauge {
     /**
      * Returns the JVM process's CPU usage: the CPU time the process used between two readings
      * of this gauge ({@code com.sun.management.OperatingSystemMXBean.getProcessCpuTime()}),
-     * divided by the time between them and by the processors available to the JVM (a
-     * container's CPU limit where the JVM sees one), read at most every
+     * divided by the time between them and by the CPUs the process may use: the container's CPU
+     * quota, fractions included (cgroup v2 {@code cpu.max}, v1 {@code cpu.cfs_quota_us} over
+     * {@code cpu.cfs_period_us}, as Kratos's {@code WithCPUQuota}), at most the processors
+     * available to the JVM, or those processors where there is no quota (a cgroup file that
+     * cannot be read or parsed is logged once and falls back to them), read at most every
      * {@value ProcessCpu#INTERVAL_MILLIS} ms of the caller's clock by whichever thread is first
      * to find the reading due; the others read the cached value. The process's usage, not the
      * system's: it is this server's overload that the limit guards against, not a neighbour's.

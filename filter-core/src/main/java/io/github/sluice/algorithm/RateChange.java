@@ -3,6 +3,7 @@ package io.github.sluice.algorithm;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Cell;
 import io.github.sluice.core.Rate;
+import io.github.sluice.internal.Checks;
 import io.github.sluice.internal.Units;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -257,6 +258,70 @@ public final class RateChange {
         }
         Cell fresh = new Cell(ExactInterval.word(next));
         return cell.retire(word) ? (S) fresh : null;
+    }
+
+    /**
+     * The instant from which a key is next free, for a blocking limiter that leaves the
+     * algorithm's schedule (Guava's {@code setRate(Double.POSITIVE_INFINITY)} or a rate too small
+     * to refill): Guava's {@code nextFreeTicket}, which a request must still wait for under the
+     * new rate (a debt of "pay for the previous request" is repaid first). Only
+     * {@code smooth-bursty} and {@code warm-up} reserve in advance; every other algorithm owes
+     * nothing ahead, and its key is free at {@code now}.
+     *
+     * @param algorithm the algorithm the cell belongs to
+     * @param cell the key's state
+     * @param now the clock reading, nanoseconds
+     * @param <S> the state type
+     * @return {@code max(now, next free ticket)}
+     * @throws NullPointerException if an argument is null
+     */
+    public static <S extends Cell> long nextFree(Algorithm<S> algorithm, S cell, long now) {
+        Objects.requireNonNull(algorithm, "algorithm");
+        long word = cell.word();
+        if (word == Cell.RETIRED) {
+            return now;
+        }
+        if (algorithm instanceof SmoothBursty) {
+            return Math.max(now, word);
+        }
+        if (algorithm instanceof WarmUp) {
+            return Math.max(now, WarmUp.ticket(word));
+        }
+        return now;
+    }
+
+    /**
+     * The state a key resumes with when a blocking limiter returns from an unlimited rate or a
+     * rate too small to refill to {@code algorithm}'s finite one, by Guava's {@code doSetRate}
+     * special cases: from an unlimited rate, {@code smooth-bursty} stores a full burst
+     * ({@code storedPermits = maxPermits}) and {@code warm-up} is warm ({@code storedPermits = 0});
+     * from a rate too small to refill, both store nothing new ({@code smooth-bursty} stores
+     * nothing, {@code warm-up} is cold, as a new limiter). Either way the next free ticket
+     * ({@code freeAt}, at most about 73 years ahead) is kept.
+     * Every other algorithm starts a new key ({@link Algorithm#newCell}): a full token bucket (as
+     * x/time/rate's after {@code Inf}), an empty window, a fresh shaper.
+     *
+     * @param algorithm the algorithm with the new finite rate
+     * @param freeAt the key's next free instant ({@link #nextFree}); {@link Long#MAX_VALUE} for never
+     * @param fromUnlimited whether the limiter was unlimited (rather than too slow to refill)
+     * @param now the clock reading, nanoseconds
+     * @param <S> the state type
+     * @return a new cell for {@code algorithm}
+     * @throws NullPointerException if {@code algorithm} is null
+     */
+    @SuppressWarnings("unchecked")
+    public static <S extends Cell> S resume(Algorithm<S> algorithm, long freeAt, boolean fromUnlimited, long now) {
+        Objects.requireNonNull(algorithm, "algorithm");
+        long ticket = Math.max(now, freeAt - now > Checks.MAX_NANOS
+                ? now + Checks.MAX_NANOS : freeAt);
+        if (algorithm instanceof SmoothBursty s) {
+            // z = ticket - stored * I: a full burst is stored only while nothing is owed.
+            return (S) new Cell(fromUnlimited && ticket == now ? now - s.maxBurstNanos() : ticket);
+        }
+        if (algorithm instanceof WarmUp w) {
+            return (S) (fromUnlimited ? w.warmCell(ticket) : w.newCell(ticket));
+        }
+        return algorithm.newCell(now);
     }
 
     /** GCRA's TAT and the leaky bucket's empty instant: what is owed at now is kept, rounded up. */

@@ -150,8 +150,8 @@ public final class WarmUp extends Algorithm<WarmUpCell> implements Reservable<Wa
      * Duration.ofSeconds(30))}. For another cold factor, use the {@link #builder()}.
      *
      * @param rate the stable rate
-     * @param warmUp the time a cold key takes to reach it at full use, {@code > 0} and at most
-     *     {@link #MAX_WARM_UP}
+     * @param warmUp the time a cold key takes to reach it at full use, {@code >= 0} (zero: no
+     *     warm-up, nothing stored) and at most {@link #MAX_WARM_UP}
      * @return the algorithm
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if a value is out of range (see {@link Builder})
@@ -235,6 +235,16 @@ public final class WarmUp extends Algorithm<WarmUpCell> implements Reservable<Wa
     @Override
     public WarmUpCell newCell(long now) {
         return new WarmUpCell(Math.max(0, now), warmUp);
+    }
+
+    /** A warm key (no credit stored: Guava's {@code storedPermits = 0}) due at {@code next}. */
+    WarmUpCell warmCell(long next) {
+        return new WarmUpCell(Math.max(0, next), 0);
+    }
+
+    /** The next free ticket held in a cell's word. */
+    static long ticket(long word) {
+        return word & TICKET;
     }
 
     @Override
@@ -400,7 +410,7 @@ public final class WarmUp extends Algorithm<WarmUpCell> implements Reservable<Wa
             if (cell.word() != word) {
                 continue;
             }
-            if (credit >= warmUp) {
+            if (credit >= warmUp && warmUp > 0) {
                 return; // a cold key: no admission of ours left anything to give back
             }
             long restored = Math.min(warmUp, credit + spentAtMost(cost));
@@ -459,7 +469,7 @@ public final class WarmUp extends Algorithm<WarmUpCell> implements Reservable<Wa
     public static final class Builder {
         private long permits;
         private long period;
-        private long warmUp;
+        private long warmUp = -1;
         private double coldFactor = DEFAULT_COLD_FACTOR;
 
         private Builder() {
@@ -482,9 +492,12 @@ public final class WarmUp extends Algorithm<WarmUpCell> implements Reservable<Wa
         }
 
         /**
-         * Sets how long a cold key takes to reach the stable rate when used at full speed.
+         * Sets how long a cold key takes to reach the stable rate when used at full speed. Zero is
+         * accepted, as Guava's {@code create(rate, 0, unit)} is: no warm-up and nothing stored,
+         * so every request waits for the one before it at the stable rate (Guava's
+         * {@code maxPermits} is 0).
          *
-         * @param warmUp a duration {@code > 0} and at most {@link WarmUp#MAX_WARM_UP}
+         * @param warmUp a duration {@code >= 0} and at most {@link WarmUp#MAX_WARM_UP}
          * @return this builder
          * @throws NullPointerException if {@code warmUp} is null
          * @throws IllegalArgumentException if it is out of range
@@ -495,7 +508,7 @@ public final class WarmUp extends Algorithm<WarmUpCell> implements Reservable<Wa
                 throw new IllegalArgumentException(
                         "warmUp must be at most " + Units.duration(MAX_WARM_UP) + " but was " + Units.duration(warmUp));
             }
-            this.warmUp = Checks.positiveNanos("warmUp", warmUp);
+            this.warmUp = Checks.nonNegativeNanos("warmUp", warmUp);
             return this;
         }
 
@@ -524,7 +537,7 @@ public final class WarmUp extends Algorithm<WarmUpCell> implements Reservable<Wa
             if (permits == 0) {
                 throw new IllegalStateException("rate must be set");
             }
-            if (warmUp == 0) {
+            if (warmUp < 0) {
                 throw new IllegalStateException("warmUp must be set");
             }
             return new WarmUp(permits, period, warmUp, coldFactor);

@@ -9,8 +9,9 @@ import java.util.Objects;
  * A speed: a whole number of permits per period, such as 100 per minute. The argument that every
  * algorithm which refills, leaks or spaces permits takes as its {@code rate}:
  * <pre>{@code
- * TokenBucket.of(Rate.perMinute(100))
- * ShapingLeakyBucket.builder().rate(Rate.of(10, Duration.ofSeconds(1))).maxDelay(Duration.ofMillis(500)).build()
+ * TokenBucket perIp = TokenBucket.of(Rate.perMinute(100));
+ * ShapingLeakyBucket paced = ShapingLeakyBucket.builder().rate(Rate.of(10, Duration.ofSeconds(1)))
+ *         .maxDelay(Duration.ofMillis(500)).build();
  * }</pre>
  * It is the policy language's {@code permits/period} ({@code 100/1m}) as a value, so that a rate
  * cannot be passed where a count (a burst, a capacity) is expected, nor the other way round.

@@ -167,6 +167,34 @@ public final class EnforcerJmx {
         }
 
         @Override
+        public Map<String, Long> getAdaptiveLimit() {
+            Map<String, Long> out = new LinkedHashMap<>();
+            EnforcerMetrics metrics = enforcer.metrics();
+            for (Policy p : enforcer.policyArray()) {
+                PolicyMetrics m = metrics.policy(p.name());
+                if (m != null && m.adaptive()) {
+                    out.put(p.name(), m.adaptiveLimit());
+                }
+            }
+            return out;
+        }
+
+        @Override
+        public Map<String, Long> getAdaptivePartitionLimit() {
+            Map<String, Long> out = new LinkedHashMap<>();
+            EnforcerMetrics metrics = enforcer.metrics();
+            for (Policy p : enforcer.policyArray()) {
+                PolicyMetrics m = metrics.policy(p.name());
+                if (m != null && m.adaptive()) {
+                    for (String partition : m.adaptivePartitions()) {
+                        out.put(p.name() + "/" + partition, m.adaptivePartitionLimit(partition));
+                    }
+                }
+            }
+            return out;
+        }
+
+        @Override
         public Map<String, Long> getKeys() {
             Map<String, Long> out = new LinkedHashMap<>();
             Policy[] policies = enforcer.policyArray();

@@ -43,6 +43,19 @@ public interface EnforcerMXBean {
     /** @return total delay each enforced policy imposed by shaping, in milliseconds */
     Map<String, Long> getShapingDelayMillis();
 
+    /**
+     * @return the current limit of each adaptive policy keyed {@code global} (only those); see
+     *     {@link PolicyMetrics#adaptiveLimit()}
+     */
+    Map<String, Long> getAdaptiveLimit();
+
+    /**
+     * @return each partition's guaranteed share of its adaptive policy's current limit, keyed
+     *     {@code policy/partition} (only adaptive policies keyed {@code global} with partitions);
+     *     see {@link PolicyMetrics#adaptivePartitionLimit(String)}
+     */
+    Map<String, Long> getAdaptivePartitionLimit();
+
     /** @return keys the store holds for each policy now ({@code -1} if the store cannot tell) */
     Map<String, Long> getKeys();
 

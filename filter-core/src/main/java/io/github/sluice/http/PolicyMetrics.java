@@ -1,8 +1,11 @@
 package io.github.sluice.http;
 
+import io.github.sluice.adaptive.AdaptiveLimit;
 import io.github.sluice.core.MutableDecision;
+import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.store.KeySpace;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -31,6 +34,11 @@ import java.util.concurrent.atomic.LongAdder;
  * for the default cost of 1). It is one {@link AtomicLong}, so that a read is exact: one
  * compare-and-set more per admission and release of a concurrency policy, whose store already
  * updates the key's permit count the same way.
+ *
+ * <p>For an adaptive policy with one key for the instance ({@code key=global}),
+ * {@link #adaptiveLimit()} is its current limit and {@link #adaptivePartitionLimit(String)} each
+ * partition's guaranteed share of it: gauges read from the key's state when asked, costing the
+ * request path nothing.
  *
  * <h2>Cost and thread-safety</h2>
  * The other counters are {@link LongAdder}s created with the policy, so recording takes no lock and
@@ -274,6 +282,68 @@ public final class PolicyMetrics {
     public long keys() {
         KeySpace s = space;
         return s == null ? -1 : s.size();
+    }
+
+    /**
+     * @return {@code true} if the policy in force is an adaptive concurrency limit with one key
+     *     for the instance ({@code key=global}), whose {@link #adaptiveLimit()} is meaningful
+     */
+    public boolean adaptive() {
+        Policy p = current;
+        return p.algorithm() instanceof AdaptiveLimit<?> && KeyResolvers.global().equals(p.key());
+    }
+
+    /**
+     * Returns the current limit of an adaptive policy keyed {@code global}: the {@code q} its next
+     * request would be told ({@code RateLimit-Policy}), read from the key's state without changing
+     * it (the initial limit before the first request, or after the key was forgotten while idle;
+     * for {@code bbr} under its CPU threshold, its {@code max}). A policy keyed per client has one
+     * limit per key, which no single gauge can show: read those through the admin endpoint.
+     *
+     * @return the limit, in permits; {@code -1} if the policy is not adaptive, not keyed
+     *     {@code global}, or the metrics were not given its key space
+     */
+    public long adaptiveLimit() {
+        KeySpace s = space;
+        if (s == null || !adaptive()) {
+            return -1;
+        }
+        MutableDecision out = new MutableDecision();
+        s.inspect(KeyResolvers.GLOBAL, out);
+        return out.limit();
+    }
+
+    /**
+     * @return the names of an adaptive policy's partitions, in configuration order; empty if it
+     *     has none or is not adaptive
+     */
+    public List<String> adaptivePartitions() {
+        if (!(current.algorithm() instanceof AdaptiveLimit<?> a)) {
+            return List.of();
+        }
+        String[] names = new String[a.partitions()];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = a.partitionName(i);
+        }
+        return List.of(names);
+    }
+
+    /**
+     * Returns a partition's share of the current limit: the permits it is admitted up to whatever
+     * the others hold, {@code ceil(share * limit)} (at least 1 for a positive share); see
+     * "Partitions" in {@code docs/adaptive.md}.
+     *
+     * @param partition a partition name of the policy
+     * @return the permits guaranteed to it now; {@code -1} if {@link #adaptiveLimit()} is
+     *     {@code -1} or the policy has no such partition
+     */
+    public long adaptivePartitionLimit(String partition) {
+        if (!(current.algorithm() instanceof AdaptiveLimit<?> a)) {
+            return -1;
+        }
+        int index = a.partition(partition);
+        long limit = adaptiveLimit();
+        return index < 0 || limit < 0 ? -1 : a.guaranteed(limit, index);
     }
 
     /** @return keys of this policy the in-memory registry dropped while idle (lossless) */

@@ -198,14 +198,31 @@ public final class Checks {
             v = qr[1];
             even = !even;
         }
+        if (below == null && !belowMinimumRate(perSecond)) {
+            // Just above the minimum, no convergent below the rate has a period that fits: the
+            // minimum itself is not faster than asked.
+            return new long[] {1, MAX_NANOS};
+        }
         if (below == null) {
             throw new IllegalArgumentException(name + " must be at least one per " + Units.MAX_DURATION
                     + " (longer intervals do not fit in signed 64-bit nanoseconds with room for a burst)"
                     + " but was " + perSecond + " per second, one every about "
-                    + Math.round(1 / perSecond / 86_400 / 365.25) + " years; use a rate of 0 (never refills)"
-                    + " on TokenBucketLimiter instead");
+                    + Math.round(1 / perSecond / 86_400 / 365.25) + " years; TokenBucketLimiter and"
+                    + " BlockingLimiter.create accept such a rate (the burst is spent, nothing refills)");
         }
         return below;
+    }
+
+    /**
+     * Whether a rate is positive but below one permit per {@link #MAX_NANOS} (about 73 years), the
+     * slowest a {@link io.github.sluice.core.Rate} holds: x/time/rate's {@code Limit(1e-10)},
+     * Guava's {@code create(Double.MIN_VALUE)}.
+     *
+     * @param perSecond a rate in permits per second
+     * @return {@code true} if {@code 0 < perSecond < 1e9 / MAX_NANOS}
+     */
+    public static boolean belowMinimumRate(double perSecond) {
+        return perSecond > 0 && perSecond < 1e9 / MAX_NANOS;
     }
 
     /**

@@ -11,8 +11,11 @@ import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
 import io.github.sluice.core.Rate;
 import io.github.sluice.internal.Checks;
+import io.github.sluice.algorithm.SmoothBursty;
+import io.github.sluice.algorithm.WarmUp;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Blocking use of a rate algorithm on one resource, as Guava's {@code RateLimiter} and uber-go's
@@ -56,6 +59,20 @@ import java.util.Objects;
  * {@code sliding-log} the counts, resp. timestamps, in the sliding window, under the new limit).
  * See {@link RateChange} and "Changing the rate" in {@code docs/algorithms.md}.
  *
+ * <h2>Unlimited and tiny rates</h2>
+ * Guava accepts {@code create(Double.POSITIVE_INFINITY)} and {@code setRate(+Inf)}: every request
+ * is admitted at once, whatever its size; so do {@link #create(double)} and
+ * {@link #setRate(double)} with {@link #INF}, on any algorithm. A debt left by the previous rate
+ * ("pay for the previous request": a next free ticket in the future) is still waited for by the
+ * next requests, as in Guava. Guava also accepts rates too small for any refill to matter,
+ * {@code create(Double.MIN_VALUE)}: the first request is admitted (if due), and no later one
+ * ever is ({@code tryAcquire} is {@code false}, {@code acquire} waits until interrupted). So do
+ * {@link #create(double)} and {@link #setRate(double)} for {@code smooth-bursty} and
+ * {@code warm-up} with a rate below one permit per about 73 years, which no {@link Rate} holds.
+ * A later finite rate resumes with Guava's {@code doSetRate} rule ({@link RateChange#resume}):
+ * after an unlimited rate a full burst (smooth bursty) or a warm key (warm-up), the ticket still
+ * owed kept.
+ *
  * <p>Thread-safe. No lock on the acquire path: a reservation is the algorithm's compare-and-set
  * on the state the limiter currently holds, an immutable (algorithm, state) pair read from one
  * volatile field. A rate change (serialized with other rate changes by a lock that acquirers never
@@ -77,16 +94,49 @@ public final class BlockingLimiter<S extends Cell> {
     /** The algorithm and the state it decides on, replaced as a whole by a rate change. */
     private volatile Binding<S> binding;
 
-    /** An immutable (algorithm, state) pair. */
-    private record Binding<S extends Cell>(Algorithm<S> algorithm, Reservable<S> reservable, S cell) {
+    /**
+     * Guava's unlimited rate ({@code Double.POSITIVE_INFINITY}), for {@link #create(double)} and
+     * {@link #setRate(double)}: every request is admitted at once, whatever its size.
+     */
+    public static final double INF = Double.POSITIVE_INFINITY;
+
+    /** A frozen binding's ticket once its one permit is taken. */
+    private static final long NEVER = Long.MAX_VALUE;
+
+    /**
+     * An immutable (algorithm, state) pair. {@code perSecond} is 0 for a finite rate (the
+     * algorithm's), or the unlimited ({@link #INF}) or tiny rate set; then {@code cell} is unused,
+     * the algorithm holds the other parameters for a later finite rate, and {@code ticket} is the
+     * instant the limiter is next free ({@link #NEVER} once a tiny rate's one permit is taken).
+     */
+    private record Binding<S extends Cell>(Algorithm<S> algorithm, Reservable<S> reservable, S cell,
+            double perSecond, AtomicLong ticket) {
 
         @SuppressWarnings("unchecked")
         static <S extends Cell> Binding<S> of(Algorithm<S> algorithm, S cell) {
-            return new Binding<>(algorithm, algorithm instanceof Reservable<?> r ? (Reservable<S>) r : null, cell);
+            return new Binding<>(algorithm, algorithm instanceof Reservable<?> r ? (Reservable<S>) r : null, cell,
+                    0, null);
+        }
+
+        static <S extends Cell> Binding<S> special(Algorithm<S> algorithm, double perSecond, long ticket) {
+            return new Binding<>(algorithm, null, null, perSecond, new AtomicLong(ticket));
+        }
+
+        boolean special() {
+            return perSecond != 0;
+        }
+
+        boolean unlimited() {
+            return perSecond == INF;
         }
     }
 
     private BlockingLimiter(Algorithm<S> algorithm, Clock clock, TokenBucketLimiter.Sleeper sleeper) {
+        this(algorithm, clock, sleeper, 0);
+    }
+
+    private BlockingLimiter(Algorithm<S> algorithm, Clock clock, TokenBucketLimiter.Sleeper sleeper,
+            double specialRate) {
         Objects.requireNonNull(algorithm, "algorithm");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
@@ -94,7 +144,86 @@ public final class BlockingLimiter<S extends Cell> {
             throw new IllegalArgumentException("algorithm must be a rate algorithm but was " + algorithm
                     + " (a concurrency limit holds permits while work runs: use ConcurrencyLimiter)");
         }
-        this.binding = Binding.of(algorithm, Objects.requireNonNull(algorithm.newCell(clock.nanos()), "newCell"));
+        this.binding = specialRate != 0 ? Binding.special(algorithm, specialRate, clock.nanos())
+                : Binding.of(algorithm, Objects.requireNonNull(algorithm.newCell(clock.nanos()), "newCell"));
+    }
+
+    /**
+     * Guava's {@code RateLimiter.create(permitsPerSecond)}, on the system clock: smooth bursty with
+     * one second of the rate storable. {@link #INF} is unlimited, and a rate below one permit per
+     * about 73 years admits its first request only (see "Unlimited and tiny rates").
+     *
+     * @param permitsPerSecond the rate, {@code > 0}, or {@link #INF}
+     * @return a fresh limiter, nothing stored
+     * @throws IllegalArgumentException if the rate is not positive, is NaN, or is above one per
+     *     nanosecond (Guava: "rate must be positive")
+     */
+    public static BlockingLimiter<Cell> create(double permitsPerSecond) {
+        return create(permitsPerSecond, Clock.system(), TokenBucketLimiter.Sleeper.system());
+    }
+
+    /**
+     * As {@link #create(double)}, on the given clock and sleeper.
+     *
+     * @param permitsPerSecond the rate, {@code > 0}, or {@link #INF}
+     * @param clock the source of time
+     * @param sleeper how waits are slept, in nanoseconds of {@code clock}
+     * @return a fresh limiter
+     * @throws NullPointerException if {@code clock} or {@code sleeper} is null
+     * @throws IllegalArgumentException as {@link #create(double)}
+     */
+    public static BlockingLimiter<Cell> create(double permitsPerSecond, Clock clock, TokenBucketLimiter.Sleeper sleeper) {
+        checkRate(permitsPerSecond);
+        boolean special = isSpecial(permitsPerSecond);
+        SmoothBursty algorithm = SmoothBursty.of(special ? Rate.perSecond(1) : Rate.perSecond(permitsPerSecond));
+        return new BlockingLimiter<>(algorithm, clock, sleeper, special ? permitsPerSecond : 0);
+    }
+
+    /**
+     * Guava's {@code RateLimiter.create(permitsPerSecond, warmupPeriod, unit)}, on the system
+     * clock: warm-up with Guava's cold factor of 3, starting cold. A warm-up of zero is accepted,
+     * as in Guava (nothing is ever stored); {@link #INF} and tiny rates as for
+     * {@link #create(double)}.
+     *
+     * @param permitsPerSecond the stable rate, {@code > 0}, or {@link #INF}
+     * @param warmUp the warm-up period, {@code >= 0} and at most {@link WarmUp#MAX_WARM_UP}
+     * @return a fresh limiter, cold
+     * @throws NullPointerException if {@code warmUp} is null
+     * @throws IllegalArgumentException if the rate is not positive, is NaN, or is above one per
+     *     nanosecond, or the warm-up is out of range
+     */
+    public static BlockingLimiter<?> create(double permitsPerSecond, Duration warmUp) {
+        return create(permitsPerSecond, warmUp, Clock.system(), TokenBucketLimiter.Sleeper.system());
+    }
+
+    /**
+     * As {@link #create(double, Duration)}, on the given clock and sleeper.
+     *
+     * @param permitsPerSecond the stable rate, {@code > 0}, or {@link #INF}
+     * @param warmUp the warm-up period, {@code >= 0} and at most {@link WarmUp#MAX_WARM_UP}
+     * @param clock the source of time
+     * @param sleeper how waits are slept, in nanoseconds of {@code clock}
+     * @return a fresh limiter, cold
+     * @throws NullPointerException if an object argument is null
+     * @throws IllegalArgumentException as {@link #create(double, Duration)}
+     */
+    public static BlockingLimiter<?> create(double permitsPerSecond, Duration warmUp, Clock clock,
+            TokenBucketLimiter.Sleeper sleeper) {
+        checkRate(permitsPerSecond);
+        boolean special = isSpecial(permitsPerSecond);
+        WarmUp algorithm = WarmUp.of(special ? Rate.perSecond(1) : Rate.perSecond(permitsPerSecond), warmUp);
+        return new BlockingLimiter<>(algorithm, clock, sleeper, special ? permitsPerSecond : 0);
+    }
+
+    private static void checkRate(double permitsPerSecond) {
+        if (!(permitsPerSecond > 0)) {
+            throw new IllegalArgumentException("permitsPerSecond must be > 0 (or INF) but was "
+                    + permitsPerSecond + " (Guava: 'rate must be positive')");
+        }
+    }
+
+    private static boolean isSpecial(double permitsPerSecond) {
+        return permitsPerSecond == INF || Checks.belowMinimumRate(permitsPerSecond);
     }
 
     /**
@@ -127,7 +256,11 @@ public final class BlockingLimiter<S extends Cell> {
         return new BlockingLimiter<>(algorithm, clock, sleeper);
     }
 
-    /** @return the algorithm, with the rate last set by {@link #setRate(Rate)} */
+    /**
+     * @return the algorithm, with the rate last set by {@link #setRate(Rate)}; while the rate is
+     *     unlimited or tiny ({@link #unlimited()}, {@link #getRate()}), the algorithm whose other
+     *     parameters apply once a finite rate is set again (its own rate is then not in force)
+     */
     public Algorithm<S> algorithm() {
         return binding.algorithm();
     }
@@ -156,6 +289,11 @@ public final class BlockingLimiter<S extends Cell> {
         synchronized (rateChange) {
             Binding<S> old = binding;
             Algorithm<S> next = RateChange.withRate(old.algorithm(), rate);
+            if (old.special()) {
+                long now = clock.nanos();
+                binding = Binding.of(next, RateChange.resume(next, old.ticket().get(), old.unlimited(), now));
+                return;
+            }
             while (true) {
                 S cell = RateChange.carry(old.algorithm(), old.cell(), next, clock.nanos());
                 if (cell != null) {
@@ -178,20 +316,43 @@ public final class BlockingLimiter<S extends Cell> {
      * {@code floor(permitsPerSecond x window)} as its limit ({@link RateChange#perSecond}):
      * {@code setRate(2.5)} on a one-minute window is 150 per minute.
      *
-     * @param permitsPerSecond the new rate, {@code > 0} and finite
-     * @throws IllegalArgumentException if {@code permitsPerSecond} is not positive, is NaN or
-     *     infinite, gives less than one permit over a window, or is out of the algorithm's range
+     * <p>{@link #INF} makes the limiter unlimited (any algorithm), and a rate below one permit
+     * per about 73 years makes it admit one more due request and then none
+     * ({@code smooth-bursty} and {@code warm-up}, as Guava's): see "Unlimited and tiny rates".
+     * The next free ticket already owed is kept either way.
+     *
+     * @param permitsPerSecond the new rate, {@code > 0}, or {@link #INF}
+     * @throws IllegalArgumentException if {@code permitsPerSecond} is not positive or is NaN,
+     *     gives less than one permit over a window, is tiny for an algorithm other than
+     *     {@code smooth-bursty} and {@code warm-up}, or is out of the algorithm's range
      *     (Guava: "rate must be positive")
      * @throws UnsupportedOperationException as {@link #setRate(Rate)}
      */
     public void setRate(double permitsPerSecond) {
-        if (!(permitsPerSecond > 0) || Double.isInfinite(permitsPerSecond)) {
-            throw new IllegalArgumentException("permitsPerSecond must be > 0 and finite but was "
-                    + permitsPerSecond + " (Guava: 'rate must be positive')");
-        }
+        checkRate(permitsPerSecond);
         synchronized (rateChange) { // the window read is the one the change applies to
-            setRate(RateChange.perSecond(binding.algorithm(), permitsPerSecond));
+            Binding<S> old = binding;
+            if (!isSpecial(permitsPerSecond)) {
+                setRate(RateChange.perSecond(old.algorithm(), permitsPerSecond));
+                return;
+            }
+            if (permitsPerSecond != INF && !(old.algorithm() instanceof SmoothBursty || old.algorithm() instanceof WarmUp)) {
+                RateChange.perSecond(old.algorithm(), permitsPerSecond); // throws, naming the rate
+            }
+            long ticket = old.special() ? old.ticket().get()
+                    : RateChange.nextFree(old.algorithm(), old.cell(), clock.nanos());
+            binding = Binding.special(old.algorithm(), permitsPerSecond, ticket);
         }
+    }
+
+    /**
+     * Whether the rate is unlimited ({@link #INF}, Guava's {@code Double.POSITIVE_INFINITY}).
+     *
+     * @return {@code true} after {@code create(INF)} or {@code setRate(INF)}, until a finite rate
+     *     is set
+     */
+    public boolean unlimited() {
+        return binding.unlimited();
     }
 
     /**
@@ -201,18 +362,29 @@ public final class BlockingLimiter<S extends Cell> {
      *
      * @return the rate
      * @throws UnsupportedOperationException as {@link #setRate(Rate)}
+     * @throws IllegalStateException while the rate is unlimited or tiny, which no {@link Rate}
+     *     holds ({@link #getRate()} reports it)
      */
     public Rate rate() {
-        return RateChange.rateOf(binding.algorithm());
+        Binding<S> b = binding;
+        if (b.special()) {
+            throw new IllegalStateException("rate: the limiter runs at " + b.perSecond()
+                    + " permits per second, which no Rate holds; getRate() reports it");
+        }
+        return RateChange.rateOf(b.algorithm());
     }
 
     /**
      * Returns the current rate in permits per second, as Guava's {@code getRate()}.
      *
-     * @return permits per second, {@code > 0}
+     * @return permits per second, {@code > 0}; {@link #INF} when unlimited, or the tiny rate set
      * @throws UnsupportedOperationException as {@link #setRate(Rate)}
      */
     public double getRate() {
+        Binding<S> b = binding;
+        if (b.special()) {
+            return b.perSecond();
+        }
         Rate rate = rate();
         return rate.permits() * 1e9 / rate.periodNanos();
     }
@@ -288,6 +460,13 @@ public final class BlockingLimiter<S extends Cell> {
         while (true) {
             Binding<S> b = binding;
             long now = clock.nanos();
+            if (b.special()) {
+                long waited = special(b, now, Checks.MAX_NANOS);
+                if (waited >= 0) {
+                    return now + waited;
+                }
+                continue;
+            }
             int r = b.reservable() != null
                     ? b.reservable().reserve(b.cell(), now, permits, Checks.MAX_NANOS, out)
                     : b.algorithm().acquire(b.cell(), now, permits, out);
@@ -333,7 +512,9 @@ public final class BlockingLimiter<S extends Cell> {
             Binding<S> b = binding;
             MutableDecision out = null;
             int r;
-            if (b.algorithm() instanceof ShapingLeakyBucket) {
+            if (b.special()) {
+                return trySpecial(b, clock.nanos(), 0) == 0;
+            } else if (b.algorithm() instanceof ShapingLeakyBucket) {
                 // A shaped admission must be waited for; without waiting, only an immediate one counts.
                 out = new MutableDecision();
                 r = b.algorithm().acquire(b.cell(), clock.nanos(), permits, out);
@@ -381,6 +562,9 @@ public final class BlockingLimiter<S extends Cell> {
      */
     public double storedPermits() {
         Binding<S> b = binding;
+        if (b.special() && (b.algorithm() instanceof SmoothBursty || b.algorithm() instanceof WarmUp)) {
+            return b.unlimited() ? INF : 0;
+        }
         if (b.reservable() == null) {
             throw new UnsupportedOperationException("storedPermits: algorithm " + b.algorithm().kind()
                     + " stores no permits (smooth-bursty and warm-up do)");
@@ -403,6 +587,19 @@ public final class BlockingLimiter<S extends Cell> {
             Binding<S> b = binding;
             long now = clock.nanos();
             long budget = Math.max(0, maxWait - Math.max(0, now - start));
+            if (b.special()) {
+                long w = must ? special(b, now, budget) : trySpecial(b, now, budget);
+                if (w >= 0) {
+                    if (!must && w > 0) { // special() has slept already
+                        sleepOrGiveBack(b, w, now + w);
+                    }
+                    return waited + w;
+                }
+                if (!must) {
+                    return -1;
+                }
+                continue;
+            }
             int r = b.reservable() != null
                     ? b.reservable().reserve(b.cell(), now, permits, budget, out)
                     : b.algorithm().acquire(b.cell(), now, permits, out);
@@ -431,6 +628,54 @@ public final class BlockingLimiter<S extends Cell> {
             }
             sleeper.sleep(retry);
             waited += retry;
+        }
+    }
+
+    /**
+     * An unlimited or tiny-rate binding, without waiting beyond {@code budget}: the wait until the
+     * ticket (0 if due), the ticket taken for good under a tiny rate; -1 if it is not due within
+     * the budget, nothing taken.
+     */
+    private static long trySpecial(Binding<?> b, long now, long budget) {
+        AtomicLong ticket = b.ticket();
+        while (true) {
+            long t = ticket.get();
+            long wait = Math.max(0, t - now);
+            if (t == NEVER || wait > budget) {
+                return -1;
+            }
+            if (b.unlimited() || ticket.compareAndSet(t, NEVER)) {
+                return wait;
+            }
+        }
+    }
+
+    /**
+     * As {@link #trySpecial} for a caller that must wait: -1 (retry on the binding then current)
+     * after sleeping a long time when a tiny rate's one permit is gone, as Guava's caller sleeps
+     * for ever; interruptible.
+     */
+    private long special(Binding<S> b, long now, long budget) throws InterruptedException {
+        long w = trySpecial(b, now, budget);
+        if (w < 0) {
+            long t = b.ticket().get();
+            sleeper.sleep(t == NEVER ? Checks.MAX_NANOS : Math.max(1, t - now));
+        } else if (w > 0) {
+            sleepOrGiveBack(b, w, now + w);
+            return w;
+        }
+        return w;
+    }
+
+    /** Sleeps; interrupted, gives a tiny rate's ticket back (an unlimited one was never taken). */
+    private void sleepOrGiveBack(Binding<S> b, long nanos, long ticket) throws InterruptedException {
+        try {
+            sleeper.sleep(nanos);
+        } catch (InterruptedException e) {
+            if (!b.unlimited()) {
+                b.ticket().compareAndSet(NEVER, ticket);
+            }
+            throw e;
         }
     }
 
@@ -479,6 +724,7 @@ public final class BlockingLimiter<S extends Cell> {
 
     @Override
     public String toString() {
-        return "BlockingLimiter{" + binding.algorithm() + '}';
+        Binding<S> b = binding;
+        return "BlockingLimiter{" + (b.special() ? "rate=" + b.perSecond() + "/s, then " : "") + b.algorithm() + '}';
     }
 }

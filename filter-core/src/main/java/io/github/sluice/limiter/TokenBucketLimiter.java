@@ -42,9 +42,12 @@ import java.util.concurrent.locks.StampedLock;
  * in {@code 1/N} ns. So {@code 7/1m} refills exactly 7 tokens per 60 s forever; x/time/rate's
  * float64 token count becomes exact fractions. Waits are rounded up to the nanosecond (never
  * early). A change of rate, and a cancellation, carry the tokens over rounded down to a
- * {@code 1/P} of a token. Rates below one per about 73 years ({@link Checks#MAX_NANOS}) are
- * refused; x/time/rate's {@link #INF} and a limit of 0 are accepted (see
- * {@link #setRate(double)}). The clock is monotonic, so x/time/rate's handling of time going
+ * {@code 1/P} of a token. x/time/rate's {@link #INF} and a limit of 0 are accepted (see
+ * {@link #setRate(double)}), and so are x/time/rate's tiny limits: a rate below one token per
+ * about 73 years ({@link Checks#MAX_NANOS}, e.g. {@code 1e-10} per second) lets the burst be
+ * spent and refills nothing, as a limit of 0 does ({@link #limit()} still reports the rate set):
+ * x/time/rate's next token would come centuries later, a wait that does not fit in signed 64-bit
+ * nanoseconds (x/time/rate's own float-to-{@code Duration} conversion overflows there). The clock is monotonic, so x/time/rate's handling of time going
  * backwards does not arise.
  *
  * <h2>Concurrency</h2>
@@ -129,6 +132,8 @@ public final class TokenBucketLimiter {
     /** The instant the bucket would hold zero tokens, exactly: {@code baseNs + baseRem / permits}. */
     private long baseNs;
     private long baseRem;
+    /** ZERO with a tiny positive rate (below one per {@link Checks#MAX_NANOS}): the rate set, for {@link #limit()}. */
+    private double tiny;
     /** ZERO: the reading at which refills stopped; the bucket is evaluated there. */
     private long frozen;
     /** x/time/rate's lastEvent: the time to act of the latest reservation (allow included). */
@@ -147,7 +152,8 @@ public final class TokenBucketLimiter {
         this.permits = 1;
         this.iq = 1;
         this.ir = 0;
-        this.mode = limit == INF ? INFINITE : limit == 0 ? ZERO : FINITE;
+        this.mode = limit == INF ? INFINITE : limit == 0 || Checks.belowMinimumRate(limit) ? ZERO : FINITE;
+        this.tiny = mode == ZERO ? limit : 0;
         if (rate != null) {
             setInterval(rate);
         } else {
@@ -230,12 +236,12 @@ public final class TokenBucketLimiter {
     /**
      * x/time/rate's {@code Limit()}: the current rate in tokens per second.
      *
-     * @return the rate, {@link #INF} or 0
+     * @return the rate, {@link #INF} or 0; a tiny rate as it was set (nothing is refilled under it)
      */
     public double limit() {
         long stamp = lock.readLock();
         try {
-            return mode == ZERO ? 0 : mode == INFINITE ? INF : permits * 1e9 / period;
+            return mode == ZERO ? tiny : mode == INFINITE ? INF : permits * 1e9 / period;
         } finally {
             lock.unlockRead(stamp);
         }
@@ -578,14 +584,15 @@ public final class TokenBucketLimiter {
      * fraction it stands for ({@link Rate#perSecond(double)}).
      *
      * @param perSecond a rate {@code >= 0}, or {@link #INF}
-     * @throws IllegalArgumentException if the rate is NaN, negative, above one per nanosecond,
-     *     below one per about 73 years (other than 0), or {@code burst * interval} would overflow
+     * @throws IllegalArgumentException if the rate is NaN, negative, above one per nanosecond, or
+     *     {@code burst * interval} would overflow (a rate below one per about 73 years is accepted
+     *     and refills nothing, see "Arithmetic")
      */
     public void setRate(double perSecond) {
         if (perSecond == INF) {
             change(INFINITE, null, burst);
-        } else if (perSecond == 0) {
-            change(ZERO, null, burst);
+        } else if (perSecond == 0 || Checks.belowMinimumRate(perSecond)) {
+            change(ZERO, null, burst, perSecond);
         } else {
             change(FINITE, perSecond("rate", checkLimit("rate", perSecond)), burst);
         }
@@ -609,6 +616,11 @@ public final class TokenBucketLimiter {
      * ({@code newMode < 0}: keep the rate). Exact: the credit is carried over in rationals.
      */
     private void change(int newMode, Rate rate, long newBurst) {
+        change(newMode, rate, newBurst, 0);
+    }
+
+    /** As above; {@code tinyRate} is the rate reported by {@link #limit()} in ZERO mode. */
+    private void change(int newMode, Rate rate, long newBurst, double tinyRate) {
         long reading = clock.nanos();
         long write = lock.writeLock();
         try {
@@ -623,9 +635,11 @@ public final class TokenBucketLimiter {
                 credit = BigInteger.valueOf(burst).multiply(oldPeriod);
             }
             long oldBurst = burst;
+            double oldTiny = tiny;
             burst = newBurst;
             if (newMode >= 0) {
                 mode = newMode;
+                tiny = tinyRate;
             }
             try {
                 if (rate != null) {
@@ -637,6 +651,7 @@ public final class TokenBucketLimiter {
                 // A refused change changes nothing (setInterval restored the interval itself).
                 burst = oldBurst;
                 mode = oldMode;
+                tiny = oldTiny;
                 throw e;
             }
             long at = mode == ZERO ? (oldMode == ZERO ? bt : now) : now;
@@ -837,27 +852,35 @@ public final class TokenBucketLimiter {
          *
          * @param perSecond a rate {@code >= 0}, or {@link #INF}
          * @return this builder
-         * @throws IllegalArgumentException if the rate is NaN, negative, above one per nanosecond
-         *     or below one per about 73 years (other than 0)
+         * @throws IllegalArgumentException if the rate is NaN, negative or above one per nanosecond
+         *     (a rate below one per about 73 years is accepted and refills nothing, see the class
+         *     documentation, "Arithmetic")
          */
         public Builder rate(double perSecond) {
             checkLimit("rate", perSecond);
-            this.rate = perSecond == INF || perSecond == 0 ? null : perSecond("rate", perSecond);
-            this.limit = perSecond == INF || perSecond == 0 ? perSecond : 1;
+            boolean special = perSecond == INF || perSecond == 0 || Checks.belowMinimumRate(perSecond);
+            this.rate = special ? null : perSecond("rate", perSecond);
+            this.limit = special ? perSecond : 1;
             return this;
         }
 
         /**
          * Sets one token per {@code interval}, x/time/rate's {@code Every}: an interval of zero is
          * {@link #INF}, as there. A negative interval, which x/time/rate also reads as {@code Inf},
-         * is refused: it is a caller's arithmetic gone wrong, and would open the gate silently.
+         * is refused: it is a caller's arithmetic gone wrong, and would open the gate silently. An
+         * interval longer than about 73 years is a tiny rate, as x/time/rate's {@code Every} of it
+         * is: the burst can be spent, and nothing is refilled.
          *
          * @param interval the time between two tokens, {@code >= 0}
          * @return this builder
          * @throws NullPointerException if {@code interval} is null
-         * @throws IllegalArgumentException if {@code interval} is negative or too long
+         * @throws IllegalArgumentException if {@code interval} is negative
          */
         public Builder every(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.compareTo(Duration.ofNanos(Checks.MAX_NANOS)) > 0) {
+                return rate(1 / (interval.getSeconds() + interval.getNano() / 1e9));
+            }
             long nanos = Checks.nonNegativeNanos("interval", interval);
             if (nanos == 0) {
                 this.rate = null;

@@ -105,4 +105,19 @@ class RedisCellPortingTest {
         assertFalse(gcra.acquire(cell, START + 1000 * 60 * S + 1, 1, out) == Algorithm.ADMITTED,
                 "7,000 in 1,000 minutes, and not one more");
     }
+
+    /**
+     * redis-cell's {@code Rate::per_period} makes a zero emission interval from a zero count or a
+     * zero period, and {@code rate_limit} then answers every call, a peek included, with "Zero
+     * rates are not supported". Sluice refuses the same rates once, when they are built or parsed.
+     */
+    @Test
+    void zeroCountOrPeriod_refusedAtBuild() {
+        Expect.illegalArgument("permits must be >= 1 but was 0", () -> Rate.of(0, Duration.ofSeconds(60)));
+        Expect.illegalArgument("period must be > 0 but was 0s", () -> Rate.of(10, Duration.ZERO));
+        Expect.illegalArgument("policy line 1 (policy 'cell'): rate='0/1m': permits must be >= 1 but was 0",
+                () -> io.github.sluice.policy.Policy.parse("cell = gcra 0/1m burst=5 key=ip"));
+        Expect.illegalArgument("policy line 1 (policy 'cell'): rate='10/0s': period must be > 0 but was 0s",
+                () -> io.github.sluice.policy.Policy.parse("cell = gcra 10/0s burst=5 key=ip"));
+    }
 }

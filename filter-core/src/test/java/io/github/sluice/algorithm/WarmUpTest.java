@@ -404,8 +404,8 @@ class WarmUpTest {
         assertEquals("coldFactor must be between 1.0 and 1000.0 but was NaN",
                 assertThrows(IllegalArgumentException.class,
                         () -> WarmUp.builder().coldFactor(Double.NaN)).getMessage());
-        assertEquals("warmUp must be > 0 but was 0s", assertThrows(IllegalArgumentException.class,
-                () -> WarmUp.builder().warmUp(Duration.ZERO)).getMessage());
+        assertEquals("warmUp must be >= 0 but was -1ms", assertThrows(IllegalArgumentException.class,
+                () -> WarmUp.builder().warmUp(Duration.ofMillis(-1))).getMessage());
         assertEquals("warmUp must be at most 7d but was 7d 1ms",
                 assertThrows(IllegalArgumentException.class,
                         () -> WarmUp.builder().warmUp(Duration.ofDays(7).plusMillis(1))).getMessage());

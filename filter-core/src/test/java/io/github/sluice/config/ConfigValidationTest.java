@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.github.sluice.policy.ConfigException;
 import io.github.sluice.policy.Policy;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -69,6 +70,13 @@ class ConfigValidationTest {
         assertEquals("policy line 1 (policy 'a'): " + message, e.getMessage());
     }
 
+    /** Guava's {@code create(rate, 0, unit)}: a zero warm-up stores nothing, and is accepted. */
+    @Test
+    void policyLine_zeroWarmUp_isAcceptedAsGuavaDoes() {
+        Policy p = Policy.parse("a = warm-up 10/1s warm-up=0s key=ip");
+        assertEquals(0, ((io.github.sluice.algorithm.WarmUp) p.algorithm()).warmUpNanos());
+    }
+
     @ParameterizedTest
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
         // algorithms and keys
@@ -119,7 +127,6 @@ class ConfigValidationTest {
         "shaping 10/1s max-delay=2.25s key=ip => max-delay='2.25s': max-delay must be a whole number of its unit; write 2250ms",
         "shaping 10/1s max-delay=١s key=ip => max-delay='١s': max-delay must be written with the ASCII digits 0-9, but '١' (U+0661) is not one",
         "warm-up 10/1s warm-up=8d key=ip => warm-up='8d': warm-up must be at most 7d but was 8d",
-        "warm-up 10/1s warm-up=0s key=ip => warm-up='0s': warm-up must be > 0 but was 0s",
         "concurrency 5 max-wait=99999999999999999999ms key=global => max-wait='99999999999999999999ms': max-wait is too large: at most 2305843009213ms (about 73 years)",
     })
     void policyLine_invalid_isRefusedInTheUsersTerms(String spec, String message) {

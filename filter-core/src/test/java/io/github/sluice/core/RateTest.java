@@ -49,4 +49,21 @@ class RateTest {
         assertThrows(IllegalArgumentException.class, () -> Rate.of(1, Duration.ofSeconds(-1)));
         assertThrows(NullPointerException.class, () -> Rate.of(1, null));
     }
+
+    /**
+     * Every positive rate at or above one permit per 2^61 ns is held, never faster than asked:
+     * just above that minimum no continued-fraction convergent below the rate has a period that
+     * fits, and the minimum itself is taken.
+     */
+    @Test
+    void perSecond_justAboveTheMinimum_isTheMinimumNotRefused() {
+        double minimum = 1e9 / (1L << 61);
+        for (double r : new double[] {minimum, Math.nextUp(minimum), minimum * (1 + 1e-12), minimum * 1.0000001}) {
+            Rate rate = Rate.perSecond(r);
+            double perSecond = rate.permits() * 1e9 / rate.periodNanos();
+            assertEquals(true, perSecond <= r, r + " read as " + rate);
+            assertEquals(true, perSecond >= minimum * (1 - 1e-15), r + " read as " + rate);
+        }
+        assertThrows(IllegalArgumentException.class, () -> Rate.perSecond(Math.nextDown(minimum)));
+    }
 }

@@ -57,6 +57,46 @@ class EnforcerJmxTest {
         }
     }
 
+    /**
+     * Issue 28, item 7: an adaptive policy's current limit, and each partition's share of it, can
+     * be graphed: through {@link PolicyMetrics} and JMX, following the limit as it moves.
+     */
+    @Test
+    void adaptiveGlobalPolicy_currentLimitAndPartitionShares_followTheLimit() throws Exception {
+        Enforcer e = f.enforcer("api = adaptive aimd min=5 max=100 initial=20 samples=1 key=global"
+                        + " partition=attribute:tier partitions=paid:70,free:30",
+                "per-ip = adaptive aimd initial=20 key=ip", "rate = token-bucket 2/1m key=ip");
+        ObjectName name = EnforcerJmx.register(e, "jmx-test-adaptive");
+        try {
+            PolicyMetrics api = e.metrics().policy("api");
+            assertTrue(api.adaptive());
+            assertEquals(20, api.adaptiveLimit(), "the initial limit before any request");
+            assertEquals(java.util.List.of("paid", "free"), api.adaptivePartitions());
+            assertEquals(14, api.adaptivePartitionLimit("paid"));
+            assertEquals(6, api.adaptivePartitionLimit("free"));
+            assertEquals(-1, api.adaptivePartitionLimit("gold"));
+            assertEquals(Map.of("api", 20L), table(name, "AdaptiveLimit"));
+            assertEquals(Map.of("api/paid", 14L, "api/free", 6L), table(name, "AdaptivePartitionLimit"));
+
+            // When a request ends in a drop (503), AIMD cuts the limit by its backoff of 0.9
+            e.enforce(FakeRequest.get("/").peer("192.0.2.1")).release(503);
+
+            assertEquals(18, api.adaptiveLimit());
+            assertEquals(13, api.adaptivePartitionLimit("paid"), "ceil(0.7 x 18)");
+            assertEquals(6, api.adaptivePartitionLimit("free"), "ceil(0.3 x 18)");
+            assertEquals(Map.of("api", 18L), table(name, "AdaptiveLimit"));
+            assertEquals(Map.of("api/paid", 13L, "api/free", 6L), table(name, "AdaptivePartitionLimit"));
+
+            // A per-client adaptive policy has one limit per key, which no single gauge shows
+            PolicyMetrics perIp = e.metrics().policy("per-ip");
+            assertFalse(perIp.adaptive());
+            assertEquals(-1, perIp.adaptiveLimit());
+            assertEquals(-1, e.metrics().policy("rate").adaptiveLimit());
+        } finally {
+            e.close();
+        }
+    }
+
     @Test
     void closingTheEnforcer_unregistersItsMBean() throws Exception {
         Enforcer e = f.enforcer("rate = token-bucket 2/1m key=ip");

@@ -256,11 +256,11 @@ class TokenBucketLimiterTest {
         Expect.illegalArgument("burst must be >= 1 but was 0", () -> lim.setBurst(0));
         Expect.illegalArgument("rate must be >= 0 (or INF) but was NaN", () -> lim.setRate(Double.NaN));
         Expect.illegalArgument("rate must be >= 0 (or INF) but was -1.0", () -> lim.setRate(-1.0));
-        Expect.illegalArgument("rate must be at least one per 26687d (about 73 years) (longer"
+        Expect.illegalArgument("permitsPerSecond must be at least one per 26687d (about 73 years) (longer"
                         + " intervals do not fit in signed 64-bit nanoseconds with room for a burst) but was"
-                        + " 1.0E-10 per second, one every about 317 years; use a rate of 0 (never refills)"
-                        + " on TokenBucketLimiter instead",
-                () -> lim.setRate(1e-10));
+                        + " 1.0E-10 per second, one every about 317 years; TokenBucketLimiter and"
+                        + " BlockingLimiter.create accept such a rate (the burst is spent, nothing refills)",
+                () -> lim.setRate(Rate.perSecond(1e-10)));
         Expect.illegalArgument("permits must be >= 1 but was 0",
                 () -> lim.setRate(Rate.perSecond(0)));
         Expect.illegalArgument("burst * interval would overflow: at most 26687d (about 73 years) fits,"

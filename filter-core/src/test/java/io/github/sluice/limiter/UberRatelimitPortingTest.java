@@ -84,6 +84,42 @@ class UberRatelimitPortingTest {
         assertEquals(List.of(0L, 10_000L, 20_000L), takes(limiter, 3, t0));
     }
 
+    /**
+     * uber-go's {@code New(7)}: {@code perRequest = time.Second / 7}, truncated to 142,857,142 ns.
+     * Sluice's {@code Rate.of(7, 1 s)} rounds the interval up to 142,857,143 ns (never closer than
+     * the rate); uber-go's own truncated interval, passed as the rate, gives its instants exactly.
+     */
+    @Test
+    void per_rateNotDividingThePeriod_roundsUpUnlessGivenUberGosTruncatedInterval() throws Exception {
+        long uberInterval = Duration.ofSeconds(1).toNanos() / 7;
+        assertEquals(142_857_142L, uberInterval);
+        BlockingLimiter<?> rounded = BlockingLimiter.of(uber(7, Duration.ofSeconds(1), 0), clock, sleeper);
+        long t0 = rounded.take();
+        for (int k = 1; k <= 20; k++) {
+            assertEquals(t0 + k * 142_857_143L, rounded.take(), "rounded up, take " + k);
+        }
+        BlockingLimiter<?> exact = BlockingLimiter.of(ShapingLeakyBucket.builder()
+                .rate(Rate.of(1, Duration.ofNanos(uberInterval))).slack(0).maxDelay(Duration.ofDays(1)).build(),
+                clock, sleeper);
+        long e0 = exact.take();
+        long e = 0;
+        for (int k = 1; k <= 20; k++) {
+            e = exact.take();
+        }
+        assertEquals(e0 + 20 * uberInterval, e, "uber-go's truncated interval: its instants");
+    }
+
+    @Test
+    void newUnlimited_isSetRateInf_everyTakeAtOnce() throws Exception {
+        BlockingLimiter<?> limiter = limiter(100, 10);
+        limiter.setRate(BlockingLimiter.INF);
+        long t0 = clock.nanos();
+        for (int i = 0; i < 1000; i++) {
+            assertEquals(t0, limiter.take());
+        }
+        assertEquals(List.of(), slept);
+    }
+
     @Test
     void take_afterIdlingLessThanTheSlack_catchesUpTheIdleIntervalsAtOnce() throws Exception {
         BlockingLimiter<?> limiter = limiter(100, 10);

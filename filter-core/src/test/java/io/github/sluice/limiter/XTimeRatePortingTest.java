@@ -229,11 +229,41 @@ class XTimeRatePortingTest {
         assertEquals(start + 600_000 * S, clock.nanos(), "70,000 tokens in exactly 10,000 minutes");
     }
 
+    /**
+     * x/time/rate accepts {@code Limit(1e-10)}: the burst can be spent, and the next token would
+     * come in about 317 years. Sluice spends the burst and refills nothing (the wait does not fit
+     * in 64-bit nanoseconds), reporting the limit as set.
+     */
     @Test
-    void tinyLimits_refusedNamingWhy() {
-        Expect.illegalArgument("rate must be at least one per 26687d (about 73 years) (longer intervals do not fit"
-                        + " in signed 64-bit nanoseconds with room for a burst) but was 1.0E-10 per second, one every"
-                        + " about 317 years; use a rate of 0 (never refills) on TokenBucketLimiter instead",
-                () -> TokenBucketLimiter.builder().rate(1e-10));
+    void tinyLimit_spendsTheBurst_thenRefillsNothingForCenturies() throws InterruptedException {
+        TokenBucketLimiter lim = limiter(1e-10, 2);
+        assertEquals(1e-10, lim.limit());
+        assertTrue(lim.allow());
+        assertTrue(lim.allow());
+        assertFalse(lim.allow());
+        clock.advance(Duration.ofDays(365L * 70));
+        assertFalse(lim.allow(), "no token after 70 years");
+        assertFalse(lim.reserve(1).ok(), "a reservation beyond what is held is not OK");
+        assertFalse(lim.waitFor(1, Duration.ofDays(1)));
+        lim.setRate(1.0);
+        clock.advanceNanos(S);
+        assertTrue(lim.allow(), "refills again at a representable rate");
+    }
+
+    @Test
+    void tinyLimit_bySetLimitAndEvery_keepsWhatIsHeld() {
+        TokenBucketLimiter lim = limiter(10, 3);
+        assertTrue(lim.allow(2));
+        lim.setRate(Double.MIN_VALUE);
+        assertEquals(Double.MIN_VALUE, lim.limit());
+        assertTrue(lim.allow(), "the token held is kept");
+        clock.advance(Duration.ofDays(365L * 50));
+        assertFalse(lim.allow());
+        TokenBucketLimiter every = TokenBucketLimiter.builder().every(Duration.ofDays(365L * 100)).burst(1)
+                .clock(clock).build();
+        assertEquals(1 / (365.0 * 100 * 86_400), every.limit(), 1e-25);
+        assertTrue(every.allow());
+        clock.advance(Duration.ofDays(365L * 60));
+        assertFalse(every.allow());
     }
 }

@@ -51,6 +51,12 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@code sluice.shaping.delay} ({@code sluice_shaping_delay_seconds_count},
  *       {@code _sum})</td><td>timer</td><td>policy</td><td>requests an enforced policy delayed,
  *       and the total delay</td></tr>
+ *   <tr><td>{@code sluice.adaptive.limit} ({@code sluice_adaptive_limit})</td><td>gauge</td>
+ *       <td>policy</td><td>the current limit of an adaptive policy keyed {@code global} (only
+ *       those: a policy keyed per client has one limit per key)</td></tr>
+ *   <tr><td>{@code sluice.adaptive.partition.limit} ({@code sluice_adaptive_partition_limit})</td>
+ *       <td>gauge</td><td>policy, partition</td><td>a partition's guaranteed share of that limit,
+ *       {@code ceil(share * limit)}</td></tr>
  *   <tr><td>{@code sluice.registry.keys} ({@code sluice_registry_keys})</td><td>gauge</td>
  *       <td>policy</td><td>keys the store holds for the policy</td></tr>
  *   <tr><td>{@code sluice.registry.evictions} ({@code sluice_registry_evictions_total})</td>
@@ -134,6 +140,16 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
                 meters.add(FunctionTimer.builder("sluice.shaping.delay", p, PolicyMetrics::shapingDelays,
                         PolicyMetrics::shapingDelayNanos, TimeUnit.NANOSECONDS).tags(t)
                         .description("requests a policy delayed, and the total delay").register(registry));
+            }
+            if (p.adaptive()) {
+                meters.add(Gauge.builder("sluice.adaptive.limit", p, PolicyMetrics::adaptiveLimit).tags(t)
+                        .description("the current limit of an adaptive policy keyed global").register(registry));
+                for (String partition : p.adaptivePartitions()) {
+                    meters.add(Gauge.builder("sluice.adaptive.partition.limit", p,
+                            m -> m.adaptivePartitionLimit(partition)).tags(t.and("partition", partition))
+                            .description("a partition's guaranteed share of its adaptive policy's current limit")
+                            .register(registry));
+                }
             }
             meters.add(Gauge.builder("sluice.registry.keys", p, PolicyMetrics::keys).tags(t)
                     .description("keys the store holds for a policy").register(registry));

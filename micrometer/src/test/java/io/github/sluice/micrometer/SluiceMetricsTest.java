@@ -49,6 +49,32 @@ class SluiceMetricsTest {
     }
 
     @Test
+    void adaptiveGlobalPolicy_limitAndPartitionGauges_followTheLimit_inPrometheusToo() {
+        Enforcer e = enforcer("api = adaptive aimd min=5 max=100 initial=20 samples=1 key=global"
+                + " partition=attribute:tier partitions=paid:70,free:30", "per-ip = adaptive aimd key=ip");
+        SimpleMeterRegistry r = new SimpleMeterRegistry();
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new SluiceMetrics(e).bindTo(r);
+        new SluiceMetrics(e).bindTo(prometheus);
+        assertEquals(20, r.get("sluice.adaptive.limit").tags("policy", "api").gauge().value());
+        assertEquals(14, r.get("sluice.adaptive.partition.limit").tags("policy", "api", "partition", "paid")
+                .gauge().value());
+
+        e.enforce(FakeRequest.get("/")).release(503); // a drop: AIMD cuts 20 to 18
+
+        assertEquals(18, r.get("sluice.adaptive.limit").tags("policy", "api").gauge().value());
+        assertEquals(13, r.get("sluice.adaptive.partition.limit").tags("policy", "api", "partition", "paid")
+                .gauge().value());
+        assertEquals(6, r.get("sluice.adaptive.partition.limit").tags("policy", "api", "partition", "free")
+                .gauge().value());
+        assertTrue(r.find("sluice.adaptive.limit").tags("policy", "per-ip").gauges().isEmpty(),
+                "a per-client adaptive policy has one limit per key: no single gauge");
+        String text = prometheus.scrape();
+        assertTrue(text.contains("sluice_adaptive_limit{policy=\"api\"} 18.0"), text);
+        assertTrue(text.contains("sluice_adaptive_partition_limit{partition=\"paid\",policy=\"api\"} 13.0"), text);
+    }
+
+    @Test
     void scriptedTraffic_countsExactlyPerPolicyOutcomeAndStatus() {
         // Given a rate limit, a dry-run limit, a concurrency limit and a shaping policy, bound
         Enforcer e = enforcer("rate = token-bucket 3/1m key=ip", "trial = token-bucket 1/1m key=ip dry-run",
