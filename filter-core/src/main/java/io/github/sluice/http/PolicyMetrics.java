@@ -52,6 +52,7 @@ public final class PolicyMetrics {
     private final LongAdder shaped = new LongAdder();
     private final LongAdder released = new LongAdder();
     private final LongAdder unmatchedReleases = new LongAdder();
+    private final LongAdder overrideFallbacks = new LongAdder();
     /*
      * One word, not two adders read one after the other: a reader preempted between two sums would
      * see every admission since the first read and none of their releases.
@@ -242,6 +243,21 @@ public final class PolicyMetrics {
      */
     public long unmatchedReleases() {
         return unmatchedReleases.sum();
+    }
+
+    /**
+     * Requests of a policy with {@code override=} that were decided by the client's plan because
+     * the override lookup did not answer within {@code override-timeout}, failed, or returned a
+     * limit that is not one (see docs/configuration.md, "Plans and per-customer limits").
+     *
+     * @return fallbacks; {@code 0} for a policy without overrides
+     */
+    public long overrideFallbacks() {
+        return overrideFallbacks.sum();
+    }
+
+    void recordOverrideFallback() {
+        overrideFallbacks.increment();
     }
 
     /**
