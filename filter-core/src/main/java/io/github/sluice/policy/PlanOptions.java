@@ -150,6 +150,9 @@ final class PlanOptions {
         }
         if (def != null) {
             p.defaultPlan(def);
+        } else if (plans != null && entries(ctx, plans).length > 1) {
+            throw ctx.error("default-plan", null, "several plans need default-plan=NAME: the plan of requests whose"
+                    + " plan is missing or unknown (never a free pass), one of " + plans);
         }
         if (blocked != null) {
             long s = args.longValue("blocked-status", blocked, 599);
