@@ -22,9 +22,12 @@ import java.util.Objects;
  * {@link Inheritance#KEEP_CONSUMED} (the key has used {@code min(c, L1)} of the new limit
  * {@code L1}, as {@code Enforcer.reconfigure} does for a changed policy, with the same code) and
  * retires the old one; a concurrency limit keeps all its permits in flight. So an upgrade takes
- * effect on the next request, a downgrade cannot be used to reset a quota, and a
- * downgrade-upgrade cycle leaves a key with {@code min(c, L_free, L_pro)} used: never more than it
- * had left. The carry is exact under concurrency: the old state is read at one word, and retired
+ * effect on the next request. What a downgrade to a limit below the key's use cannot hold is
+ * kept as a debt, which runs off as the state it came from would have recovered (evenly for
+ * token-bucket, gcra and leaky-bucket, at the reset for the others): a downgrade-upgrade cycle,
+ * through any plans, finds it again, so a key never gets more by changing plans. Precisely: while
+ * the clock stands still, a key is admitted at most the largest limit of the plans it is decided
+ * under, however often its plan changes. The carry is exact under concurrency: the old state is read at one word, and retired
  * only if its word is still that one (every change of a cell is a CAS on its word, see
  * {@link Cell}), so a request deciding on the old state at that moment either lands before the
  * read (and is carried) or finds the state retired and decides again under its own plan.
@@ -233,9 +236,9 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
 
     /** What a request of cost zero under plan {@code to} is told: the carried state, written nowhere. */
     private static int peek(Holder h, Algorithm<Cell>[] table, int to, long now, MutableDecision out) {
+        Holder next = h.cell == null ? null : carried(h, table, to, now, out);
         Algorithm<Cell> a = table[to];
-        Cell carried = h.cell == null ? null : carried(table[h.plan], h.cell, a, now, out);
-        int r = a.acquire(carried == null ? a.newCell(now) : carried, now, 0, out);
+        int r = a.acquire(next == null ? a.newCell(now) : next.cell, now, 0, out);
         return r == RETIRED ? DENIED : r;
     }
 
@@ -245,9 +248,8 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
      * thread changed the state meanwhile; the caller looks again.
      */
     private static void move(PlanCell cell, Holder h, Algorithm<Cell>[] table, int to, long now, MutableDecision d) {
-        Algorithm<Cell> next = table[to];
         if (h.cell == null) {
-            CURRENT.compareAndSet(cell, h, new Holder(to, next.newCell(now)));
+            CURRENT.compareAndSet(cell, h, new Holder(to, table[to].newCell(now), 0, now, 0));
             return;
         }
         long word = h.cell.word();
@@ -255,25 +257,65 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
             Thread.onSpinWait();
             return;
         }
-        Cell carried = carried(table[h.plan], h.cell, next, now, d);
-        if (carried == null) {
-            carried = next.newCell(now);
-        }
-        if (h.cell.retire(word)) {
-            CURRENT.compareAndSet(cell, h, new Holder(to, carried));
+        Holder next = carried(h, table, to, now, d);
+        if (next != null && h.cell.retire(word)) {
+            CURRENT.compareAndSet(cell, h, next);
         }
     }
 
-    /** The state of plan {@code to} carried from {@code cell} of {@code from}; {@code null} for a fresh one. */
-    private static Cell carried(Algorithm<Cell> from, Cell cell, Algorithm<Cell> to, long now, MutableDecision d) {
+    /**
+     * The key's state under plan {@code to}, carried from {@code h}: a fresh state of the new plan
+     * charged with what the key has used, {@code min(used, L1)} ({@link Inheritance#KEEP_CONSUMED}),
+     * where "used" is the most the key is known to have used: of its current plan, or more, if an
+     * earlier change had to leave some of it out (a downgrade to a limit below it). That excess is
+     * kept in the holder as a debt that runs off as the state it came from would have (evenly for
+     * the rate algorithms, at the end of the window for the others), so a downgrade-upgrade cycle
+     * finds it again. {@code null} if the old state was retired meanwhile.
+     */
+    private static Holder carried(Holder h, Algorithm<Cell>[] table, int to, long now, MutableDecision d) {
+        Algorithm<Cell> from = table[h.plan];
+        Algorithm<Cell> next = table[to];
         if (from.concurrency()) {
             // Permits in flight are held by running requests: all of them are kept, whatever the
             // new limit, or their releases would free permits that others hold.
-            Cell fresh = to.newCell(now);
-            long held = cell.word();
-            return held == Cell.RETIRED || held == fresh.word() || !fresh.casWord(fresh.word(), held) ? null : fresh;
+            Cell fresh = next.newCell(now);
+            long held = h.cell.word();
+            if (held == Cell.RETIRED) {
+                return null;
+            }
+            if (held != fresh.word()) {
+                fresh.casWord(fresh.word(), held);
+            }
+            return new Holder(to, fresh, 0, now, 0);
         }
-        return CarriedKeySpace.carry(from, cell, to, Inheritance.KEEP_CONSUMED, now, d);
+        if (from.acquire(h.cell, now, 0, d) == RETIRED) {
+            return null;
+        }
+        long used = Math.max(0, d.limit() - Math.max(0, d.remaining()));
+        long reset = Math.max(0, d.resetNanos());
+        long owed = h.owed(now, linear(from));
+        long known = Math.max(used, owed);
+        if (owed > used) {
+            reset = Math.max(0, h.debtReset - (now - h.debtAt));
+        }
+        Cell fresh = next.newCell(now);
+        next.acquire(fresh, now, 0, d);
+        long carried = Inheritance.KEEP_CONSUMED.carried(Math.max(known, 1), Math.max(known, 1) - known,
+                Math.max(1, d.limit()));
+        if (carried > 0 && next.acquire(fresh, now, carried, d) != ADMITTED) {
+            // A fresh state that cannot give that many at once gives all it has: stricter, never looser.
+            long all = Math.min(carried, d.remaining());
+            if (all > 0) {
+                next.acquire(fresh, now, all, d);
+            }
+        }
+        return new Holder(to, fresh, known, now, reset);
+    }
+
+    /** Whether a state of {@code a} gives back what was used evenly over its reset time (else all at its end). */
+    private static boolean linear(Algorithm<?> a) {
+        String kind = a.kind();
+        return kind.equals("token-bucket") || kind.equals("gcra") || kind.equals("leaky-bucket");
     }
 
     @Override
@@ -386,14 +428,40 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
         }
     }
 
-    /** Immutable: a plan's index and its state, replaced whole when the plan changes. */
+    /**
+     * Immutable: a plan's index and its state, replaced whole when the plan changes, and the most
+     * the key was known to have used at that change (its debt: see {@link #carried}).
+     */
     private static final class Holder {
         final int plan;
         final Cell cell;
+        final long debt;
+        final long debtAt;
+        final long debtReset;
 
-        Holder(int plan, Cell cell) {
+        Holder(int plan, Cell cell, long debt, long debtAt, long debtReset) {
             this.plan = plan;
             this.cell = cell;
+            this.debt = debt;
+            this.debtAt = debtAt;
+            this.debtReset = debtReset;
+        }
+
+        Holder(int plan, Cell cell) {
+            this(plan, cell, 0, 0, 0);
+        }
+
+        /** What is left of the debt at {@code now}: all of it until its reset, or its share, evenly. */
+        long owed(long now, boolean evenly) {
+            long elapsed = now - debtAt;
+            if (debt <= 0 || elapsed >= debtReset) {
+                return 0;
+            }
+            if (!evenly || elapsed <= 0) {
+                return debt;
+            }
+            double left = (double) (debtReset - elapsed) / debtReset;
+            return (long) Math.ceil(debt * left);
         }
     }
 }

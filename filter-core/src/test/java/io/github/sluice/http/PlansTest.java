@@ -133,4 +133,36 @@ class PlansTest {
         clock.advance(Duration.ofMinutes(1));
         assertEquals(2, admitted(e, "k", 10), "the next window is fresh");
     }
+
+    @Test
+    void planChange_spendProThenCycleThroughLowerPlans_getsNothingBack() {
+        String[] plan = {"pro"};
+        Enforcer e = build("api = token-bucket key=header:X-Api-Key plan=bean:p"
+                + " plans=free:2/1m,mid:3/1m,pro:5/1m default-plan=free", b -> b.keyResolver("p", r -> plan[0]));
+        assertEquals(5, admitted(e, "k", 10));
+        for (String p : new String[] {"free", "mid", "pro", "mid", "free", "pro"}) {
+            plan[0] = p;
+            assertEquals(0, admitted(e, "k", 3), "after the change to " + p);
+        }
+    }
+
+    @Test
+    void hostilePlanHeader_unknownOrOversizedOrOddlyCased_isTheDefaultPlan() {
+        Enforcer e = build("api = fixed-window key=header:X-Api-Key plan=header:X-Plan"
+                + " plans=free:2/1m,pro:5/1m default-plan=free", UnaryOperator.identity());
+        for (String hostile : new String[] {"PRO", "pro ", " pro", "pro,pro", "x".repeat(10_000), "pro\u0000", ""}) {
+            String k = "k" + hostile.hashCode();
+            int n = 0;
+            for (int i = 0; i < 10; i++) {
+                n += e.enforce(key(k).header("X-Plan", hostile)).admitted() ? 1 : 0;
+            }
+            assertEquals(2, n, "plan header '" + hostile.substring(0, Math.min(10, hostile.length())) + "'");
+        }
+        // A header the client writes is the client's choice: that is why the docs show bean: and attribute:.
+        int n = 0;
+        for (int i = 0; i < 10; i++) {
+            n += e.enforce(key("chooser").header("X-Plan", "pro")).admitted() ? 1 : 0;
+        }
+        assertEquals(5, n);
+    }
 }
