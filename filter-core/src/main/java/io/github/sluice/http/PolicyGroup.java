@@ -60,8 +60,10 @@ final class PolicyGroup {
         }
         int subset = 0;
         for (Verdict.Entry e = first; e != null; e = v.after(e)) {
-            if (e.how.adaptive) {
-                return join(v); // its q is the current limit: formatted for each request
+            if (e.how.adaptive || e.how.position < 0) {
+                // An adaptive q is the current limit; a plan's or contract's limit is not one of
+                // the group's members: formatted for each request.
+                return join(v);
             }
             subset |= 1 << e.how.position;
         }

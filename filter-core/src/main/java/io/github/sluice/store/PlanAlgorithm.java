@@ -68,6 +68,8 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
     private final long windowNanos;
     /* The plans, then the limits added; replaced whole (copy on write) by add. */
     private volatile Algorithm<Cell>[] all;
+    /* The store's rule for a limit added at run time: why it cannot hold it, or null. */
+    private volatile java.util.function.BiFunction<Algorithm<?>, Algorithm<?>, String> refuses;
 
     /**
      * @param plans one algorithm per plan, all of the same class and kind; not adaptive
@@ -154,6 +156,19 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
                 return i;
             }
         }
+        java.util.function.BiFunction<Algorithm<?>, Algorithm<?>, String> rule = refuses;
+        if (rule != null) {
+            for (Algorithm<Cell> a : now) {
+                String why = rule.apply(a, algorithm);
+                if (why == null) {
+                    why = rule.apply(algorithm, a);
+                }
+                if (why != null) {
+                    throw new IllegalArgumentException("limit " + algorithm + " cannot share a key's state with "
+                            + a + " in this store: " + why);
+                }
+            }
+        }
         if (now.length >= MAX_LIMITS) {
             return -1;
         }
@@ -161,6 +176,18 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
         next[now.length] = (Algorithm<Cell>) algorithm;
         all = next;
         return now.length;
+    }
+
+    /**
+     * Sets the store's rule for the limits {@link #add} may add: a store whose keys keep one state
+     * read under each plan's parameters (Redis) refuses a limit that would read some key's state as
+     * more than it has. Called by the store when it binds this algorithm.
+     *
+     * @param refuses given a limit in force and a new one, why a key's state cannot pass from the
+     *     first to the second, or {@code null} if it can
+     */
+    public void refuseLimitsBy(java.util.function.BiFunction<Algorithm<?>, Algorithm<?>, String> refuses) {
+        this.refuses = Objects.requireNonNull(refuses, "refuses");
     }
 
     @Override

@@ -165,4 +165,16 @@ class PlansTest {
         }
         assertEquals(5, n);
     }
+
+    @Test
+    void headers_withAnotherPolicy_eachPlanKeepsItsOwnValue() {
+        Enforcer e = build("per-ip = token-bucket 100/1m key=ip\n" + "api = fixed-window key=header:X-Api-Key"
+                + " plan=header:X-Plan plans=free:2/1m,pro:5/1m default-plan=free", UnaryOperator.identity());
+        for (int i = 0; i < 3; i++) {
+            assertEquals("\"per-ip\";q=100;w=60, \"api.free\";q=2;w=60", EnforcerFixture.headers(
+                    e.enforce(key("a" + i))).headers.get("RateLimit-Policy"));
+            assertEquals("\"per-ip\";q=100;w=60, \"api.pro\";q=5;w=60", EnforcerFixture.headers(
+                    e.enforce(key("b" + i).header("X-Plan", "pro"))).headers.get("RateLimit-Policy"));
+        }
+    }
 }
