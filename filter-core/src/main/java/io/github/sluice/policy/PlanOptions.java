@@ -81,14 +81,14 @@ final class PlanOptions {
      * algorithm from {@code spec} with the plan's limit in place of the default's.
      */
     static void read(Line ctx, Args args, String spec, Policy.Builder b) {
-        String plan = args.option("plan");
-        String plans = args.option("plans");
-        String def = args.option("default-plan");
-        String blocked = args.option("blocked-status");
-        String override = args.option("override");
-        String cache = args.option("override-cache");
-        String ttl = args.option("override-ttl");
-        String timeout = args.option("override-timeout");
+        String plan = given(args, "plan");
+        String plans = given(args, "plans");
+        String def = given(args, "default-plan");
+        String blocked = given(args, "blocked-status");
+        String override = given(args, "override");
+        String cache = given(args, "override-cache");
+        String ttl = given(args, "override-ttl");
+        String timeout = given(args, "override-timeout");
         if (plans == null) {
             if (plan != null) {
                 throw ctx.error("plan", plan, "plan=... needs plans=name:limit,... (e.g. plans=free:100/1m,pro:1000/1m"
@@ -178,6 +178,14 @@ final class PlanOptions {
             throw ctx.error("blocked-status", blocked, "blocked-status needs a plan whose limit is blocked");
         }
         b.plans(built);
+    }
+
+    /**
+     * An option's value, marked understood only if given: the known options listed in the message
+     * about a misspelt one stay those of the algorithm and every policy.
+     */
+    private static String given(Args args, String name) {
+        return args.peek(name) == null ? null : args.option(name);
     }
 
     /** The algorithm {@code kind limit rest}: a plan's or a contract's limit with the policy's options. */
