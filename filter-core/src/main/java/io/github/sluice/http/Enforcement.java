@@ -110,12 +110,12 @@ final class Enforcement {
      * @param space where the plan's requests are decided
      */
     Enforcement(Enforcement parent, String label, io.github.sluice.core.Algorithm<?> limit, int planIndex,
-            KeySpace space, boolean unlimited, boolean blocked, int status) {
+            KeySpace space, boolean unlimited, boolean blocked, int status, int position) {
         this.group = parent.group;
         this.policy = parent.policy;
         this.space = space;
         this.cost = parent.cost;
-        this.position = -1; // not a member of the group's cache of RateLimit-Policy values
+        this.position = position; // a bit of the group's cache of RateLimit-Policy values, or -1
         this.match = parent.match;
         this.key = parent.key;
         this.allow = parent.allow;

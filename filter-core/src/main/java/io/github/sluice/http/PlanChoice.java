@@ -68,12 +68,17 @@ final class PlanChoice {
     }
 
     private Enforcement child(String label, Plans.Plan p, int index) {
+        return child(label, p, index, parent.group.claimSlot());
+    }
+
+    private Enforcement child(String label, Plans.Plan p, int index, int position) {
         return switch (p.type()) {
             case LIMITED -> new Enforcement(parent, label, p.algorithm(), index, parent.space, false, false,
-                    parent.policy.status());
-            case UNLIMITED -> new Enforcement(parent, label, null, -1, parent.space, true, false, parent.policy.status());
+                    parent.policy.status(), position);
+            case UNLIMITED -> new Enforcement(parent, label, null, -1, parent.space, true, false,
+                    parent.policy.status(), position);
             case BLOCKED -> new Enforcement(parent, label, null, -1, new Blocked(parent.space), false, true,
-                    plans.blockedStatus());
+                    plans.blockedStatus(), position);
         };
     }
 
@@ -125,7 +130,7 @@ final class PlanChoice {
             throw new IllegalArgumentException("policy '" + parent.policy.name() + "' holds "
                     + PlanAlgorithm.MAX_LIMITS + " distinct limits already");
         }
-        Enforcement made = child(parent.policy.name() + ".override", p, index);
+        Enforcement made = child(parent.policy.name() + ".override", p, index, -1); // made at run time: no bit
         Enforcement raced = contracts.putIfAbsent(limit, made);
         return raced != null ? raced : made;
     }

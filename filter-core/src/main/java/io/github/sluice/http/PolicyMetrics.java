@@ -164,6 +164,11 @@ public final class PolicyMetrics {
         return current.dryRun();
     }
 
+    /** @return {@code true} for a policy with {@code override=}, whose {@link #overrideFallbacks()} is meaningful */
+    public boolean overrides() {
+        return policy.plans() != null && policy.plans().override() != null;
+    }
+
     /** @return {@code true} for a concurrency policy, whose {@link #inFlight()} is meaningful */
     public boolean concurrency() {
         return policy.concurrency();

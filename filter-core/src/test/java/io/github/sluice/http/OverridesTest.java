@@ -165,6 +165,19 @@ class OverridesTest {
     }
 
     @Test
+    void overrideFallbacks_countedInJmx() throws Exception {
+        build("override-timeout=1s", k -> {
+            throw new IllegalStateException("database down");
+        });
+        admitted("p", 3);
+        javax.management.ObjectName name = EnforcerJmx.register(enforcer, "jmx-test-overrides");
+        javax.management.openmbean.TabularData table = (javax.management.openmbean.TabularData)
+                java.lang.management.ManagementFactory.getPlatformMBeanServer().getAttribute(name, "OverrideFallbacks");
+        assertEquals(1, table.size());
+        assertEquals(3L, table.get(new Object[] {"api"}).get("value"));
+    }
+
+    @Test
     void override_failingLookup_planDecides_askedAgainAfterASecond() {
         AtomicInteger calls = new AtomicInteger();
         build("override-timeout=1s", k -> {
