@@ -242,7 +242,7 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
             if (h == GONE) {
                 return RETIRED;
             }
-            if (h.plan == plan || (plan < 0 && h.cell != null)) {
+            if (h.cell != null && (h.plan == plan || plan < 0)) {
                 Algorithm<Cell> a = table[h.plan];
                 int r = clock == null ? a.acquire(h.cell, now, cost, out) : a.acquireOrWait(h.cell, now, clock, cost, out);
                 if (r != RETIRED) {

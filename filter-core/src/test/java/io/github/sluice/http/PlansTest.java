@@ -177,4 +177,20 @@ class PlansTest {
                     e.enforce(key("b" + i).header("X-Plan", "pro"))).headers.get("RateLimit-Policy"));
         }
     }
+
+    @Test
+    void refusedByAnotherPolicysMissingKey_newKeyOfAPlan_isPeekedNotBroken() {
+        Enforcer e = build("user = fixed-window 5/1m key=principal unresolved=deny:401\n"
+                + "api = fixed-window key=header:X-Api-Key plan=header:X-Plan plans=free:2/1m,pro:5/1m default-plan=free",
+                UnaryOperator.identity());
+        Verdict v = e.enforce(key("never-seen").header("X-Plan", "pro"));
+        assertEquals(401, v.status());
+        assertEquals("\"user\";q=5;w=60, \"api.pro\";q=5;w=60",
+                EnforcerFixture.headers(v).headers.get("RateLimit-Policy"));
+        int n = 0;
+        for (int i = 0; i < 10; i++) {
+            n += e.enforce(key("never-seen").header("X-Plan", "pro").principal("alice")).admitted() ? 1 : 0;
+        }
+        assertEquals(5, n, "the refused request took nothing of the key's 5");
+    }
 }

@@ -176,4 +176,22 @@ class PlanModelTest {
         assertEquals(0, space.release("k", 5, MutableDecision.NO_RECEIPT, false));
         assertEquals(1, space.release("k", 1, MutableDecision.NO_RECEIPT, false), "nothing more was held");
     }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
+    void withoutAPlan_newKey_peeksAndDecidesByTheDefaultPlan_andAKnownKeyByItsOwn(String name,
+            LongFunction<Algorithm<?>> kind) {
+        FakeClock clock = new FakeClock();
+        KeySpace space = space(clock, kind);
+        MutableDecision d = new MutableDecision();
+        space.inspect("new", d);
+        assertEquals(3, d.limit(), name + ": a key never seen reads as the default plan's");
+        assertTrue(space.acquire("new", 0, d), name + ": a peek without a plan");
+        assertEquals(3, d.limit());
+        assertTrue(space.acquire("pro", 2, 1, d));
+        assertTrue(space.acquire("pro", 0, d));
+        assertEquals(40, d.limit(), name + ": a peek without a plan reads the key's plan");
+        space.inspect("pro", d);
+        assertEquals(40, d.limit());
+    }
 }
