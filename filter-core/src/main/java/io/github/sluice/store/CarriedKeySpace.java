@@ -115,6 +115,12 @@ final class CarriedKeySpace<S extends Cell, T extends Cell> implements KeySpace 
         if (cell == null) {
             return null;
         }
+        if (from instanceof PlanAlgorithm old && to instanceof PlanAlgorithm plans) {
+            // Plan by plan: a key stays on its plan, with what it used and its debt.
+            @SuppressWarnings("unchecked")
+            S carried = (S) plans.carriedFrom(old, (PlanAlgorithm.PlanCell) cell, now, d);
+            return carried;
+        }
         // Advance under the old parameters: the peek reports what the key has left now.
         if (from.acquire(cell, now, 0, d) == Algorithm.RETIRED || from.isFresh(cell, now)) {
             return null;

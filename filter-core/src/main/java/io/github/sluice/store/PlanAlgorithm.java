@@ -300,8 +300,11 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
      * finds it again. {@code null} if the old state was retired meanwhile.
      */
     private static Holder carried(Holder h, Algorithm<Cell>[] table, int to, long now, MutableDecision d) {
-        Algorithm<Cell> from = table[h.plan];
-        Algorithm<Cell> next = table[to];
+        return carried(h, table[h.plan], table[to], to, now, d);
+    }
+
+    private static Holder carried(Holder h, Algorithm<Cell> from, Algorithm<Cell> next, int to, long now,
+            MutableDecision d) {
         if (from.concurrency()) {
             // Permits in flight are held by running requests: all of them are kept, whatever the
             // new limit, or their releases would free permits that others hold.
@@ -345,6 +348,38 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
         return kind.equals("token-bucket") || kind.equals("gcra") || kind.equals("leaky-bucket");
     }
 
+    /**
+     * A key's state carried from a previous plan table of the policy ({@code Enforcer.reconfigure}
+     * changed it): the key stays on the plan whose limit is unchanged (an equal algorithm), or the
+     * default plan, with what it used and its debt, as a change of plan carries them
+     * ({@link Inheritance#KEEP_CONSUMED}, whatever the reconfiguration's strategy). Not kept
+     * anywhere.
+     *
+     * @return the new state, or {@code null} if the key carries nothing
+     */
+    PlanCell carriedFrom(PlanAlgorithm old, PlanCell cell, long now, MutableDecision d) {
+        Holder h = cell.current;
+        if (h.cell == null) {
+            return null;
+        }
+        Algorithm<Cell> was = old.all[h.plan];
+        Algorithm<Cell>[] table = all;
+        int to = defaultPlan;
+        for (int i = 0; i < table.length; i++) {
+            if (table[i].equals(was)) {
+                to = i;
+                break;
+            }
+        }
+        Holder next = carried(h, was, table[to], to, now, d);
+        if (next == null || (next.debt == 0 && table[to].isFresh(next.cell, now))) {
+            return null;
+        }
+        PlanCell carried = new PlanCell();
+        carried.current = next;
+        return carried;
+    }
+
     @Override
     public long release(PlanCell cell, long now, long cost, long receipt, boolean dropped) {
         while (true) {
@@ -376,7 +411,8 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
     @Override
     public boolean isFresh(PlanCell cell, long now) {
         Holder h = cell.current;
-        return h.cell == null || all[h.plan].isFresh(h.cell, now);
+        // A debt still running keeps the key: dropping it would forget what a downgrade held back.
+        return h.cell == null || (all[h.plan].isFresh(h.cell, now) && h.owed(now, linear(all[h.plan])) == 0);
     }
 
     @Override
@@ -392,7 +428,7 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
                 }
                 continue;
             }
-            if (!all[h.plan].retireIfFresh(h.cell, now)) {
+            if (h.owed(now, linear(all[h.plan])) > 0 || !all[h.plan].retireIfFresh(h.cell, now)) {
                 if (h.cell.retired() && cell.current != h) {
                     continue; // moved to another plan meanwhile: ask the new state
                 }

@@ -194,4 +194,20 @@ class PlanModelTest {
         space.inspect("pro", d);
         assertEquals(40, d.limit());
     }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
+    void reconfiguredPlanTable_keyKeepsItsPlanAndWhatItUsed(String name, LongFunction<Algorithm<?>> kind) {
+        FakeClock clock = new FakeClock();
+        ShardedRegistry registry = ShardedRegistry.builder().clock(clock).shards(2).build();
+        KeySpace before = registry.keySpace("api", new PlanAlgorithm(List.of(kind.apply(3), kind.apply(40)), 0));
+        MutableDecision d = new MutableDecision();
+        assertTrue(before.acquire("k", 1, 40, d), name + ": pro spends its 40");
+        // The operator adds a plan: free and pro are unchanged.
+        KeySpace after = registry.rebind(before, new PlanAlgorithm(List.of(kind.apply(3), kind.apply(40),
+                kind.apply(100)), 0), Inheritance.KEEP_CONSUMED);
+        assertTrue(!after.acquire("k", 1, 1, d), name + ": still on pro, its 40 spent");
+        assertTrue(!after.acquire("k", 0, 1, d), name + ": on free too");
+        assertTrue(!after.acquire("k", 1, 1, d), name + ": and back: nothing reset by the change");
+    }
 }
