@@ -57,6 +57,9 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
         }
     }
 
+    /** A key's cell (word, stamp, holder) and its holder (plan, state, debt, since, reset). */
+    private static final long OVERHEAD = objectBytes(1, 1, 1) + objectBytes(3, 1, 1);
+
     /** The state of a key not decided yet: no plan. */
     private static final Holder EMPTY = new Holder(-1, null);
     /** The state of a key taken out of its registry. */
@@ -102,7 +105,7 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
         this.defaultPlan = defaultPlan;
         this.all = (Algorithm<Cell>[]) this.plans.toArray(new Algorithm<?>[0]);
         // The key's cell, its holder, and the largest state of a plan: the memory budget's worst case.
-        this.bytesPerKey = objectBytes(1, 1, 1) + objectBytes(0, 1, 1) + bytes;
+        this.bytesPerKey = OVERHEAD + bytes;
         this.windowNanos = window;
     }
 
@@ -146,7 +149,7 @@ public final class PlanAlgorithm extends Algorithm<PlanAlgorithm.PlanCell> {
             throw new IllegalArgumentException("a limit must use the plans' algorithm " + plans.get(0).kind()
                     + " but was " + algorithm.kind());
         }
-        if (algorithm.bytesPerKey() > bytesPerKey - objectBytes(1, 1, 1) - objectBytes(0, 1, 1)) {
+        if (algorithm.bytesPerKey() > bytesPerKey - OVERHEAD) {
             throw new IllegalArgumentException("a limit's state must be no larger than the plans' ("
                     + algorithm + " is larger than every plan's)");
         }
