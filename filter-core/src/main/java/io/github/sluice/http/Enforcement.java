@@ -50,6 +50,12 @@ final class Enforcement {
     final String label;
     /** The status of a denial: the policy's, or the blocked status for a blocked plan. */
     final int status;
+    /**
+     * The limit requests of this enforcement are decided by: the policy's algorithm, or the plan's
+     * (or contract's) for a plan's enforcement; {@code null} for an unlimited or blocked plan. Compare
+     * a request's cost with this, not with the policy's, which is the default plan's.
+     */
+    final io.github.sluice.core.Algorithm<?> limit;
     /** The limit's index in the store's {@link io.github.sluice.store.PlanAlgorithm}, or -1. */
     final int planIndex;
     /** A plan (or contract) whose clients the policy never refuses: such a request is not an entry. */
@@ -93,6 +99,7 @@ final class Enforcement {
         this.policyItem = RateLimitHeaders.policyItem(policy);
         this.limitPrefix = name + ";r=";
         this.label = policy.name();
+        this.limit = policy.algorithm();
         this.status = policy.status();
         this.planIndex = -1;
         this.unlimited = false;
@@ -125,6 +132,7 @@ final class Enforcement {
         this.partitioned = null;
         this.partition = null;
         this.label = label;
+        this.limit = limit;
         this.name = RateLimitHeaders.sfString(label);
         this.policyItem = RateLimitHeaders.policyItem(label, limit, concurrency);
         this.limitPrefix = name + ";r=";
