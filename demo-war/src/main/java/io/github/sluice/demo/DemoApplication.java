@@ -2,10 +2,17 @@ package io.github.sluice.demo;
 
 import io.github.sluice.jaxrs.SluiceFeature;
 import io.github.sluice.servlet.SluiceFilter;
+import io.github.sluice.config.SluiceConfig;
+import io.github.sluice.http.Enforcer;
+import io.github.sluice.store.Store;
+import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.core.Application;
 import jakarta.ws.rs.core.Context;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
@@ -24,11 +31,13 @@ import java.util.function.BiConsumer;
 public class DemoApplication extends Application {
 
     private final Map<String, Object> properties;
+    private final Enforcer enforcer;
 
     /**
      * @param servletContext the webapp's context, injected by Jersey
+     * @param servletConfig the Jersey servlet's configuration: its {@code sluice.*} init-params
      */
-    public DemoApplication(@Context ServletContext servletContext) {
+    public DemoApplication(@Context ServletContext servletContext, @Context ServletConfig servletConfig) {
         Object store = servletContext.getAttribute(SluiceFilter.STORE_ATTRIBUTE);
         Map<String, Object> p = new HashMap<>();
         if (store != null) {
@@ -38,11 +47,33 @@ public class DemoApplication extends Application {
         BiConsumer<String, Object> publish = servletContext::setAttribute;
         p.put(SluiceFeature.PUBLISH, publish);
         this.properties = Map.copyOf(p);
+        this.enforcer = enforcer(servletConfig, store);
+    }
+
+    /**
+     * The JAX-RS policies from the Jersey servlet's {@code sluice.*} init-params, with what only
+     * code can give: the plan of an API key ({@code plan=bean:planOf}) and the contracts
+     * ({@code override=bean:contractOf}) that the {@code per-plan} policy names.
+     */
+    private static Enforcer enforcer(ServletConfig config, Object store) {
+        List<String> names = new ArrayList<>();
+        for (String name : Collections.list(config.getInitParameterNames())) {
+            if (name.startsWith(SluiceFeature.PREFIX)) {
+                names.add(name.substring(SluiceFeature.PREFIX.length()));
+            }
+        }
+        Enforcer.Builder b = SluiceConfig.fromInitParams(n -> config.getInitParameter(SluiceFeature.PREFIX + n), names)
+                .keyResolver("planOf", Plans::planOf)
+                .overrideLookup("contractOf", Plans::contractOf);
+        if (store != null) {
+            b.store((Store) store);
+        }
+        return b.build();
     }
 
     @Override
     public Set<Class<?>> getClasses() {
-        return Set.of(HelloResource.class, SlowResource.class, AdaptiveResource.class);
+        return Set.of(HelloResource.class, SlowResource.class, AdaptiveResource.class, PlanResource.class);
     }
 
     /**
@@ -53,7 +84,7 @@ public class DemoApplication extends Application {
     @Override
     @SuppressWarnings("deprecation")
     public Set<Object> getSingletons() {
-        return Set.of(SluiceFeature.builder().build());
+        return Set.of(SluiceFeature.builder().enforcer(enforcer).build());
     }
 
     @Override

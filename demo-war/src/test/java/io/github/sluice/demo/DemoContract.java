@@ -102,6 +102,27 @@ abstract class DemoContract {
     }
 
     @Test
+    void apiPlan_freeProAndPartner_eachAnnouncesAndKeepsItsOwnQuota() throws Exception {
+        int c = nextClient();
+        // Keys of the free and pro plans, and the partner with a contract: each RateLimit-Policy says its quota.
+        String[][] cases = {{"free-" + c, "\"per-plan.free\";q=5;w=60", "5"},
+            {"pro-" + c, "\"per-plan.pro\";q=20;w=60", "20"},
+            {"partner-1", "\"per-plan.override\";q=50;w=60", "50"}};
+        for (String[] k : cases) {
+            int quota = Integer.parseInt(k[2]);
+            for (int i = 1; i <= quota; i++) {
+                HttpResponse<String> r = http.get("api/plan", "X-Api-Key", k[0]);
+                assertEquals(200, r.statusCode(), k[0] + " request " + i);
+                assertEquals(k[1], Http.header(r, "RateLimit-Policy"), k[0]);
+            }
+            HttpResponse<String> refused = http.get("api/plan", "X-Api-Key", k[0]);
+            assertEquals(429, refused.statusCode(), k[0] + ": one over its quota");
+            assertEquals(k[1], Http.header(refused, "RateLimit-Policy"));
+        }
+        assertEquals(401, http.get("api/plan").statusCode(), "no key: refused, never a free pass");
+    }
+
+    @Test
     void apiHello_withoutApiKey_isLimitedPerClientAddress() throws Exception {
         Burst burst = Burst.fast(c -> http.get("api/hello", "X-Forwarded-For", address(c)), this::nextClient);
 

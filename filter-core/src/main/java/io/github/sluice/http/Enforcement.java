@@ -44,8 +44,26 @@ final class Enforcement {
     private final AdaptiveLimit<?> partitioned;
     /** How a request's partition name is found when {@link #partitioned} is set. */
     private final KeyResolver partition;
-    /** The name as an RFC 9651 sf-string, quotes included. */
+    /** The name as an RFC 9651 sf-string, quotes included: {@code "api.pro"} for a plan's. */
     final String name;
+    /** The name the client is told: the policy's, or {@code policy.plan} for a plan's limit. */
+    final String label;
+    /** The status of a denial: the policy's, or the blocked status for a blocked plan. */
+    final int status;
+    /**
+     * The limit requests of this enforcement are decided by: the policy's algorithm, or the plan's
+     * (or contract's) for a plan's enforcement; {@code null} for an unlimited or blocked plan. Compare
+     * a request's cost with this, not with the policy's, which is the default plan's.
+     */
+    final io.github.sluice.core.Algorithm<?> limit;
+    /** The limit's index in the store's {@link io.github.sluice.store.PlanAlgorithm}, or -1. */
+    final int planIndex;
+    /** A plan (or contract) whose clients the policy never refuses: such a request is not an entry. */
+    final boolean unlimited;
+    /** A plan (or contract) whose clients are always refused, without touching the store. */
+    final boolean blocked;
+    /** The plan table of a policy with plans or overrides, else {@code null}; never set on a plan's own enforcement. */
+    final PlanChoice plans;
     /** This policy's member of {@code RateLimit-Policy}, e.g. {@code "per-ip";q=100;w=60}. */
     final String policyItem;
     /** The start of this policy's member of {@code RateLimit}, e.g. {@code "per-ip";r=}. */
@@ -80,8 +98,50 @@ final class Enforcement {
         this.name = RateLimitHeaders.sfString(policy.name());
         this.policyItem = RateLimitHeaders.policyItem(policy);
         this.limitPrefix = name + ";r=";
+        this.label = policy.name();
+        this.limit = policy.algorithm();
+        this.status = policy.status();
+        this.planIndex = -1;
+        this.unlimited = false;
+        this.blocked = false;
+        this.plans = policy.plans() == null ? null : new PlanChoice(this);
     }
 
+    /**
+     * A plan's (or a contract's) enforcement of {@code parent}'s policy: the same policy, key and
+     * counters, with the plan's limit, name and status in the headers and the problem body.
+     *
+     * @param label the name the client is told, e.g. {@code api.pro}
+     * @param limit the plan's algorithm, or {@code null} for an unlimited or blocked plan
+     * @param planIndex the limit's index in the store's plan algorithm, or -1
+     * @param space where the plan's requests are decided
+     */
+    Enforcement(Enforcement parent, String label, io.github.sluice.core.Algorithm<?> limit, int planIndex,
+            KeySpace space, boolean unlimited, boolean blocked, int status, int position) {
+        this.group = parent.group;
+        this.policy = parent.policy;
+        this.space = space;
+        this.cost = parent.cost;
+        this.position = position; // a bit of the group's cache of RateLimit-Policy values, or -1
+        this.match = parent.match;
+        this.key = parent.key;
+        this.allow = parent.allow;
+        this.dryRun = parent.dryRun;
+        this.concurrency = parent.concurrency;
+        this.adaptive = false;
+        this.partitioned = null;
+        this.partition = null;
+        this.label = label;
+        this.limit = limit;
+        this.name = RateLimitHeaders.sfString(label);
+        this.policyItem = RateLimitHeaders.policyItem(label, limit, concurrency);
+        this.limitPrefix = name + ";r=";
+        this.status = status;
+        this.planIndex = planIndex;
+        this.unlimited = unlimited;
+        this.blocked = blocked;
+        this.plans = null;
+    }
     /**
      * @param request the request
      * @return the request's partition of the policy's adaptive algorithm, or
@@ -89,6 +149,9 @@ final class Enforcement {
      *     of them (it then only borrows)
      */
     int partitionOf(RequestView request) {
+        if (planIndex >= 0) {
+            return planIndex; // the plan's limit in the store's plan algorithm
+        }
         if (partitioned == null) {
             return Algorithm.NO_PARTITION;
         }
@@ -256,6 +319,6 @@ final class Enforcement {
 
     @Override
     public String toString() {
-        return policy.name() + (cost == policy.cost() ? "" : "{cost=" + cost + '}');
+        return label + (cost == policy.cost() ? "" : "{cost=" + cost + '}');
     }
 }

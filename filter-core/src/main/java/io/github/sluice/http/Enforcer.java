@@ -81,6 +81,12 @@ public final class Enforcer implements AutoCloseable {
     private final boolean dryRun;
     /** The resolvers registered by name ({@code key=bean:NAME}), for policies given to {@link #reconfigure}. */
     private final Map<String, KeyResolver> namedResolvers;
+    /** The override lookups registered by name ({@code override=bean:NAME}). */
+    private final Map<String, java.util.function.Function<String, String>> overrideLookups;
+    /** The clock of the override cache's expiry: the builder's. */
+    private final io.github.sluice.core.Clock overrideClock;
+    /** The threads that run override lookups; made when a policy first needs them. Guarded by {@code this}. */
+    private java.util.concurrent.ExecutorService lookups;
     /** How headers are formatted, shared by every group of every table. */
     private final RateLimitHeaders.Plan plan;
     private final Store store;
@@ -122,12 +128,14 @@ public final class Enforcer implements AutoCloseable {
         this.ownsStore = ownsStore;
         this.dryRun = b.dryRun;
         this.namedResolvers = Map.copyOf(b.keyResolvers);
+        this.overrideLookups = Map.copyOf(b.overrideLookups);
+        this.overrideClock = b.clock;
         this.registry = b.registry;
         this.maxKeyLengthForLocal = b.maxKeyLength;
         KeySpace[] spaces = new KeySpace[policies.length];
         try {
             for (int i = 0; i < policies.length; i++) {
-                spaces[i] = home(policies[i]).keySpace(policies[i].name(), policies[i].algorithm());
+                spaces[i] = home(policies[i]).keySpace(policies[i].name(), stored(policies[i]));
                 if (spaces[i] != null && isLocal(policies[i])) {
                     localSpaces.put(spaces[i], Boolean.TRUE);
                 }
@@ -401,8 +409,8 @@ public final class Enforcer implements AutoCloseable {
             KeySpace before = was != null ? spaces[was] : removed.get(ps[i].name());
             Store home = home(ps[i]);
             boolean sameHome = before != null && localSpaces.containsKey(before) == isLocal(ps[i]);
-            bound[i] = !sameHome ? home.keySpace(ps[i].name(), ps[i].algorithm())
-                    : home.rebind(before, ps[i].algorithm(), was != null ? inheritance : Inheritance.RESET);
+            bound[i] = !sameHome ? home.keySpace(ps[i].name(), stored(ps[i]))
+                    : home.rebind(before, stored(ps[i]), was != null ? inheritance : Inheritance.RESET);
             if (isLocal(ps[i])) {
                 localSpaces.put(bound[i], Boolean.TRUE);
             }
@@ -417,6 +425,53 @@ public final class Enforcer implements AutoCloseable {
         }
         metrics.track(List.of(ps), List.of(bound));
         table = new Table(this, ps, bound, plan);
+    }
+
+    /** The algorithm the store keeps for {@code p}: its plans' when it has plans, else its own. */
+    private static io.github.sluice.core.Algorithm<?> stored(Policy p) {
+        return p.plans() == null ? p.algorithm() : p.plans().newAlgorithm();
+    }
+
+    /**
+     * @param p a policy with {@code override=}
+     * @return the lookup its override names: a registered one, or the file's
+     * @throws IllegalArgumentException if it names a lookup that was not registered
+     */
+    java.util.function.Function<String, String> overrideLookup(Policy p) {
+        String source = p.plans().override();
+        if (source.startsWith("file:")) {
+            return FileOverrides.of(java.nio.file.Path.of(source.substring(5)), overrideClock);
+        }
+        String name = source.substring(5);
+        java.util.function.Function<String, String> f = overrideLookups.get(name);
+        if (f == null) {
+            throw new IllegalArgumentException("override=bean:" + name + " names no lookup registered with"
+                    + " Enforcer.Builder.overrideLookup (registered: " + overrideLookups.keySet() + ") (policy '"
+                    + p.name() + "')");
+        }
+        return f;
+    }
+
+    /** @return the clock of the override cache */
+    io.github.sluice.core.Clock overrideClock() {
+        return overrideClock;
+    }
+
+    /** @return the threads that run override lookups, made on first use and stopped by {@link #close()} */
+    synchronized java.util.concurrent.Executor lookupExecutor() {
+        if (lookups == null) {
+            java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(4, 4,
+                    30, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.ArrayBlockingQueue<>(1024),
+                    r -> {
+                        Thread t = new Thread(r, "sluice-override-lookup");
+                        t.setDaemon(true);
+                        return t;
+                    });
+            pool.allowCoreThreadTimeOut(true);
+            lookups = pool;
+            onClose.add(pool::shutdownNow);
+        }
+        return lookups;
     }
 
     /** Whether {@code p} lives in the enforcer's local registry: an adaptive policy when the store is another. */
@@ -453,6 +508,12 @@ public final class Enforcer implements AutoCloseable {
         if ((key == null && !e.policy.unresolved().denies())
                 || (e.allow != null && e.allow.allows(key, request, addresses))) {
             return v; // no key (unresolved=skip), or allowed
+        }
+        if (e.plans != null && key != null) {
+            e = e.plans.choose(request, key); // the client's plan, or its contract
+            if (e.unlimited) {
+                return v;
+            }
         }
         if (v == null) {
             v = new Verdict();
@@ -731,6 +792,8 @@ public final class Enforcer implements AutoCloseable {
         private final List<Policy> policies = new ArrayList<>();
         /** The resolvers {@code key=bean:<name>} refers to, by name. */
         private final Map<String, KeyResolver> keyResolvers = new java.util.LinkedHashMap<>();
+        private final Map<String, java.util.function.Function<String, String>> overrideLookups =
+                new java.util.LinkedHashMap<>();
         private Store store;
         /** The default store, configured by the registry settings; built only if no store is given. */
         private final ShardedRegistry.Builder registry = ShardedRegistry.builder();
@@ -810,6 +873,30 @@ public final class Enforcer implements AutoCloseable {
             KeyResolvers.bean(name); // checks the name as the policy language would read it
             if (keyResolvers.putIfAbsent(name, resolver) != null) {
                 throw new IllegalArgumentException("keyResolver name must be unique but '" + name
+                        + "' is registered twice");
+            }
+            return this;
+        }
+
+        /**
+         * Registers a contract lookup under a name, for policies with {@code override=bean:<name>}
+         * (see {@link io.github.sluice.policy.Plans}): given a request's key, it returns the key's
+         * contract limit as a plan's limit is written ({@code 5000/1m}, {@code unlimited},
+         * {@code blocked}), or {@code null} if the key has none. It may be slow (a database): it
+         * runs on the enforcer's lookup threads, its answers are cached, and a request waits for it
+         * at most the policy's {@code override-timeout}.
+         *
+         * @param name the name, as {@code bean:} key resolvers are named
+         * @param lookup the lookup; thread-safe
+         * @return this builder
+         * @throws IllegalArgumentException if the name is invalid or registered already
+         */
+        public Builder overrideLookup(String name, java.util.function.Function<String, String> lookup) {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(lookup, "lookup");
+            KeyResolvers.bean(name); // checks the name as the policy language would read it
+            if (overrideLookups.putIfAbsent(name, lookup) != null) {
+                throw new IllegalArgumentException("overrideLookup name must be unique but '" + name
                         + "' is registered twice");
             }
             return this;
@@ -1122,6 +1209,18 @@ public final class Enforcer implements AutoCloseable {
                 throw new IllegalArgumentException(e.getMessage() + " (policy '" + p.name() + "')", e);
             }
             boolean dry = dryRun && !p.dryRun();
+            io.github.sluice.policy.Plans plans = p.plans();
+            if (plans != null && plans.resolver() != null) {
+                try {
+                    plans = plans.withResolver(KeyResolvers.withNamed(
+                            KeyResolvers.withClientAddress(plans.resolver(), clientAddress), keyResolvers::get));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(e.getMessage() + " (policy '" + p.name() + "', plan=)", e);
+                }
+            }
+            if (plans != p.plans()) {
+                return p.toBuilder().key(key).plans(plans).dryRun(p.dryRun() || dryRun).build();
+            }
             return key == p.key() && !dry ? p : p.toBuilder().key(key).dryRun(p.dryRun() || dryRun).build();
         }
     }

@@ -162,6 +162,11 @@ public final class EnforcerJmx {
         }
 
         @Override
+        public Map<String, Long> getOverrideFallbacks() {
+            return each(p -> p.plans() != null && p.plans().override() != null, PolicyMetrics::overrideFallbacks);
+        }
+
+        @Override
         public Map<String, Long> getShapingDelayMillis() {
             return each(p -> !p.dryRun(), m -> m.shapingDelayNanos() / 1_000_000);
         }

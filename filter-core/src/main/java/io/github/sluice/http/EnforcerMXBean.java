@@ -40,6 +40,13 @@ public interface EnforcerMXBean {
      */
     Map<String, Long> getUnmatchedReleases();
 
+    /**
+     * @return requests decided by the client's plan because the override lookup did not answer in
+     *     time or failed, per policy with {@code override=} (only those); see
+     *     {@link PolicyMetrics#overrideFallbacks()}
+     */
+    Map<String, Long> getOverrideFallbacks();
+
     /** @return total delay each enforced policy imposed by shaping, in milliseconds */
     Map<String, Long> getShapingDelayMillis();
 

@@ -28,6 +28,12 @@ final class PolicyGroup {
     final RateLimitHeaders.Plan plan;
     /** Indexed by the bit set of the members that applied; {@code null} for a large group. */
     private final AtomicReferenceArray<String> policyFields;
+    /*
+     * The bits of the cache handed out so far: one per member, then one per plan of a member with
+     * plans, while they last (a plan without one, and a contract, is formatted per request).
+     * Written only while the constructor runs.
+     */
+    private int slots;
 
     /**
      * @param costOverride permits per request for every member, or 0 for each policy's own cost
@@ -38,12 +44,18 @@ final class PolicyGroup {
         this.table = table;
         this.plan = plan;
         this.members = new Enforcement[policies.length];
+        this.slots = policies.length;
         for (int i = 0; i < policies.length; i++) {
             long cost = costOverride > 0 ? costOverride : policies[i].cost();
             members[i] = new Enforcement(this, policies[i], spaces[i], cost, i);
         }
         this.policyFields = members.length <= CACHED_MEMBERS
-                ? new AtomicReferenceArray<>(1 << members.length) : null;
+                ? new AtomicReferenceArray<>(1 << slots) : null;
+    }
+
+    /** @return a bit of the cache for a plan's enforcement, or -1 once they are all handed out */
+    int claimSlot() {
+        return slots < CACHED_MEMBERS ? slots++ : -1;
     }
 
     /**
@@ -60,8 +72,10 @@ final class PolicyGroup {
         }
         int subset = 0;
         for (Verdict.Entry e = first; e != null; e = v.after(e)) {
-            if (e.how.adaptive) {
-                return join(v); // its q is the current limit: formatted for each request
+            if (e.how.adaptive || e.how.position < 0) {
+                // An adaptive q is the current limit; a plan's or contract's limit is not one of
+                // the group's members: formatted for each request.
+                return join(v);
             }
             subset |= 1 << e.how.position;
         }

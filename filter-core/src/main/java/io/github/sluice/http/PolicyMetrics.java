@@ -60,6 +60,7 @@ public final class PolicyMetrics {
     private final LongAdder shaped = new LongAdder();
     private final LongAdder released = new LongAdder();
     private final LongAdder unmatchedReleases = new LongAdder();
+    private final LongAdder overrideFallbacks = new LongAdder();
     /*
      * One word, not two adders read one after the other: a reader preempted between two sums would
      * see every admission since the first read and none of their releases.
@@ -171,6 +172,11 @@ public final class PolicyMetrics {
         return current.dryRun();
     }
 
+    /** @return {@code true} for a policy with {@code override=}, whose {@link #overrideFallbacks()} is meaningful */
+    public boolean overrides() {
+        return policy.plans() != null && policy.plans().override() != null;
+    }
+
     /** @return {@code true} for a concurrency policy, whose {@link #inFlight()} is meaningful */
     public boolean concurrency() {
         return policy.concurrency();
@@ -250,6 +256,21 @@ public final class PolicyMetrics {
      */
     public long unmatchedReleases() {
         return unmatchedReleases.sum();
+    }
+
+    /**
+     * Requests of a policy with {@code override=} that were decided by the client's plan because
+     * the override lookup did not answer within {@code override-timeout}, failed, or returned a
+     * limit that is not one (see docs/configuration.md, "Plans and per-customer limits").
+     *
+     * @return fallbacks; {@code 0} for a policy without overrides
+     */
+    public long overrideFallbacks() {
+        return overrideFallbacks.sum();
+    }
+
+    void recordOverrideFallback() {
+        overrideFallbacks.increment();
     }
 
     /**

@@ -118,7 +118,7 @@ public final class ProblemBody implements DenialBody {
                 if (!first) {
                     b.append(',');
                 }
-                Json.string(b, verdict.policy(i).name());
+                Json.string(b, verdict.label(i));
                 first = false;
             }
         }
@@ -128,7 +128,10 @@ public final class ProblemBody implements DenialBody {
 
     private static String detail(Verdict verdict) {
         int binding = verdict.binding();
-        String name = binding >= 0 ? verdict.policy(binding).name() : "?";
+        String name = binding >= 0 ? verdict.label(binding) : "?";
+        if (binding >= 0 && verdict.blocked(binding)) {
+            return "Policy '" + name + "' refuses every request of this client.";
+        }
         if (binding >= 0 && verdict.policy(binding).concurrency()) {
             return "Too many concurrent requests for policy '" + name + "'; retry after "
                     + seconds(verdict.retryAfterSeconds()) + ".";

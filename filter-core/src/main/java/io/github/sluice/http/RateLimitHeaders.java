@@ -121,6 +121,25 @@ final class RateLimitHeaders {
         }
     }
 
+    /**
+     * @return a plan's member of {@code RateLimit-Policy}, e.g. {@code "api.pro";q=1000;w=60}, or
+     *     {@code "api.banned";q=0} for a plan without a limit
+     */
+    static String policyItem(String label, io.github.sluice.core.Algorithm<?> limit, boolean concurrency) {
+        StringBuilder b = new StringBuilder(32);
+        sfString(b, label);
+        if (limit == null) {
+            return b.append(";q=0").toString();
+        }
+        b.append(";q=").append(clamp(limit.limit()));
+        if (concurrency) {
+            b.append(";qu=\"concurrent-requests\"");
+        } else {
+            b.append(";w=").append(clamp(windowSeconds(limit.windowNanos())));
+        }
+        return b.toString();
+    }
+
     /** @return a policy's member of {@code RateLimit-Policy}, e.g. {@code "per-ip";q=100;w=60} */
     static String policyItem(Policy p) {
         StringBuilder b = new StringBuilder(32);

@@ -62,6 +62,14 @@ final class StartupLine {
                             + " (attribute:, bean:) or a header your proxy overwrites (see docs/security.md)");
                 }
             }
+            if (p.plans() != null && p.plans().resolver() != null) {
+                for (String h : KeyResolvers.clientHeaders(p.plans().resolver())) {
+                    w.add("policy '" + p.name() + "' plan chosen by client-writable header " + h
+                            + ": any client can claim any plan (the default plan decides only unknown names);"
+                            + " choose it from authentication (attribute:, bean:) or a header your proxy"
+                            + " overwrites (see docs/security.md)");
+                }
+            }
             if (!p.allow().keys().isEmpty()) {
                 for (String h : KeyResolvers.clientHeaders(p.key())) {
                     w.add("policy '" + p.name() + "' exempts allow-listed keys read from client-writable header " + h

@@ -372,7 +372,7 @@ public final class Verdict implements ReleaseHandle {
         MutableDecision d = binding;
         Policy p = binding.how.policy;
         return binding.key == null ? p.unresolved().status(p.status())
-                : d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : p.status();
+                : d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : binding.how.status;
     }
 
     /**
@@ -409,6 +409,23 @@ public final class Verdict implements ReleaseHandle {
      */
     public Policy policy(int i) {
         return entry(i).how.policy;
+    }
+
+    /**
+     * @param i an entry
+     * @return the name the client is told for the entry: the policy's, or {@code policy.plan}
+     *     ({@code api.pro}, {@code api.override}) for a policy with plans
+     */
+    String label(int i) {
+        return entry(i).how.label;
+    }
+
+    /**
+     * @param i an entry
+     * @return whether the entry is a {@code blocked} plan or contract, which refuses every request
+     */
+    boolean blocked(int i) {
+        return entry(i).how.blocked;
     }
 
     /**

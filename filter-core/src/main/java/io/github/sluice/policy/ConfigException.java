@@ -19,6 +19,8 @@ public final class ConfigException extends IllegalArgumentException {
     private final String parameter;
     /** The offending value, or {@code null} if missing. */
     private final String value;
+    /** What is wrong, without the source, line, policy, parameter and value. */
+    private final transient String reason;
 
     /**
      * Creates an exception.
@@ -38,6 +40,7 @@ public final class ConfigException extends IllegalArgumentException {
         this.line = line;
         this.parameter = parameter;
         this.value = value;
+        this.reason = reason;
     }
 
     private static String message(String source, int line, String policy, String parameter, String value,
@@ -92,5 +95,10 @@ public final class ConfigException extends IllegalArgumentException {
     /** @return the offending value, or {@code null} if missing */
     public String value() {
         return value;
+    }
+
+    /** @return what is wrong, without where (for a message that wraps this one) */
+    String reason() {
+        return reason;
     }
 }

@@ -41,6 +41,7 @@ public final class Policy {
     private final Unresolved unresolved;
     private final DropStatuses drop;
     private final KeyResolver partition;
+    private final Plans plans;
 
     private Policy(Builder b) {
         this.name = b.name;
@@ -54,6 +55,7 @@ public final class Policy {
         this.unresolved = b.unresolved;
         this.drop = b.drop;
         this.partition = b.partition;
+        this.plans = b.plans;
     }
 
     /**
@@ -154,6 +156,15 @@ public final class Policy {
         return partition;
     }
 
+    /**
+     * @return the client's plans and contract limits ({@code plan=}, {@code plans=},
+     *     {@code override=}), or {@code null} if every client has {@link #algorithm()}'s limit. With
+     *     plans, {@link #algorithm()} is the default plan's limit (or the first plan's with one)
+     */
+    public Plans plans() {
+        return plans;
+    }
+
     /** @return {@code true} for a concurrency limit, whose permits are held until the request ends */
     public boolean concurrency() {
         return algorithm.concurrency();
@@ -177,6 +188,7 @@ public final class Policy {
         b.drop = drop;
         b.dropSet = drop != DropStatuses.DEFAULT;
         b.partition = partition;
+        b.plans = plans;
         return b;
     }
 
@@ -186,12 +198,13 @@ public final class Policy {
                 && p.key.equals(key) && p.match.equals(match) && p.cost == cost
                 && p.status == status && p.dryRun == dryRun && p.allow.equals(allow)
                 && p.unresolved.equals(unresolved)
-                && p.drop.equals(drop) && Objects.equals(p.partition, partition);
+                && p.drop.equals(drop) && Objects.equals(p.partition, partition)
+                && Objects.equals(p.plans, plans);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, algorithm, key, match, cost, status, dryRun, allow, unresolved, drop, partition);
+        return Objects.hash(name, algorithm, key, match, cost, status, dryRun, allow, unresolved, drop, partition, plans);
     }
 
     @Override
@@ -201,7 +214,8 @@ public final class Policy {
                 + (allow.isEmpty() ? "" : ", allow=" + allow)
                 + (unresolved.denies() ? ", unresolved=" + unresolved : "")
                 + (algorithm instanceof AdaptiveLimit ? ", drop=" + drop : "")
-                + (partition == null ? "" : ", partition=" + partition) + '}';
+                + (partition == null ? "" : ", partition=" + partition)
+                + (plans == null ? "" : ", " + plans) + '}';
     }
 
     /** Builds a {@link Policy}. Not thread-safe. */
@@ -218,6 +232,7 @@ public final class Policy {
         private DropStatuses drop = DropStatuses.DEFAULT;
         private boolean dropSet;
         private KeyResolver partition;
+        private Plans plans;
 
         private Builder(String name) {
             this.name = name;
@@ -384,6 +399,41 @@ public final class Policy {
         }
 
         /**
+         * Sets the client's plans and contract limits (see {@link Plans}). The policy's
+         * {@link #algorithm} must be of the plans' kind; {@link Plans}' default plan's limit is the
+         * usual choice. Default: none, every client has the algorithm's limit.
+         *
+         * @param plans the plan table, or {@code null} for none
+         * @return this builder
+         */
+        public Builder plans(Plans plans) {
+            this.plans = plans;
+            return this;
+        }
+
+        /** Every plan's limit of the policy's algorithm's class, and at least the cost. */
+        private void checkPlans() {
+            if (algorithm instanceof AdaptiveLimit) {
+                throw new IllegalArgumentException("plans need an algorithm with a fixed limit, not "
+                        + algorithm.kind() + " (policy '" + name + "')");
+            }
+            for (Plans.Plan p : plans.plans()) {
+                Algorithm<?> a = p.algorithm();
+                if (a == null) {
+                    continue;
+                }
+                if (a.getClass() != algorithm.getClass()) {
+                    throw new IllegalArgumentException("plan '" + p.name() + "' must be a " + algorithm.kind()
+                            + " limit like the policy's but was " + a.kind() + " (policy '" + name + "')");
+                }
+                if (cost > a.limit()) {
+                    throw new IllegalArgumentException("cost must be <= the limit " + a.limit() + " of plan '"
+                            + p.name() + "' but was " + cost + " (policy '" + name + "')");
+                }
+            }
+        }
+
+        /**
          * @return the policy
          * @throws IllegalStateException if the algorithm or the key is missing
          * @throws IllegalArgumentException if the cost exceeds the algorithm's limit (no request
@@ -400,6 +450,9 @@ public final class Policy {
             if (cost > algorithm.limit()) {
                 throw new IllegalArgumentException("cost must be <= the limit " + algorithm.limit()
                         + " but was " + cost + " (policy '" + name + "')");
+            }
+            if (plans != null) {
+                checkPlans();
             }
             boolean adaptive = algorithm instanceof AdaptiveLimit;
             int partitions = adaptive ? ((AdaptiveLimit<?>) algorithm).partitions() : 0;

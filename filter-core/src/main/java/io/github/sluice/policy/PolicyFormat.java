@@ -53,8 +53,14 @@ public final class PolicyFormat {
      */
     public static String format(Policy policy) {
         Objects.requireNonNull(policy, "policy");
-        StringBuilder b = new StringBuilder(64).append(policy.name()).append(" = ")
-                .append(algorithm(policy.algorithm()));
+        String algorithm = algorithm(policy.algorithm());
+        Plans plans = policy.plans();
+        if (plans != null && plans.resolver() != null) {
+            // With plans=, each plan gives the limit: the algorithm's own is not written.
+            String[] words = algorithm.split(" ", 3);
+            algorithm = words[0] + (words.length > 2 ? " " + words[2] : "");
+        }
+        StringBuilder b = new StringBuilder(64).append(policy.name()).append(" = ").append(algorithm);
         b.append(" key=").append(key(policy.key()));
         if (!policy.match().equals(Match.ALL)) {
             b.append(" match=").append(policy.match());
@@ -74,7 +80,39 @@ public final class PolicyFormat {
         if (policy.dryRun()) {
             b.append(" dry-run");
         }
+        if (plans != null) {
+            plans(b, plans);
+        }
         return b.toString();
+    }
+
+    /** The plan options, as {@link PlanOptions} reads them; settings at their default are left out. */
+    private static void plans(StringBuilder b, Plans plans) {
+        if (plans.resolver() != null) {
+            b.append(" plan=").append(key(plans.resolver())).append(" plans=");
+            for (int i = 0; i < plans.plans().size(); i++) {
+                Plans.Plan p = plans.plans().get(i);
+                b.append(i == 0 ? "" : ",").append(p.name()).append(':').append(p.limit());
+            }
+            if (plans.plans().size() > 1) {
+                b.append(" default-plan=").append(plans.defaultPlan().name());
+            }
+            if (plans.blockedStatus() != Plans.DEFAULT_BLOCKED_STATUS) {
+                b.append(" blocked-status=").append(plans.blockedStatus());
+            }
+        }
+        if (plans.override() != null) {
+            b.append(" override=").append(plans.override());
+            if (plans.overrideCache() != Plans.DEFAULT_OVERRIDE_CACHE) {
+                b.append(" override-cache=").append(plans.overrideCache());
+            }
+            if (!plans.overrideTtl().equals(Plans.DEFAULT_OVERRIDE_TTL)) {
+                b.append(" override-ttl=").append(duration(plans.overrideTtl().toNanos()));
+            }
+            if (!plans.overrideTimeout().equals(Plans.DEFAULT_OVERRIDE_TIMEOUT)) {
+                b.append(" override-timeout=").append(duration(plans.overrideTimeout().toNanos()));
+            }
+        }
     }
 
     /**

@@ -126,6 +126,10 @@ public final class PolicyParser {
             throw ctx.error("algorithm", null, "an algorithm must follow '=' (one of " + Algorithms.kinds() + ")");
         }
         Args args = Args.tokenize(ctx, spec);
+        String shaped = PlanOptions.shapeSpec(ctx, args, spec);
+        if (!shaped.equals(spec)) {
+            args = Args.tokenize(ctx, shaped); // each plan's limit takes the place of the algorithm's
+        }
         Algorithm<?> algorithm = Algorithms.build(ctx, args);
         Policy.Builder b = Policy.builder(ctx.policy).algorithm(algorithm);
         String key = args.option("key");
@@ -166,6 +170,7 @@ public final class PolicyParser {
             b.unresolved(u);
         }
         adaptiveOptions(ctx, args, algorithm, b);
+        PlanOptions.read(ctx, args, shaped, b);
         args.requireAllUsed();
         // The only combination build() checks is the cost against the algorithm's limit.
         return ctx.call("cost", cost == null ? "1" : cost, b::build);

@@ -100,11 +100,29 @@ final class CarriedKeySpace<S extends Cell, T extends Cell> implements KeySpace 
      * a retired one, an old cell with its whole quota by now, or nothing kept by the strategy).
      */
     private S carried(Space<T> from, T cell, long now, MutableDecision d) {
+        return carry(from.algorithm, cell, target.algorithm, inheritance, now, d);
+    }
+
+    /**
+     * A cell of {@code to} charged with what {@code cell} of {@code from} carries at {@code now}
+     * by {@code inheritance}, not kept anywhere; {@code null} if it carries nothing (no old cell, a
+     * retired one, an old cell with its whole quota by now, or nothing kept by the strategy). The
+     * old cell is only peeked (cost zero): nothing is written to it. Shared by a changed policy
+     * ({@link CarriedKeySpace}) and a key whose plan changed ({@link PlanAlgorithm}).
+     */
+    static <S extends Cell, T extends Cell> S carry(Algorithm<T> from, T cell, Algorithm<S> to,
+            Inheritance inheritance, long now, MutableDecision d) {
         if (cell == null) {
             return null;
         }
+        if (from instanceof PlanAlgorithm old && to instanceof PlanAlgorithm plans) {
+            // Plan by plan: a key stays on its plan, with what it used and its debt.
+            @SuppressWarnings("unchecked")
+            S carried = (S) plans.carriedFrom(old, (PlanAlgorithm.PlanCell) cell, now, d);
+            return carried;
+        }
         // Advance under the old parameters: the peek reports what the key has left now.
-        if (from.algorithm.acquire(cell, now, 0, d) == Algorithm.RETIRED || from.algorithm.isFresh(cell, now)) {
+        if (from.acquire(cell, now, 0, d) == Algorithm.RETIRED || from.isFresh(cell, now)) {
             return null;
         }
         long oldLimit = Math.max(1, d.limit());
@@ -116,7 +134,6 @@ final class CarriedKeySpace<S extends Cell, T extends Cell> implements KeySpace 
             // go hands on exactly what it would have.
             return null;
         }
-        Algorithm<S> to = target.algorithm;
         S fresh = to.newCell(now);
         to.acquire(fresh, now, 0, d);
         long carried = inheritance.carried(oldLimit, left, Math.max(1, d.limit()));

@@ -127,6 +127,11 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
             for (int status : p.deniedStatuses()) {
                 denials(p, status);
             }
+            if (p.overrides()) {
+                meters.add(FunctionCounter.builder("sluice.overrides.fallbacks", p, PolicyMetrics::overrideFallbacks)
+                        .tags(t).description("requests decided by the client's plan because the override lookup"
+                                + " did not answer in time or failed").register(registry));
+            }
             if (p.concurrency()) {
                 meters.add(FunctionCounter.builder("sluice.releases", p, PolicyMetrics::released).tags(t)
                         .description("requests that gave a concurrency policy's permits back").register(registry));

@@ -78,6 +78,8 @@ public final class RedisStore implements Store {
 
     private final Engine engine;
     private final ConcurrentHashMap<String, RedisKeySpace> spaces = new ConcurrentHashMap<>();
+    /** The policies with plans, by name: each plan a binding of its own on the policy's keys. */
+    private final ConcurrentHashMap<String, RedisPlanKeySpace> planSpaces = new ConcurrentHashMap<>();
     /**
      * The probe and the lease renewals, on one thread: the probe runs (and may wait for Redis)
      * only while the breaker is open, when renewals are skipped.
@@ -142,6 +144,10 @@ public final class RedisStore implements Store {
             throw new IllegalArgumentException(
                     "policy name must match [a-z0-9-]{1,64} but was '" + name + "'");
         }
+        if (algorithm instanceof io.github.sluice.store.PlanAlgorithm plans) {
+            return planSpaces.compute(name, (n, was) -> was != null && was.algorithm().equals(plans) ? was
+                    : new RedisPlanKeySpace(this, engine, n, plans));
+        }
         RedisKeySpace existing = spaces.get(name);
         if (existing != null && existing.binding.algorithm().equals(algorithm)) {
             return existing;
@@ -163,6 +169,11 @@ public final class RedisStore implements Store {
             }
             return space;
         }
+    }
+
+    /** The name of a plan's key space in the fallback registry, which refuses a name bound to another algorithm. */
+    synchronized String planFallbackName(String name, int plan) {
+        return name + "~plan" + plan + "~" + (++rebinds);
     }
 
     /**

@@ -136,6 +136,52 @@ class ClusterStoreTest {
         }
     }
 
+    /**
+     * Plans on a cluster: every plan of a policy reads the client's one key, wherever its slot is,
+     * from two stores at once, with threads switching plans: at most the largest plan's limit per
+     * key while the clock stands still.
+     */
+    @org.junit.jupiter.api.Test
+    void plans_twoStores_threadsSwitchingPlans_admitAtMostTheLargestPlanPerKey(RedisCluster cluster) throws Exception {
+        FakeClock frozen = new FakeClock();
+        List<String> keys = keysOnEveryMaster(cluster, "planned");
+        io.github.sluice.store.PlanAlgorithm plans = new io.github.sluice.store.PlanAlgorithm(List.of(
+                FixedWindow.of(5, Duration.ofMinutes(1)), FixedWindow.of(20, Duration.ofMinutes(1))), 0);
+        try (RedisStore a = store(cluster).clientClock(frozen).build();
+                RedisStore b = store(cluster).clientClock(frozen).build()) {
+            KeySpace[] spaces = {a.keySpace("planned", plans), b.keySpace("planned", new io.github.sluice.store.PlanAlgorithm(
+                    List.of(FixedWindow.of(5, Duration.ofMinutes(1)), FixedWindow.of(20, Duration.ofMinutes(1))), 0))};
+            AtomicLongArray admitted = new AtomicLongArray(keys.size());
+            CountDownLatch go = new CountDownLatch(1);
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                KeySpace space = spaces[t % 2];
+                int offset = t;
+                threads.add(started(() -> {
+                    MutableDecision out = new MutableDecision();
+                    try {
+                        go.await();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    for (int n = 0; n < 15 * keys.size(); n++) {
+                        int k = (n + offset) % keys.size();
+                        if (space.acquire(keys.get(k), (n + offset) % 2, 1, out)) {
+                            admitted.incrementAndGet(k);
+                        }
+                    }
+                }));
+            }
+            go.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            for (int k = 0; k < keys.size(); k++) {
+                assertTrue(admitted.get(k) >= 5 && admitted.get(k) <= 20, "key " + keys.get(k) + ": " + admitted.get(k));
+            }
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("algorithms")
     void twoStores_keysOnEveryMaster_frozenClock_admitExactlyTheLimitPerKey(Algorithm<?> algorithm,

@@ -4,6 +4,7 @@ import io.github.sluice.config.ConfigWatch;
 import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.http.DenialBody;
 import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.OverrideLookup;
 import io.github.sluice.key.KeyResolver;
 import io.github.sluice.policy.ConfigException;
 import io.github.sluice.redis.RedisStore;
@@ -39,6 +40,8 @@ import org.springframework.context.annotation.Configuration;
  *       {@code sluice.redis.url} is set and {@code sluice-redis} is on the class path). The
  *       application context closes it; the enforcer does not. Build it with the
  *       {@link SluiceStoreEvents} bean as its listener so that its health is reported.
+ *   <li>{@link OverrideLookup} beans: each is registered under its bean name, for policies with
+ *       {@code override=bean:<name>} (per-customer contract limits);
  *   <li>{@link KeyResolver} beans: each is registered under its bean name, for policies keyed
  *       {@code key=bean:<name>}.
  *   <li>{@link DenialBody}: the body of every denial, instead of the problem document (it cannot be
@@ -88,6 +91,7 @@ public class SluiceAutoConfiguration {
         Map<String, String> settings = properties.settings();
         Enforcer.Builder b = SluiceConfig.fromSettings(settings, SluiceProperties::source);
         beans.getBeansOfType(KeyResolver.class).forEach(b::keyResolver);
+        beans.getBeansOfType(OverrideLookup.class).forEach(b::overrideLookup);
         DenialBody body = denialBody.getIfUnique();
         if (body != null) {
             for (String name : new String[] {"denial-body", "problem-type", "denial-content-type"}) {

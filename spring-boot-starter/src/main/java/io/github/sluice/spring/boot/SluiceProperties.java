@@ -16,6 +16,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * sluice:
  *   policies:
  *     per-ip: token-bucket 100/1m key=ip
+ *     api: token-bucket key=header:X-Api-Key plan=bean:planOf default-plan=free override=bean:contractOf
+ *   plans:
+ *     api:
+ *       free: 100/1m
+ *       pro: 1000/1m
+ *       internal: unlimited
  *   trusted-proxies: 10.0.0.0/8
  * </pre>
  *
@@ -47,6 +53,13 @@ public class SluiceProperties {
      * a file, or the application defines an Enforcer bean.
      */
     private Map<String, String> policies = new LinkedHashMap<>();
+
+    /**
+     * The plan tables, by policy name: each plan's name and limit (100/1m, unlimited, blocked), in
+     * the order written; the same as plans=free:100/1m,... on the policy, which then names its
+     * plan= and default-plan=.
+     */
+    private Map<String, Map<String, String>> plans = new LinkedHashMap<>();
 
     /**
      * A properties file of further settings and policy.NAME lines, read first:
@@ -161,7 +174,13 @@ public class SluiceProperties {
      */
     public Map<String, String> settings() {
         Map<String, String> s = new LinkedHashMap<>();
-        policies.forEach((name, spec) -> s.put(SluiceConfig.POLICY_PREFIX + name, spec));
+        for (String name : plans.keySet()) {
+            if (!policies.containsKey(name)) {
+                throw new IllegalArgumentException("property '" + PREFIX + ".plans." + name + "' is the plan table of a"
+                        + " policy, but sluice.policies." + name + " is not set; known policies: " + policies.keySet());
+            }
+        }
+        policies.forEach((name, spec) -> s.put(SluiceConfig.POLICY_PREFIX + name, withPlans(spec, plans.get(name))));
         put(s, "config", config);
         put(s, "headers", headers);
         put(s, "headers-on", headersOn);
@@ -201,6 +220,20 @@ public class SluiceProperties {
         return "property '" + PREFIX + "." + property + "'";
     }
 
+    /** The policy with its YAML plan table as {@code plans=name:limit,...}. */
+    private static String withPlans(String spec, Map<String, String> table) {
+        if (table == null || table.isEmpty()) {
+            return spec;
+        }
+        StringBuilder b = new StringBuilder(spec == null ? "" : spec.strip()).append(" plans=");
+        boolean first = true;
+        for (Map.Entry<String, String> e : table.entrySet()) {
+            b.append(first ? "" : ",").append(e.getKey()).append(':').append(e.getValue() == null ? "" : e.getValue().strip());
+            first = false;
+        }
+        return b.toString();
+    }
+
     private static void put(Map<String, String> s, String name, String value) {
         if (value != null && !value.isBlank()) {
             s.put(name, value);
@@ -225,6 +258,16 @@ public class SluiceProperties {
     /** @param policies the policies by name */
     public void setPolicies(Map<String, String> policies) {
         this.policies = new LinkedHashMap<>(policies);
+    }
+
+    /** @return the plan tables by policy name: plan name to limit */
+    public Map<String, Map<String, String>> getPlans() {
+        return plans;
+    }
+
+    /** @param plans the plan tables by policy name */
+    public void setPlans(Map<String, Map<String, String>> plans) {
+        this.plans = new LinkedHashMap<>(plans);
     }
 
     /** @return the properties file read first, or {@code null} */

@@ -25,7 +25,8 @@ final class SluicePropertyNames {
             names.add(SluiceProperties.PREFIX + "." + (s.equals("policies") ? "policies.<name>" : s));
         }
         names.addAll(List.of("sluice.enabled", "sluice.filter.enabled", "sluice.filter.order",
-                "sluice.filter.url-patterns", "sluice.filter.shaping", "sluice.redis.url"));
+                "sluice.filter.url-patterns", "sluice.filter.shaping", "sluice.redis.url",
+                "sluice.plans.<policy>.<plan>"));
         return new ArrayList<>(names);
     }
 

@@ -63,6 +63,13 @@ class ConfigurationMetadataTest {
     @Test
     void everyDescribedProperty_binds() throws Exception {
         for (String property : described().keySet()) {
+            if (property.equals("sluice.plans")) {
+                SluiceProperties plans = new Binder(new MapConfigurationPropertySource(Map.of(
+                        "sluice.policies.p", "token-bucket key=ip plan=header:P", "sluice.plans.p.free", "1/1s")))
+                        .bind("sluice", Bindable.of(SluiceProperties.class)).get();
+                assertTrue(plans.settings().get("policy.p").endsWith(" plans=free:1/1s"), plans.settings().toString());
+                continue;
+            }
             String value = property.equals("sluice.policies") ? null
                     : property.endsWith("enabled") ? "false" : property.endsWith("order") ? "7" : "x";
             Map<String, String> source = value == null
@@ -83,6 +90,8 @@ class ConfigurationMetadataTest {
         TreeSet<String> described = new TreeSet<>(described().keySet());
         described.remove("sluice.policies");
         described.add("sluice.policies.<name>");
+        described.remove("sluice.plans");
+        described.add("sluice.plans.<policy>.<plan>");
         assertEquals(described, new TreeSet<>(SluicePropertyNames.known()));
     }
 }

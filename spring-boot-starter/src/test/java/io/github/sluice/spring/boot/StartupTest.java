@@ -70,6 +70,47 @@ class StartupTest {
     }
 
     @Test
+    void plans_yamlPlanTableAndOverrideLookupBean_decideByPlanAndContract() {
+        runner.withPropertyValues("sluice.policies.api=fixed-window key=header:X-Api-Key plan=header:X-Plan"
+                        + " default-plan=free override=bean:contractOf override-timeout=2s",
+                "sluice.plans.api.free=2/1m", "sluice.plans.api.pro=5/1m")
+                .withUserConfiguration(ContractLookup.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Enforcer e = context.getBean(Enforcer.class);
+                    assertEquals(java.util.List.of("free", "pro"), e.policies().get(0).plans().plans().stream()
+                            .map(io.github.sluice.policy.Plans.Plan::name).toList());
+                    int pro = 0;
+                    int partner = 0;
+                    for (int i = 0; i < 10; i++) {
+                        pro += e.enforce(io.github.sluice.testing.FakeRequest.get("/").header("X-Api-Key", "k")
+                                .header("X-Plan", "pro")).admitted() ? 1 : 0;
+                        partner += e.enforce(io.github.sluice.testing.FakeRequest.get("/")
+                                .header("X-Api-Key", "partner-1")).admitted() ? 1 : 0;
+                    }
+                    assertEquals(5, pro);
+                    assertEquals(7, partner);
+                });
+    }
+
+    @Test
+    void plans_tableOfAPolicyNotGiven_failsNamingIt() {
+        runner.withPropertyValues("sluice.policies.api=fixed-window 5/1m key=ip", "sluice.plans.apl.free=2/1m")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertTrue(failure(context.getStartupFailure()).contains("sluice.plans.apl"),
+                            failure(context.getStartupFailure()));
+                });
+    }
+
+    @Configuration
+    static class ContractLookup {
+        @Bean
+        io.github.sluice.http.OverrideLookup contractOf() {
+            return key -> key.equals("partner-1") ? "7/1m" : null;
+        }
+    }
+
+    @Test
     void enabledFalse_configuresNothing() {
         runner.withPropertyValues("sluice.policies.per-ip=token-bucket 10/1s key=ip", "sluice.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(Enforcer.class));
