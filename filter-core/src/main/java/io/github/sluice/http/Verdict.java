@@ -240,6 +240,17 @@ public final class Verdict implements ReleaseHandle {
                 e.how.space.acquire(e.key, e.partition, admitted ? e.how.cost : 0, e);
             }
         }
+        return conclude(admitted, listener, request);
+    }
+
+    /**
+     * Concludes a request whose entries are decided (by {@link #decide}, or by
+     * {@link AsyncDecision} without blocking): the outcome, the hold on permits, and the listener.
+     *
+     * @param admitted whether the enforced entries were all admitted
+     * @return this verdict
+     */
+    Verdict conclude(boolean admitted, EnforcementListener listener, RequestView request) {
         int outcome = DENIED;
         if (admitted) {
             // One walk: whether an enforced entry asks for a delay, and whether any entry holds permits.
@@ -281,6 +292,21 @@ public final class Verdict implements ReleaseHandle {
             }
         }
         return false;
+    }
+
+    /** @return the first enforced entry (the chain given to the store), or {@code null} */
+    Entry enforcedEntries() {
+        return enforced;
+    }
+
+    /** @return the first dry-run entry, or {@code null} */
+    Entry dryRunEntries() {
+        return dryRun;
+    }
+
+    /** @return {@code true} if an enforced entry has no key ({@code unresolved=deny}) */
+    boolean unkeyed() {
+        return (state & UNKEYED) != 0;
     }
 
     /** @return the first entry, or {@code null} if no policy applied */
