@@ -51,6 +51,8 @@ import java.util.Objects;
  * {@link Verdict#writeHeaders} is called: {@code RateLimit-Policy} is formatted once per set of
  * applied policies and reused, so the {@code RateLimit} value is the only string an allowed
  * request allocates. No lock is taken; the store's acquisitions are lock-free.
+ * {@link #enforceAsync} allocates the same, plus the completed stage it returns, when the store
+ * decides at once (the in-memory store), and a shared stage when no policy applies.
  *
  * <h2>Changing the policies while serving</h2>
  * {@link #reconfigure(String, Inheritance)} replaces the policies atomically: each request reads

@@ -177,11 +177,31 @@ public final class ShardedRegistry implements Store {
     /**
      * {@inheritDoc}
      *
-     * <p>Always {@code true}: every decision is a few atomic operations on this JVM's memory.
+     * <p>Always {@code true}: every decision is a few atomic operations on this JVM's memory. (A
+     * concurrency limit with a {@code maxWait} waits in {@link #acquireAll} for a release; the
+     * enforcer tells that apart, see {@code Enforcer.decidesAtOnce()}.)
      */
     @Override
     public boolean decidesAtOnce() {
         return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Decided on the calling thread, as {@link #acquireAll} decides, unless a claim's policy is
+     * a concurrency limit with a {@code maxWait}: such a chain is decided in turn
+     * ({@link Store#acquireInTurn}), its waiting claim polled rather than waited for (see
+     * {@link KeySpace#acquireAsync} of this store's key spaces).
+     */
+    @Override
+    public java.util.concurrent.CompletionStage<Boolean> acquireAllAsync(Claim claims) {
+        for (Claim c = Objects.requireNonNull(claims, "claims"); c != null; c = c.next()) {
+            if (c.space().algorithm() instanceof Concurrency k && k.maxWaitNanos() > 0) {
+                return Store.acquireInTurn(claims);
+            }
+        }
+        return Decided.of(acquireAll(claims));
     }
 
     /**

@@ -157,6 +157,33 @@ class EnforceAsyncTest {
     }
 
     @Test
+    void enforceAsync_inMemoryMaxWait_pollsInsteadOfWaiting_andIsAdmittedOnRelease() {
+        // Given a concurrency limit of one that waits for a permit, its permit held
+        Enforcer e = f.enforcer("slots = concurrency 1 max-wait=10s key=ip", "rate = token-bucket 100/1s key=ip");
+        assertFalse(e.decidesAtOnce(), "enforce() would wait on its thread");
+        Verdict holder = e.enforce(request);
+        assertTrue(holder.admitted());
+
+        // When a second request is decided asynchronously
+        CompletableFuture<Verdict> waiting = e.enforceAsync(request).toCompletableFuture();
+
+        // Then it returns at once, undecided (the frozen clock never ends its wait)
+        assertFalse(waiting.isDone());
+        // And once the permit comes back, a poll admits it
+        holder.release(200);
+        Verdict admitted = waiting.orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join();
+        assertTrue(admitted.admitted(), () -> "decided: " + admitted);
+        admitted.release(200);
+        assertEquals(0, remainingSlotsInFlight(e));
+    }
+
+    private long remainingSlotsInFlight(Enforcer e) {
+        MutableDecision peek = new MutableDecision();
+        f.registry.keySpace("slots", e.policies().get(0).algorithm()).acquire("192.0.2.7", 0, peek);
+        return peek.limit() - peek.remaining();
+    }
+
+    @Test
     void decided_sharedStages_areRecognisedAndImmutable() {
         assertTrue(Decided.isDecided(Decided.of(true)));
         assertSame(Decided.ADMITTED, Decided.of(true));

@@ -116,8 +116,9 @@ class AsyncDecisionBlockHoundTest {
                 Enforcer enforcer = Enforcer.builder().store(store).listener(EnforcementListener.NONE)
                         .policies(POLICIES).build()) {
             Load load = new Load(enforcer, failure);
-            load.batch(); // warm: the first decisions, from Redis
             BLOCKED.clear();
+            load.batch(); // the first decisions, from Redis, the waiting ones polled on the timer
+            load.holdNoMore();
 
             // When Redis is in the state, decisions start on non-blocking threads
             switch (state) {
@@ -170,6 +171,8 @@ class AsyncDecisionBlockHoundTest {
             BLOCKED.clear();
 
             // When decisions start on non-blocking threads, many of them waiting for the one permit
+            load.batch();
+            load.holdNoMore();
             long before = load.decided.get();
             load.until(() -> load.decided.get() > before + 2_000);
 
@@ -224,15 +227,28 @@ class AsyncDecisionBlockHoundTest {
         final List<String> broken = new CopyOnWriteArrayList<>();
         private final AtomicInteger sequence = new AtomicInteger();
 
+        /** A permit of the waiting concurrency policy per client, held by the test thread. */
+        private final List<Verdict> held = new ArrayList<>();
+
         Load(Enforcer enforcer, FailurePolicy failure) {
             this.enforcer = enforcer;
             this.failure = failure;
+            // Each client's one permit of 'cw' is taken here, so that the requests' own 'cw'
+            // claims find none and wait (polled, never slept) until holdNoMore().
+            for (int peer = 0; peer < 7; peer++) {
+                held.add(enforcer.enforce(FakeRequest.get("/").peer("198.51.100." + peer), enforcer.select("cw")));
+            }
             selections.add(null); // every policy by its match: one Redis call, then the adaptive one, then dry-run
             selections.add(enforcer.select(REDIS.toArray(new String[0]))); // one script call for all
             for (String name : REDIS) {
                 selections.add(enforcer.select(name)); // each algorithm alone
             }
             selections.add(enforcer.select("ad", "tb", "cc")); // local and Redis in turn
+        }
+
+        /** Gives back the held permits: from now on the waiting requests can be admitted. */
+        void holdNoMore() {
+            held.forEach(Verdict::release);
         }
 
         void until(BooleanSupplier done) throws InterruptedException {
