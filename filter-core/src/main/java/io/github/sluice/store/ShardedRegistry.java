@@ -715,7 +715,14 @@ public final class ShardedRegistry implements Store {
                 // Two rounds: places freed by other threads during the first are found in the second.
                 for (int i = 0; i < 2 * shards.length; i++) {
                     Shard<S> shard = shards[(start + i) & mask];
-                    shard.lock.lock();
+                    if (i >= shards.length) {
+                        shard.lock.lock();
+                    } else if (!shard.lock.tryLock()) {
+                        // Busy (another new key, a sweep): any shard may keep a new key, so the
+                        // first round waits for none, which spares an event loop the wait; the
+                        // second round takes this one again if no other shard had room.
+                        continue;
+                    }
                     try {
                         S kept = map.get(key);
                         if (kept != null) {

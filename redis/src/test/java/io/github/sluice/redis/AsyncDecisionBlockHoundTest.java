@@ -8,6 +8,8 @@ import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.http.PolicySet;
 import io.github.sluice.http.Verdict;
+import io.github.sluice.redis.testing.RedisCluster;
+import io.github.sluice.redis.testing.RedisClusterExtension;
 import io.github.sluice.redis.testing.RedisServer;
 import io.github.sluice.redis.testing.RedisServerExtension;
 import io.github.sluice.testing.FakeRequest;
@@ -22,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -40,7 +43,8 @@ import reactor.core.scheduler.Schedulers;
  * (threads BlockHound checks through Reactor's integration); their continuations and releases run
  * where the decision completes: Lettuce's Netty I/O threads (checked through Netty's
  * integration), the store's timer thread (checked here), or the calling thread. Every ending
- * (a status, a failure, a timeout, an abort) is given on those threads too.
+ * (a status, a failure, a timeout, an abort) is given on those threads too. The same in memory,
+ * and on a Redis Cluster with Redis up.
  *
  * <p>This class runs in a JVM of its own (the {@code blockhound} execution of surefire): BlockHound
  * cannot be uninstalled.
@@ -61,6 +65,11 @@ class AsyncDecisionBlockHoundTest {
                 // how every user of Lettuce's asynchronous API sends from an event loop, as Reactor
                 // and Netty allow their own queue locks (docs/redis.md, "Deciding without blocking").
                 .allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
+                // The in-memory store (the local fallback, adaptive policies) keeps a key it sees
+                // for the first time under a shard's lock: bounded work, no I/O. Its first round
+                // only tries each shard's lock; the second, reached when every shard was busy or
+                // full, waits for one (docs/architecture.md, "The asynchronous decision").
+                .allowBlockingCallsInside("io.github.sluice.store.ShardedRegistry$Space", "keep")
                 // Recorded, not thrown: an error thrown from inside a lock's park would leave the
                 // lock's queue broken and hang the client, hiding the report.
                 .blockingMethodCallback(m -> {
@@ -180,6 +189,31 @@ class AsyncDecisionBlockHoundTest {
             assertTrue(BLOCKED.isEmpty(), () -> BLOCKED.size() + " blocking calls, the first:\n" + BLOCKED.get(0));
             assertTrue(load.errors.isEmpty(), () -> "stages failed: " + load.errors);
             assertFalse(enforcer.decidesAtOnce(), "a policy that waits: enforce() is not for an event loop");
+        }
+    }
+
+    /** The same on a Redis Cluster: calls routed to three masters, replies on the client's I/O threads. */
+    @Nested
+    @ExtendWith(RedisClusterExtension.class)
+    class OnACluster {
+
+        @Timeout(120)
+        @Test
+        void enforceAsync_clusterUp_neverBlocks(RedisCluster cluster) throws Exception {
+            try (RedisStore store = RedisStore.builder().uri(cluster.uri()).commandTimeout(Duration.ofSeconds(2))
+                    .connectTimeout(Duration.ofSeconds(10)).build();
+                    Enforcer enforcer = Enforcer.builder().store(store).listener(EnforcementListener.NONE)
+                            .policies(POLICIES).build()) {
+                Load load = new Load(enforcer, FailurePolicy.failOpen());
+                BLOCKED.clear();
+                load.batch();
+                load.holdNoMore();
+                load.until(() -> load.fromRedis.get() > 2_000);
+
+                assertTrue(BLOCKED.isEmpty(), () -> BLOCKED.size() + " blocking calls, the first:\n" + BLOCKED.get(0));
+                assertTrue(load.errors.isEmpty(), () -> "stages failed: " + load.errors);
+                assertEquals(0, load.degraded.get(), "degraded decisions with the cluster up");
+            }
         }
     }
 
