@@ -51,6 +51,8 @@ import java.util.Objects;
  * {@link Verdict#writeHeaders} is called: {@code RateLimit-Policy} is formatted once per set of
  * applied policies and reused, so the {@code RateLimit} value is the only string an allowed
  * request allocates. No lock is taken; the store's acquisitions are lock-free.
+ * {@link #enforceAsync} allocates the same, plus the completed stage it returns, when the store
+ * decides at once (the in-memory store), and a shared stage when no policy applies.
  *
  * <h2>Changing the policies while serving</h2>
  * {@link #reconfigure(String, Inheritance)} replaces the policies atomically: each request reads
@@ -182,6 +184,11 @@ public final class Enforcer implements AutoCloseable {
      * @throws NullPointerException if {@code request} is null
      */
     public Verdict enforce(RequestView request) {
+        return decide(entries(request), request);
+    }
+
+    /** The entries of the policies whose match fits the request, or {@code null} if none applies. */
+    private Verdict entries(RequestView request) {
         String method = request.method();
         String path = request.path();
         boolean exempt = exempt(method);
@@ -191,7 +198,7 @@ public final class Enforcer implements AutoCloseable {
                 v = add(v, request, e);
             }
         }
-        return decide(v, request);
+        return v;
     }
 
     /**
@@ -204,6 +211,11 @@ public final class Enforcer implements AutoCloseable {
      * @throws IllegalArgumentException if the selection comes from another enforcer
      */
     public Verdict enforce(RequestView request, PolicySet selection) {
+        return decide(entries(request, selection), request);
+    }
+
+    /** The entries of the selected policies that apply to the request, or {@code null} if none does. */
+    private Verdict entries(RequestView request, PolicySet selection) {
         Objects.requireNonNull(request, "request");
         if (selection.enforcer != this) {
             throw new IllegalArgumentException(selection + " was not selected from this enforcer");
@@ -215,7 +227,7 @@ public final class Enforcer implements AutoCloseable {
                 v = add(v, request, e);
             }
         }
-        return decide(v, request);
+        return v;
     }
 
     /**
@@ -223,13 +235,23 @@ public final class Enforcer implements AutoCloseable {
      * its thread (a reactive event loop). The returned stage completes with the verdict; the
      * verdict's lifecycle ({@link ReleaseHandle}) is the same as a synchronous one's.
      *
+     * <p>The decision goes through the store's asynchronous methods
+     * ({@link Store#acquireAllAsync}): nothing on the calling thread waits for a remote store.
+     * What the store decides at once continues on the calling thread: with the in-memory store
+     * the whole decision is taken before this method returns, and costs what {@link #enforce}
+     * costs plus the completed stage (none at all when no policy applies). A decision that waits
+     * for a remote store completes on the store's threads (for Redis: its client's I/O thread on
+     * a reply, its timer thread on a timeout), and the stage's dependent actions run there: they
+     * must not block, and an adapter that has more to do than write a response may move to its
+     * own executor. The store's failure policy applies exactly as on the synchronous path.
+     *
      * @param request the request
      * @return the verdict, when decided; never completes exceptionally for a store failure (the
      *     store's failure policy decides instead)
      * @throws NullPointerException if {@code request} is null
      */
     public java.util.concurrent.CompletionStage<Verdict> enforceAsync(RequestView request) {
-        return java.util.concurrent.CompletableFuture.completedFuture(enforce(request));
+        return decideAsync(entries(request), request);
     }
 
     /**
@@ -243,18 +265,23 @@ public final class Enforcer implements AutoCloseable {
      * @throws IllegalArgumentException if the selection comes from another enforcer
      */
     public java.util.concurrent.CompletionStage<Verdict> enforceAsync(RequestView request, PolicySet selection) {
-        return java.util.concurrent.CompletableFuture.completedFuture(enforce(request, selection));
+        return decideAsync(entries(request, selection), request);
     }
 
     /**
-     * Whether {@link #enforce} decides without waiting on anything but memory (the in-memory
-     * store): an adapter on an event loop may then call it directly and save the stage of
-     * {@link #enforceAsync}.
+     * Whether {@link #enforce} decides without waiting on anything but memory
+     * ({@link Store#decidesAtOnce()}: the in-memory store) and no policy in force may wait for a
+     * permit (a concurrency limit with {@code max-wait}, which {@code enforce} waits for on its
+     * thread and {@link #enforceAsync} polls): an adapter on an event loop may then call
+     * {@code enforce} directly and save the stage of {@link #enforceAsync}. Adaptive policies,
+     * which stay in a local in-memory registry whatever the store, never make a decision wait.
+     * The answer may change when the policies are {@linkplain #reconfigure reconfigured}: ask per
+     * request (one volatile read), or call {@link #enforceAsync}, which costs the same then.
      *
      * @return {@code true} if a synchronous decision never blocks
      */
     public boolean decidesAtOnce() {
-        return store instanceof ShardedRegistry;
+        return store.decidesAtOnce() && !table.waits;
     }
 
     /**
@@ -526,6 +553,15 @@ public final class Enforcer implements AutoCloseable {
         return v == null ? Verdict.NONE : v.decide(store, listener, request);
     }
 
+    /** The asynchronous {@link #decide}: a shared stage when no policy applies. */
+    private java.util.concurrent.CompletionStage<Verdict> decideAsync(Verdict v, RequestView request) {
+        return v == null ? NONE_DECIDED : AsyncDecision.decide(v, store, listener, request);
+    }
+
+    /** The stage of a request no policy applies to: shared, immutable. */
+    private static final java.util.concurrent.CompletionStage<Verdict> NONE_DECIDED =
+            java.util.concurrent.CompletableFuture.completedStage(Verdict.NONE);
+
     /**
      * @return the policies as applied, in configuration order: with the enforcer's client-address
      *     settings behind their {@code ip} keys, and dry-run if the enforcer was
@@ -558,6 +594,8 @@ public final class Enforcer implements AutoCloseable {
         final KeySpace[] spaces;
         final PolicyGroup all;
         final Map<String, Integer> byName = new HashMap<>();
+        /** Whether a policy may wait for a permit (a concurrency limit with a max-wait). */
+        final boolean waits;
 
         Table(Enforcer enforcer, Policy[] policies, KeySpace[] spaces, RateLimitHeaders.Plan plan) {
             this(enforcer, policies, spaces, plan, true);
@@ -567,9 +605,13 @@ public final class Enforcer implements AutoCloseable {
         Table(Enforcer enforcer, Policy[] policies, KeySpace[] spaces, RateLimitHeaders.Plan plan, boolean groups) {
             this.policies = policies;
             this.spaces = spaces;
+            boolean anyWaits = false;
             for (int i = 0; i < policies.length; i++) {
                 byName.put(policies[i].name(), i);
+                anyWaits |= policies[i].algorithm() instanceof io.github.sluice.algorithm.Concurrency c
+                        && c.maxWaitNanos() > 0;
             }
+            this.waits = anyWaits;
             this.all = groups ? new PolicyGroup(enforcer, this, policies, spaces, 0, plan) : null;
         }
     }

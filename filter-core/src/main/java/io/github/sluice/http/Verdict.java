@@ -21,16 +21,30 @@ import java.util.Objects;
  * The enforcer's answer for one request: the outcome, every policy's decision (the binding one
  * marked), and what to write to the response. It is also the request's {@link ReleaseHandle}.
  *
- * <h2>What an adapter does with it</h2>
- * <ul>
+ * <h2>The request's lifecycle: what an adapter does with it</h2>
+ * Every adapter (servlet filter, Spring MVC interceptor, JAX-RS filters, WebFlux, the gateway)
+ * maps its container's events onto these steps, and nothing more; the decisions, the refunds and
+ * the exactly-once ending are here (docs/architecture.md, "One request lifecycle").
+ * <ol>
+ *   <li><b>Decide</b>: {@link Enforcer#enforce} on a thread that may block, or
+ *       {@link Enforcer#enforceAsync} on one that must not.
  *   <li>{@link #denied()}: set the status to {@link #status()}, call {@link #writeDenial} and
- *       stop: do not invoke the application. (Nothing is held; {@link #release()} is a no-op.)
- *   <li>{@link #shaped()}: wait {@link #delayNanos()} (without holding a container thread if the
- *       container allows it), then proceed as for allowed.
- *   <li>allowed: call {@link #writeHeaders} before the response is committed, invoke the
- *       application, and call {@link #release()} when the response completes, however it
- *       completes (normal, async, error, timeout, client abort).
- * </ul>
+ *       stop: do not invoke the application. (Nothing is held; the endings do nothing.)
+ *   <li>{@link #shaped()}: wait {@link #delayNanos()}, then proceed as for allowed. An adapter
+ *       that waits without holding a thread (a suspended request, a timer) brackets the wait with
+ *       {@link #beginDelay()} and {@link #endDelay()}: a request that ends meanwhile (the client
+ *       went away, a timeout) never ran, and gives back its place by receipt; if
+ *       {@code endDelay()} says so, the adapter does not invoke the application.
+ *   <li><b>Hold</b>, when allowed: call {@link #writeHeaders} before the response is committed,
+ *       invoke the application; {@link #released()} tells whether anything is held (a request
+ *       that holds nothing needs no listener).
+ *   <li><b>End</b>, exactly once, however the request ends: {@link #release(int)} with the
+ *       response's status when it completes, {@link #releaseFailed()} when an exception escaped,
+ *       {@link #releaseTimedOut()} on a container's timeout, {@link #releaseAborted()} when the
+ *       client went away or a subscriber cancelled ({@link #release()} when nothing more is
+ *       known). Several events of one request (an error, then the completion) may each call
+ *       one, from any threads, at once: the first counts, the others do nothing.
+ * </ol>
  *
  * <h2>Entries</h2>
  * A verdict holds one entry per policy that applied: the policy, its key, the permits asked for
@@ -85,6 +99,14 @@ public final class Verdict implements ReleaseHandle {
     private static final int SHAPED = 4;
     /** An enforced entry has no key ({@code unresolved=deny}); set while entries are added, cleared by decide. */
     private static final int UNKEYED = 8;
+    /**
+     * The request waits out its shaping delay ({@link #beginDelay()} to {@link #endDelay()}): an
+     * ending meanwhile means it never ran, and gives back everything it took. Cleared, like
+     * {@code HELD}, by the CAS of the one ending or by {@code endDelay}.
+     */
+    private static final int DELAYED = 16;
+    /** The ending ran: set by the CAS that cleared {@code HELD} or {@code DELAYED}. */
+    private static final int ENDED = 32;
 
     Verdict() {
     }
@@ -240,6 +262,17 @@ public final class Verdict implements ReleaseHandle {
                 e.how.space.acquire(e.key, e.partition, admitted ? e.how.cost : 0, e);
             }
         }
+        return conclude(admitted, listener, request);
+    }
+
+    /**
+     * Concludes a request whose entries are decided (by {@link #decide}, or by
+     * {@link AsyncDecision} without blocking): the outcome, the hold on permits, and the listener.
+     *
+     * @param admitted whether the enforced entries were all admitted
+     * @return this verdict
+     */
+    Verdict conclude(boolean admitted, EnforcementListener listener, RequestView request) {
         int outcome = DENIED;
         if (admitted) {
             // One walk: whether an enforced entry asks for a delay, and whether any entry holds permits.
@@ -281,6 +314,21 @@ public final class Verdict implements ReleaseHandle {
             }
         }
         return false;
+    }
+
+    /** @return the first enforced entry (the chain given to the store), or {@code null} */
+    Entry enforcedEntries() {
+        return enforced;
+    }
+
+    /** @return the first dry-run entry, or {@code null} */
+    Entry dryRunEntries() {
+        return dryRun;
+    }
+
+    /** @return {@code true} if an enforced entry has no key ({@code unresolved=deny}) */
+    boolean unkeyed() {
+        return (state & UNKEYED) != 0;
     }
 
     /** @return the first entry, or {@code null} if no policy applied */
@@ -625,9 +673,21 @@ public final class Verdict implements ReleaseHandle {
         end(FAILED);
     }
 
+    /**
+     * The one ending of the request: the first call that clears what is held (the permits, the
+     * place of a delayed request) does the work, every later one nothing. A loop rather than one
+     * CAS because {@link #endDelay()} may clear its bit meanwhile, which is no ending.
+     */
     private void end(int ending) {
-        int s = (int) STATE.getVolatile(this);
-        if ((s & HELD) == 0 || !STATE.compareAndSet(this, s, s & ~HELD)) {
+        int s;
+        do {
+            s = (int) STATE.getVolatile(this);
+            if ((s & (HELD | DELAYED)) == 0) {
+                return;
+            }
+        } while (!STATE.compareAndSet(this, s, (s & ~(HELD | DELAYED)) | ENDED));
+        if ((s & DELAYED) != 0) {
+            giveBack();
             return;
         }
         for (Entry e = first(); e != null; e = after(e)) {
@@ -637,9 +697,69 @@ public final class Verdict implements ReleaseHandle {
         }
     }
 
+    /**
+     * Ends a request that never ran (it ended while it waited out its delay): every admission is
+     * undone by its receipt, as for a request another policy refused, so that its place in the
+     * schedule, its window's count or its tokens go back to where they were taken, and its
+     * concurrency permits are released, taught nothing.
+     */
+    private void giveBack() {
+        for (Entry e = first(); e != null; e = after(e)) {
+            if (e.holds()) {
+                e.release(FAILED);
+            } else if (e.allowed() && e.key != null) {
+                e.how.space.refund(e.key, e.how.cost, e);
+            }
+        }
+    }
+
+    /**
+     * Starts the wait of a {@linkplain #shaped() shaped} request whose adapter waits without
+     * holding a thread (a suspended servlet request, a timer on an event loop), so that the
+     * client may go away meanwhile: from now until {@link #endDelay()}, any ending
+     * ({@link #releaseAborted()}, {@link #releaseFailed()}, {@link #releaseTimedOut()},
+     * {@link #release(int)}) means the request never ran, and gives back its place: every
+     * admission is refunded by its receipt (the shaping schedule's slot, the rate limits' permits)
+     * and its concurrency permits are released. An adapter that waits on its own thread, where
+     * nothing can end the request during the wait, need not call it. Does nothing for a verdict
+     * that is not shaped, or already ended.
+     */
+    public void beginDelay() {
+        int s;
+        do {
+            s = (int) STATE.getVolatile(this);
+            if ((s & SHAPED) == 0 || (s & DELAYED) != 0 || ended(s)) {
+                return;
+            }
+        } while (!STATE.compareAndSet(this, s, s | DELAYED));
+    }
+
+    /**
+     * Ends the wait started by {@link #beginDelay()}: the delay is over and the request proceeds,
+     * its endings from now on are ordinary ones.
+     *
+     * @return {@code true} if the request may proceed; {@code false} if it was ended during the
+     *     wait (its place given back): the adapter must not run the application for it
+     */
+    public boolean endDelay() {
+        int s;
+        do {
+            s = (int) STATE.getVolatile(this);
+            if ((s & DELAYED) == 0) {
+                return !ended(s);
+            }
+        } while (!STATE.compareAndSet(this, s, s & ~DELAYED));
+        return true;
+    }
+
+    /** Whether the ending ran (a verdict that never held anything never has one). */
+    private static boolean ended(int s) {
+        return (s & ENDED) != 0;
+    }
+
     @Override
     public boolean released() {
-        return ((int) STATE.getVolatile(this) & HELD) == 0;
+        return ((int) STATE.getVolatile(this) & (HELD | DELAYED)) == 0;
     }
 
     @Override

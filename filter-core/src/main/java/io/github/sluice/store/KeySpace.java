@@ -45,6 +45,49 @@ public interface KeySpace {
     }
 
     /**
+     * Decides one request as {@link #acquire(String, int, long, MutableDecision)} does, except
+     * that a concurrency limit's bounded wait ({@code maxWait}) is not waited for on this thread:
+     * a request that finds no free permit is denied at once, and its caller waits, if at all, its
+     * own way (the in-memory store's {@link #acquireAsync} polls). The default calls
+     * {@code acquire}, for a store whose acquisitions never wait for a release in memory (a
+     * remote store's round trip is its own matter: use {@link #acquireAsync} not to wait on it).
+     *
+     * @param key the client key, non-null and already bounded in length
+     * @param partition the request's partition, or {@link Algorithm#NO_PARTITION}
+     * @param cost permits requested, {@code >= 0}; zero peeks without writing
+     * @param out where the decision is written
+     * @return {@code true} if admitted (allowed now, or shaped)
+     */
+    default boolean acquireNoWait(String key, int partition, long cost, MutableDecision out) {
+        return acquire(key, partition, cost, out);
+    }
+
+    /**
+     * Decides one request as {@link #acquire(String, int, long, MutableDecision)} does, without
+     * blocking the calling thread: for an adapter on an event loop. The stage completes once
+     * {@code out} holds the decision; it never completes exceptionally because a remote store
+     * failed (its failure policy decides, as on the synchronous path).
+     *
+     * <p>The default decides synchronously and returns {@link Decided#ADMITTED} or
+     * {@link Decided#REFUSED}: right for a store that decides in memory, never for one that waits
+     * on the network, which must override it. A store that overrides it returns one of those two
+     * shared stages whenever it decided on the calling thread (a cached denial, its failure
+     * policy), so that the caller continues without a thread hop or an allocation; a stage that
+     * is completed later completes on the store's own threads (its client's I/O thread, its
+     * timer), where the caller's continuation then runs and must not block either.
+     *
+     * @param key the client key, non-null and already bounded in length
+     * @param partition the request's partition, or {@link Algorithm#NO_PARTITION}
+     * @param cost permits requested, {@code >= 0}; zero peeks without writing
+     * @param out where the decision is written; not to be read until the stage completes
+     * @return {@code true} when admitted (allowed now, or shaped)
+     */
+    default java.util.concurrent.CompletionStage<Boolean> acquireAsync(String key, int partition, long cost,
+            MutableDecision out) {
+        return Decided.of(acquire(key, partition, cost, out));
+    }
+
+    /**
      * Gives back the permits of a request that has ended: for a concurrency limit, the permits its
      * admission holds. A rate limit holds nothing while a request runs, so this does nothing for
      * it (undo a rate-limit admission with {@link #refund}). Releasing more than was taken never

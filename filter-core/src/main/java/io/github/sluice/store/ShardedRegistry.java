@@ -177,6 +177,36 @@ public final class ShardedRegistry implements Store {
     /**
      * {@inheritDoc}
      *
+     * <p>Always {@code true}: every decision is a few atomic operations on this JVM's memory. (A
+     * concurrency limit with a {@code maxWait} waits in {@link #acquireAll} for a release; the
+     * enforcer tells that apart, see {@code Enforcer.decidesAtOnce()}.)
+     */
+    @Override
+    public boolean decidesAtOnce() {
+        return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Decided on the calling thread, as {@link #acquireAll} decides, unless a claim's policy is
+     * a concurrency limit with a {@code maxWait}: such a chain is decided in turn
+     * ({@link Store#acquireInTurn}), its waiting claim polled rather than waited for (see
+     * {@link KeySpace#acquireAsync} of this store's key spaces).
+     */
+    @Override
+    public java.util.concurrent.CompletionStage<Boolean> acquireAllAsync(Claim claims) {
+        for (Claim c = Objects.requireNonNull(claims, "claims"); c != null; c = c.next()) {
+            if (c.space().algorithm() instanceof Concurrency k && k.maxWaitNanos() > 0) {
+                return Store.acquireInTurn(claims);
+            }
+        }
+        return Decided.of(acquireAll(claims));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
      * <p>This store refuses a rebinding: a name stays bound to the first algorithm given for it,
      * because its cells are shaped by that algorithm. A changed policy needs a new name. Binding a
      * new name is checked against the memory budget (see the class documentation).
@@ -593,6 +623,38 @@ public final class ShardedRegistry implements Store {
 
         @Override
         public boolean acquire(String key, int partition, long cost, MutableDecision out) {
+            return decide(key, partition, cost, out, true);
+        }
+
+        /** {@inheritDoc} A concurrency limit's {@code maxWait} is not waited. */
+        @Override
+        public boolean acquireNoWait(String key, int partition, long cost, MutableDecision out) {
+            return decide(key, partition, cost, out, false);
+        }
+
+        /**
+         * {@inheritDoc}
+         *
+         * <p>Decided on the calling thread ({@link Decided}), except a concurrency limit with a
+         * {@code maxWait} that finds no free permit: it is not waited for on this thread, but
+         * polled (after 1 ms, then doubling up to 20 ms, until {@code maxWait} has passed on this
+         * registry's clock), and the stage completes on the thread of the poll that decides
+         * ({@link java.util.concurrent.ForkJoinPool#commonPool()}).
+         */
+        @Override
+        public java.util.concurrent.CompletionStage<Boolean> acquireAsync(String key, int partition, long cost,
+                MutableDecision out) {
+            long start = clock.nanos();
+            boolean admitted = decide(key, partition, cost, out, false);
+            if (admitted || !(algorithm instanceof Concurrency c) || c.maxWaitNanos() == 0
+                    || out.retryAfterNanos() == io.github.sluice.core.Decision.NEVER) {
+                return Decided.of(admitted);
+            }
+            return BoundedWait.poll(this, key, partition, cost, out, start + c.maxWaitNanos(), clock);
+        }
+
+        /** Decides; {@code wait}: whether a concurrency limit's {@code maxWait} may be waited on this thread. */
+        private boolean decide(String key, int partition, long cost, MutableDecision out, boolean wait) {
             long now = clock.nanos();
             S cell = map.get(key);
             now = fence(key, now);
@@ -601,7 +663,8 @@ public final class ShardedRegistry implements Store {
                     // Decide on a cell nobody else sees yet, then keep it only if it holds state:
                     // the decision is the algorithm's own, whatever happens to the registry.
                     S fresh = algorithm.newCell(now);
-                    int result = algorithm.acquireOrWait(fresh, now, clock, cost, partition, out);
+                    int result = wait ? algorithm.acquireOrWait(fresh, now, clock, cost, partition, out)
+                            : algorithm.acquire(fresh, now, cost, out);
                     if (result != Algorithm.ADMITTED || algorithm.isFresh(fresh, now)) {
                         return result == Algorithm.ADMITTED;
                     }
@@ -614,7 +677,8 @@ public final class ShardedRegistry implements Store {
                     }
                     // Another thread kept this key first: decide again, on its cell.
                 }
-                int result = algorithm.acquireOrWait(cell, now, clock, cost, partition, out);
+                int result = wait ? algorithm.acquireOrWait(cell, now, clock, cost, partition, out)
+                        : algorithm.acquire(cell, now, cost, out);
                 if (result != Algorithm.RETIRED) {
                     return result == Algorithm.ADMITTED;
                 }
@@ -651,7 +715,14 @@ public final class ShardedRegistry implements Store {
                 // Two rounds: places freed by other threads during the first are found in the second.
                 for (int i = 0; i < 2 * shards.length; i++) {
                     Shard<S> shard = shards[(start + i) & mask];
-                    shard.lock.lock();
+                    if (i >= shards.length) {
+                        shard.lock.lock();
+                    } else if (!shard.lock.tryLock()) {
+                        // Busy (another new key, a sweep): any shard may keep a new key, so the
+                        // first round waits for none, which spares an event loop the wait; the
+                        // second round takes this one again if no other shard had room.
+                        continue;
+                    }
                     try {
                         S kept = map.get(key);
                         if (kept != null) {

@@ -105,6 +105,59 @@ public interface Store extends AutoCloseable {
         return true;
     }
 
+    /**
+     * Acquires every claim of a request's chain, all or nothing, as {@link #acquireAll} does,
+     * without blocking the calling thread: the decision of an adapter on an event loop. The stage
+     * completes once every claim's decision is written, with {@code true} if every claim was
+     * admitted; it never completes exceptionally because a remote store failed (the store's
+     * failure policy decides, as on the synchronous path). The decisions are not to be read
+     * before it completes.
+     *
+     * <p>The default decides synchronously ({@link #acquireAll}) and returns
+     * {@link Decided#ADMITTED} or {@link Decided#REFUSED}: no allocation and no thread hop, which
+     * is right for a store that decides in memory (the in-memory {@link ShardedRegistry}) and
+     * wrong for one that waits on the network, which must override this (the Redis store decides
+     * by its client's asynchronous API). An override returns one of those two shared stages
+     * whenever it decided on the calling thread, and documents on which of its threads a later
+     * completion runs; {@link #acquireInTurn} decides a chain one claim after the other through
+     * {@link KeySpace#acquireAsync}, for a chain whose key spaces belong to several stores.
+     *
+     * @param claims the first claim of the chain; the chain is in policy order
+     * @return the decision, when taken
+     * @throws NullPointerException if {@code claims} is null
+     */
+    default java.util.concurrent.CompletionStage<Boolean> acquireAllAsync(Claim claims) {
+        return Decided.of(acquireAll(claims));
+    }
+
+    /**
+     * Whether {@link #acquireAll} decides without waiting on anything but memory, so that a
+     * caller on an event loop may call it directly. The default is {@code false}, the safe answer
+     * for a store that does not say; the in-memory {@link ShardedRegistry} answers {@code true}.
+     *
+     * @return {@code true} if a synchronous decision never blocks
+     */
+    default boolean decidesAtOnce() {
+        return false;
+    }
+
+    /**
+     * Acquires a chain as the default {@link #acquireAll} does, one claim after the other in chain
+     * order, all or nothing, but through each key space's {@link KeySpace#acquireAsync}, so that
+     * no claim blocks the calling thread: after the first denial the permits taken are refunded by
+     * receipt and the remaining claims are peeked (cost zero) for their headers. Claims decided at
+     * once continue on the same thread and allocate nothing; the first claim decided later
+     * continues the walk on the thread that completes it.
+     *
+     * @param claims the first claim of the chain
+     * @return the decision, when taken: {@link Decided#ADMITTED} or {@link Decided#REFUSED} if
+     *     every claim was decided at once
+     * @throws NullPointerException if {@code claims} is null
+     */
+    static java.util.concurrent.CompletionStage<Boolean> acquireInTurn(Claim claims) {
+        return InTurn.from(Objects.requireNonNull(claims, "claims"), claims);
+    }
+
     /** Releases resources (connections, threads). The default does nothing. */
     @Override
     default void close() {

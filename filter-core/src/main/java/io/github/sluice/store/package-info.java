@@ -30,6 +30,11 @@
  *       can hear the enforcer and its store.
  *   <li>{@link io.github.sluice.store.KeyBytes}: the lossless bytes of a key, for a store that
  *       hashes or writes keys, so that two keys never share state.
+ *   <li>The asynchronous decision: {@code Store.acquireAllAsync} and {@code KeySpace.acquireAsync}
+ *       decide without blocking the calling thread (their defaults decide at once, right for a
+ *       store in memory; a remote store overrides them), returning the shared completed stages of
+ *       {@link io.github.sluice.store.Decided} whenever nothing had to wait;
+ *       {@code Store.acquireInTurn} decides a chain over several stores.
  * </ul>
  *
  * <h2>Thread safety</h2>

@@ -123,6 +123,50 @@ class VerdictAllocationTest {
         assertTrue(bytes <= 640, "bytes per allowed request: " + bytes);
     }
 
+    /** As {@link #bytesPerRequest(Enforcer, long)}, through {@link Enforcer#enforceAsync(io.github.sluice.request.RequestView)}. */
+    private double bytesPerAsyncRequest(Enforcer e, long tick) {
+        Runnable oneRequest = () -> {
+            f.clock.advanceNanos(tick);
+            // A completed CompletableFuture is its own toCompletableFuture(): read without allocating
+            last = e.enforceAsync(request).toCompletableFuture().getNow(null);
+            last.writeHeaders(sink);
+            last.release();
+        };
+        for (int i = 0; i < CALLS; i++) {
+            oneRequest.run();
+        }
+        long before = THREADS.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < CALLS; i++) {
+            oneRequest.run();
+        }
+        return (double) (THREADS.getCurrentThreadAllocatedBytes() - before) / CALLS;
+    }
+
+    @Test
+    void enforceAsync_inMemoryStore_allocatesOnlyTheCompletedStageMore() {
+        // Given the in-memory store, which decides at once
+        Enforcer e = f.enforcer("per-ip = token-bucket 1000/1s key=ip");
+
+        double sync = bytesPerRequest(e, 1_000_000L);
+        double async = bytesPerAsyncRequest(e, 1_000_000L);
+
+        // Then the asynchronous path costs the synchronous one plus the completed stage (24 bytes):
+        // no dependent stage for the store's decision, decided before enforceAsync returned
+        assertTrue(last.admitted());
+        assertTrue(async - sync <= 28, "bytes per request: " + async + " async, " + sync + " sync");
+    }
+
+    @Test
+    void enforceAsync_noPolicyApplies_sharesOneCompletedStage() {
+        // Given a request that no policy's match fits
+        Enforcer e = f.enforcer("api = token-bucket 1000/1s key=ip match=/other/*");
+
+        // Then every such request gets the very same completed stage, of the shared verdict
+        java.util.concurrent.CompletionStage<Verdict> first = e.enforceAsync(request);
+        assertSame(first, e.enforceAsync(FakeRequest.get("/elsewhere").peer("192.0.2.34")));
+        assertEquals(0, first.toCompletableFuture().join().size());
+    }
+
     @Test
     void rateLimitPolicy_isFormattedOncePerPolicySet() {
         Enforcer e = f.enforcer("per-ip = token-bucket 100/1m key=ip",

@@ -36,8 +36,8 @@ import java.util.concurrent.locks.LockSupport;
 final class Acquisition {
 
     private static final int REPLY = ScriptCall.REPLY;
-    private static final long POLL_MIN_NANOS = 1_000_000L;
-    private static final long POLL_MAX_MILLIS = 20;
+    static final long POLL_MIN_NANOS = 1_000_000L;
+    static final long POLL_MAX_MILLIS = 20;
 
     private Acquisition() {
     }
@@ -123,7 +123,7 @@ final class Acquisition {
     }
 
     /** @return how long this denial may be waited out: never a degraded or a hopeless one */
-    private static long waitFor(Member denial) {
+    static long waitFor(Member denial) {
         if (denial.out.degraded() || denial.out.retryAfterNanos() == Decision.NEVER) {
             return 0;
         }
@@ -133,6 +133,24 @@ final class Acquisition {
     /** One decision; a reply from Redis is awaited until {@code deadline} (real clock). */
     private static int once(Engine e, Member[] m, long deadline) {
         long now = e.localClock.nanos();
+        int cached = cached(m, now);
+        if (cached >= 0) {
+            return cached;
+        }
+        if (e.breaker.isOpen()) {
+            degradeAll(m);
+        } else {
+            viaRedis(e, m, now, deadline);
+        }
+        return settle(e, m, now);
+    }
+
+    /**
+     * Answers from the denial cache, if a policy has a cached denial for its key.
+     *
+     * @return the index of the cached denial, or {@code -1} if none answers
+     */
+    static int cached(Member[] m, long now) {
         for (int i = 0; i < m.length; i++) {
             Member a = m[i];
             if (a.cost > 0 && a.space.cache != null
@@ -147,24 +165,33 @@ final class Acquisition {
                 return i;
             }
         }
-        if (e.breaker.isOpen()) {
-            boolean denied = false;
-            for (Member a : m) {
-                denied = degradeOne(a, denied);
-            }
-        } else {
-            viaRedis(e, m, now, deadline);
+        return -1;
+    }
+
+    /** Decides every member by the failure policy (the breaker is open). */
+    static void degradeAll(Member[] m) {
+        degradeAll(m, true);
+    }
+
+    /** @param wait whether the local fallback may wait for a concurrency permit on this thread */
+    static void degradeAll(Member[] m, boolean wait) {
+        boolean denied = false;
+        for (Member a : m) {
+            denied = degradeOne(a, denied, wait);
         }
-        return settle(e, m, now);
     }
 
     /** Decides one member by the failure policy. @return whether the request is denied now */
     private static boolean degradeOne(Member a, boolean deniedBefore) {
+        return degradeOne(a, deniedBefore, true);
+    }
+
+    private static boolean degradeOne(Member a, boolean deniedBefore, boolean wait) {
         if (deniedBefore) {
-            a.space.degraded(a.key, 0, a.out);
+            a.space.degraded(a.key, 0, a.out, wait);
             return true;
         }
-        if (!a.space.degraded(a.key, a.cost, a.out)) {
+        if (!a.space.degraded(a.key, a.cost, a.out, wait)) {
             return true;
         }
         a.charged = a.cost > 0;
@@ -172,6 +199,53 @@ final class Acquisition {
     }
 
     private static void viaRedis(Engine e, Member[] m, long now, long deadline) {
+        int groups = prepare(e, m);
+        long clock = e.nowArg(now);
+        ScriptCall[] calls = new ScriptCall[groups];
+        for (int g = 0; g < groups; g++) {
+            calls[g] = e.call('a', clock, m, g, null);
+            e.send(calls[g]);
+        }
+        for (int g = 0; g < groups; g++) {
+            ScriptCall done = awaitReply(e, calls[g], deadline);
+            if (done != null && decodeGroup(e, g, done.values(), m)) {
+                continue;
+            }
+            degradeGroup(m, g);
+        }
+    }
+
+    /**
+     * Redis did not answer for group {@code g} (a failure, a timeout, a malformed reply): the
+     * failure policy decides its members. If the script ran after all, its concurrency leases are
+     * removed (releasing a lease by its id is idempotent; a rate limit's permits stay taken, the
+     * strict side).
+     */
+    static void degradeGroup(Member[] m, int g) {
+        degradeGroup(m, g, true);
+    }
+
+    /** @param wait whether the local fallback may wait for a concurrency permit on this thread */
+    static void degradeGroup(Member[] m, int g, boolean wait) {
+        boolean denied = false;
+        for (Member a : m) {
+            if (a.group != g) {
+                continue;
+            }
+            if (a.id != null && a.space.leases != null) {
+                a.space.refund(a.key, a.id, 1, a.cost, MutableDecision.NO_RECEIPT);
+            }
+            denied = degradeOne(a, denied, wait);
+        }
+    }
+
+    /**
+     * Groups the members by cluster slot (the same client key gives the same hash tag, hence one
+     * slot), hashes their keys and names the leases of concurrency members.
+     *
+     * @return the number of groups, each one script call
+     */
+    static int prepare(Engine e, Member[] m) {
         int groups = 0;
         int[] slots = m.length == 1 ? null : new int[m.length];
         for (Member a : m) {
@@ -193,31 +267,7 @@ final class Acquisition {
                 a.id = e.newLeaseId();
             }
         }
-        long clock = e.nowArg(now);
-        ScriptCall[] calls = new ScriptCall[groups];
-        for (int g = 0; g < groups; g++) {
-            calls[g] = e.call('a', clock, m, g, null);
-            e.send(calls[g]);
-        }
-        for (int g = 0; g < groups; g++) {
-            ScriptCall done = awaitReply(e, calls[g], deadline);
-            if (done != null && decodeGroup(e, g, done.values(), m)) {
-                continue;
-            }
-            // Redis did not answer: the failure policy decides this group. If the script ran
-            // after all, its concurrency leases are removed (releasing a lease by its id is
-            // idempotent; a rate limit's permits stay taken, the strict side).
-            boolean denied = false;
-            for (Member a : m) {
-                if (a.group != g) {
-                    continue;
-                }
-                if (a.id != null && a.space.leases != null) {
-                    a.space.refund(a.key, a.id, 1, a.cost, MutableDecision.NO_RECEIPT);
-                }
-                denied = degradeOne(a, denied);
-            }
-        }
+        return groups;
     }
 
     private static ScriptCall awaitReply(Engine e, ScriptCall call, long deadline) {
@@ -239,7 +289,7 @@ final class Acquisition {
     }
 
     /** @return {@code false} if the reply is malformed (then nothing was written to out) */
-    private static boolean decodeGroup(Engine e, int g, long[] reply, Member[] m) {
+    static boolean decodeGroup(Engine e, int g, long[] reply, Member[] m) {
         boolean denied = false;
         int at = 0;
         for (Member a : m) {
@@ -270,7 +320,7 @@ final class Acquisition {
         return true;
     }
 
-    private static int settle(Engine e, Member[] m, long now) {
+    static int settle(Engine e, Member[] m, long now) {
         int first = -1;
         for (int i = 0; i < m.length && first < 0; i++) {
             if (!m[i].out.allowed()) {

@@ -20,6 +20,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -234,7 +237,7 @@ final class Engine implements Reporter.Sink {
      * A call found the function missing ({@code FUNCTION FLUSH}, a node new to a cluster): calls go
      * by {@code EVALSHA} from now on, and the probe's thread loads the library again. Any thread.
      */
-    private void functionMissing() {
+    void functionMissing() {
         if (byFunction.compareAndSet(true, false)) {
             libraryLost = true;
             log.log(lossLogged.compareAndSet(false, true) ? Level.INFO : Level.DEBUG,
@@ -262,6 +265,67 @@ final class Engine implements Reporter.Sink {
         } catch (Exception e) {
             log.log(Level.DEBUG, "sluice-redis ''{0}'': loading the function library again failed: {1}",
                     name, e);
+        }
+    }
+
+    /**
+     * The timer of asynchronous decisions (their command timeouts, the polls of a bounded wait),
+     * started by the first one; {@code null} before. A thread of its own, so that a timeout is
+     * never late behind the probe, which may wait for Redis.
+     */
+    private volatile ScheduledThreadPoolExecutor timer;
+    /** The timer was shut down: no new one is started. Guarded by {@code this}. */
+    private boolean timerClosed;
+
+    /**
+     * Runs {@code task} on the timer after {@code delayNanos}; never blocks the caller for long
+     * (the timer's queue is taken briefly, as Reactor's own timers take it).
+     *
+     * @return the scheduled task, or {@code null} if the store is closed (nothing was scheduled)
+     */
+    ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        ScheduledThreadPoolExecutor t = timer;
+        if (t == null) {
+            t = startTimer();
+            if (t == null) {
+                return null;
+            }
+        }
+        try {
+            return t.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closed) {
+            return null;
+        }
+    }
+
+    private synchronized ScheduledThreadPoolExecutor startTimer() {
+        if (timer == null && !timerClosed) {
+            ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread thread = new Thread(r, "sluice-redis-timer-" + name);
+                thread.setDaemon(true);
+                return thread;
+            });
+            t.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+            timer = t;
+        }
+        return timer;
+    }
+
+    /**
+     * Stops the timer; the timeouts still pending run now, on the closing thread, so that every
+     * asynchronous decision still waiting is decided (by the failure policy) rather than left
+     * incomplete.
+     */
+    void closeTimer() {
+        ScheduledThreadPoolExecutor t;
+        synchronized (this) {
+            timerClosed = true;
+            t = timer;
+        }
+        if (t != null) {
+            for (Runnable pending : t.shutdownNow()) {
+                pending.run();
+            }
         }
     }
 

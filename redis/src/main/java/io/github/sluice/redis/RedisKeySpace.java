@@ -73,6 +73,24 @@ final class RedisKeySpace implements KeySpace {
     /**
      * {@inheritDoc}
      *
+     * <p>The same decision as {@link #acquire(String, long, MutableDecision)}, through the
+     * client's asynchronous API: the reply completes the stage on the client's I/O thread, the
+     * command timeout on the store's timer thread, and a cached denial or an open breaker on the
+     * calling thread ({@link io.github.sluice.store.Decided}). The partition is ignored, as on
+     * the synchronous path (adaptive policies stay in the enforcer's local registry).
+     *
+     * @throws NullPointerException if {@code key} or {@code out} is null
+     * @throws IllegalArgumentException if {@code cost < 0}
+     */
+    @Override
+    public java.util.concurrent.CompletionStage<Boolean> acquireAsync(String key, int partition, long cost,
+            MutableDecision out) {
+        return AsyncAcquisition.run(engine, new Acquisition.Member[] {new Acquisition.Member(this, key, cost, out)});
+    }
+
+    /**
+     * {@inheritDoc}
+     *
      * <p>Never waits: the release is sent and not awaited. If it is lost (Redis down), a
      * concurrency lease expires after the lease timeout. A rate limit holds nothing while a
      * request runs: nothing is sent.
@@ -186,6 +204,15 @@ final class RedisKeySpace implements KeySpace {
      * @return {@code true} if admitted
      */
     boolean degraded(String key, long cost, MutableDecision out) {
+        return degraded(key, cost, out, true);
+    }
+
+    /**
+     * As {@link #degraded(String, long, MutableDecision)}; {@code wait}: whether the local
+     * fallback may wait on this thread for a concurrency permit ({@code maxWait}). The
+     * asynchronous path never does: its fallback answers at once.
+     */
+    boolean degraded(String key, long cost, MutableDecision out, boolean wait) {
         FailurePolicy f = engine.failure;
         boolean admitted;
         switch (f.mode()) {
@@ -197,7 +224,8 @@ final class RedisKeySpace implements KeySpace {
                 out.deny(limit, 0, Engine.FAIL_CLOSED_RETRY_NANOS, Engine.FAIL_CLOSED_RETRY_NANOS);
                 admitted = false;
             }
-            default -> admitted = fallback.acquire(key, cost, out);
+            default -> admitted = wait ? fallback.acquire(key, cost, out)
+                    : fallback.acquireNoWait(key, io.github.sluice.core.Algorithm.NO_PARTITION, cost, out);
         }
         out.degrade(f.status());
         return admitted;

@@ -242,6 +242,38 @@ public final class RedisStore implements Store {
         return Acquisition.run(engine, members) < 0;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The same decision as {@link #acquireAll}, through the client's asynchronous API: the
+     * groups' script calls are sent and not awaited, the command timeout is a timer set at the
+     * request's arrival (thread {@code sluice-redis-timer-<name>}), a group that fails or times
+     * out follows the failure policy and counts for the circuit breaker, a partial admission is
+     * refunded by receipt, and a concurrency limit's bounded wait polls on the timer. The stage
+     * completes on the thread that decides last: the client's I/O thread on a reply, the timer on
+     * a timeout, the calling thread when a cached denial, the open breaker or a refused call
+     * decided at once (then it is {@link io.github.sluice.store.Decided#ADMITTED} or
+     * {@code REFUSED} if nothing waited). Key spaces of another store (an enforcer's local
+     * adaptive policies) are decided in turn with this store's, as the synchronous path does
+     * ({@link Store#acquireInTurn}).
+     */
+    @Override
+    public java.util.concurrent.CompletionStage<Boolean> acquireAllAsync(Claim claims) {
+        int count = 0;
+        for (Claim c = Objects.requireNonNull(claims, "claims"); c != null; c = c.next()) {
+            if (!(c.space() instanceof RedisKeySpace r) || r.engine != engine) {
+                return Store.acquireInTurn(claims);
+            }
+            count++;
+        }
+        Acquisition.Member[] members = new Acquisition.Member[count];
+        Claim c = claims;
+        for (int i = 0; i < count; i++, c = c.next()) {
+            members[i] = new Acquisition.Member((RedisKeySpace) c.space(), c.key(), c.cost(), c.decision());
+        }
+        return AsyncAcquisition.run(engine, members);
+    }
+
     /** @return {@code true} while decisions follow the failure policy (the breaker is open) */
     public boolean degraded() {
         return engine.breaker.isOpen();
@@ -277,6 +309,7 @@ public final class RedisStore implements Store {
         engine.breaker.halt();
         scheduler.shutdownNow();
         engine.connector.close();
+        engine.closeTimer();
         engine.log.close(CLOSE_EVENTS_NANOS);
     }
 

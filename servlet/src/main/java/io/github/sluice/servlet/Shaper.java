@@ -69,6 +69,9 @@ final class Shaper {
         } catch (IllegalStateException refused) {
             return false; // the container will not suspend this request: wait on the thread instead
         }
+        // The request waits from here: an ending before resume() (a timeout, a client gone) means
+        // it never ran, and gives its place back by receipt (Verdict.beginDelay).
+        verdict.beginDelay();
         // Registered before anything can end the cycle, so that every end releases; from here on
         // the permits belong to the listener and to the dispatch scheduled below.
         PermitRelease.register(context, verdict);
@@ -85,6 +88,9 @@ final class Shaper {
     }
 
     private static void resume(AsyncContext context, Verdict verdict) {
+        if (!verdict.endDelay()) {
+            return; // ended while it waited (the listener gave its place back); the container ends the cycle
+        }
         try {
             context.dispatch();
         } catch (IllegalStateException over) {

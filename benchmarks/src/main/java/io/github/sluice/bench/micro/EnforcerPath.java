@@ -115,6 +115,20 @@ public class EnforcerPath {
     }
 
     /**
+     * {@link #allowed()} through {@link Enforcer#enforceAsync}, as a reactive adapter decides: the
+     * in-memory store decides at once, so the difference is the completed stage returned.
+     *
+     * @return the verdict
+     */
+    @Benchmark
+    public Verdict allowedAsync() {
+        // A completed CompletableFuture is its own toCompletableFuture(): read without a copy
+        Verdict v = open.enforceAsync(request).toCompletableFuture().getNow(null);
+        v.writeHeaders(sink);
+        return v;
+    }
+
+    /**
      * The decision of {@link #allowed()} without the header fields (for {@link CpuPerOp}'s parts).
      *
      * @return the verdict

@@ -164,6 +164,11 @@ public final class ScriptCall extends Command<String, String, long[]> {
                 callback);
     }
 
+    /** @return the group of parts this call carries */
+    public int group() {
+        return group;
+    }
+
     /** @return whether this call sends the script's source rather than its digest */
     public boolean sendsSource() {
         return via == Via.EVAL;

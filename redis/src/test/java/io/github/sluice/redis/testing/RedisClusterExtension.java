@@ -61,7 +61,9 @@ public final class RedisClusterExtension implements BeforeAllCallback, BeforeEac
      */
     private static void warmUp(RedisCluster c) {
         try (RedisStore store = RedisStore.builder().uri(c.uri())
-                .connectTimeout(Duration.ofSeconds(30)).build()) {
+                .connectTimeout(Duration.ofSeconds(30))
+                // Lettuce's own timeout is the command timeout, and FUNCTION LOAD goes through it
+                .commandTimeout(Duration.ofSeconds(10)).build()) {
             if (store.degraded()) {
                 c.close();
                 throw new IllegalStateException("the cluster did not answer the warm-up: " + store);

@@ -48,7 +48,9 @@ public final class RedisServerExtension
     private static void warmUpOnce(RedisServer server) {
         if (WARMED.compareAndSet(false, true)) {
             try (RedisStore store = RedisStore.builder().uri(server.uri())
-                    .connectTimeout(Duration.ofSeconds(30)).build()) {
+                    .connectTimeout(Duration.ofSeconds(30))
+                // Lettuce's own timeout is the command timeout, and FUNCTION LOAD goes through it
+                .commandTimeout(Duration.ofSeconds(10)).build()) {
                 if (store.degraded()) {
                     throw new IllegalStateException("redis-server did not answer the warm-up: " + store);
                 }
