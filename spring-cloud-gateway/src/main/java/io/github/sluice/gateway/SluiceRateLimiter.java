@@ -110,8 +110,15 @@ public class SluiceRateLimiter extends AbstractRateLimiter<SluiceRateLimiter.Con
         Map<String, String> fields = new LinkedHashMap<>();
         verdict.writeHeaders(fields::put);
         Response response = new Response(verdict.admitted(), fields);
-        return verdict.shaped() ? Mono.delay(Duration.ofNanos(verdict.delayNanos())).thenReturn(response)
-                : Mono.just(response);
+        if (!verdict.shaped()) {
+            return Mono.just(response);
+        }
+        // A request that goes away during its delay gives its place in the schedule back.
+        verdict.beginDelay();
+        return Mono.delay(Duration.ofNanos(verdict.delayNanos())).map(t -> {
+            verdict.endDelay();
+            return response;
+        }).doOnCancel(verdict::releaseAborted);
     }
 
     private PolicySet selection(String routeId, Config c) {

@@ -141,8 +141,11 @@ public final class ExchangeEnforcement {
             verdict.writeHeaders(view);
             if (verdict.shaped()) {
                 // A timer, not a thread: the chain is subscribed when the delay has passed; a cancel
-                // before then disposes the timer and gives the place back (Ending, below).
-                run = Mono.delay(Duration.ofNanos(verdict.delayNanos())).then(Mono.defer(() -> next.apply(exchange)));
+                // before then disposes the timer, and its abort (Ending, below) refunds the place in
+                // the schedule, by receipt, since the verdict knows it is still waiting.
+                verdict.beginDelay();
+                run = Mono.delay(Duration.ofNanos(verdict.delayNanos()))
+                        .then(Mono.defer(() -> verdict.endDelay() ? next.apply(exchange) : Mono.<Void>empty()));
             } else {
                 run = next.apply(exchange);
                 if (verdict.released()) {

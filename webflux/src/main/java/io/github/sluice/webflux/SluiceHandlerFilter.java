@@ -93,9 +93,14 @@ public final class SluiceHandlerFilter implements HandlerFilterFunction<ServerRe
         Mono<ServerResponse> run;
         try {
             verdict.writeHeaders(view);
-            run = verdict.shaped()
-                    ? Mono.delay(Duration.ofNanos(verdict.delayNanos())).then(Mono.defer(() -> next.handle(request)))
-                    : next.handle(request);
+            if (verdict.shaped()) {
+                // A cancel during the delay refunds the place in the schedule (doOnCancel below).
+                verdict.beginDelay();
+                run = Mono.delay(Duration.ofNanos(verdict.delayNanos())).then(Mono.defer(
+                        () -> verdict.endDelay() ? next.handle(request) : Mono.<ServerResponse>empty()));
+            } else {
+                run = next.handle(request);
+            }
         } catch (Exception e) {
             verdict.releaseFailed();
             return Mono.error(e);
