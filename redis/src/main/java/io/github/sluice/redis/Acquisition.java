@@ -199,7 +199,7 @@ final class Acquisition {
     }
 
     private static void viaRedis(Engine e, Member[] m, long now, long deadline) {
-        int groups = prepare(e, m);
+        int groups = prepare(e, m, now);
         long clock = e.nowArg(now);
         ScriptCall[] calls = new ScriptCall[groups];
         for (int g = 0; g < groups; g++) {
@@ -241,11 +241,12 @@ final class Acquisition {
 
     /**
      * Groups the members by cluster slot (the same client key gives the same hash tag, hence one
-     * slot), hashes their keys and names the leases of concurrency members.
+     * slot), hashes their keys, names the leases of concurrency members, and stamps each with
+     * the instance's reading {@code now} (a calendar window sends the bounds around it).
      *
      * @return the number of groups, each one script call
      */
-    static int prepare(Engine e, Member[] m) {
+    static int prepare(Engine e, Member[] m, long now) {
         int groups = 0;
         int[] slots = m.length == 1 ? null : new int[m.length];
         for (Member a : m) {

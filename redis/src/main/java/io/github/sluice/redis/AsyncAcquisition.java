@@ -95,7 +95,7 @@ final class AsyncAcquisition implements ScriptCall.Callback, Runnable {
             Acquisition.degradeAll(m, false);
             return finish(Acquisition.settle(e, m, now));
         }
-        int groups = Acquisition.prepare(e, m);
+        int groups = Acquisition.prepare(e, m, now);
         resolved = new int[groups];
         PENDING.setVolatile(this, groups);
         if (result == null) {
