@@ -137,9 +137,12 @@ public final class Verdict implements ReleaseHandle {
             return next;
         }
 
-        /** @return {@code true} if this entry holds concurrency permits until the request ends */
+        /**
+         * @return {@code true} if this entry holds permits until the request ends: concurrency
+         *     permits, or the reservation of a policy that counts by outcome
+         */
         boolean holds() {
-            return how.concurrency && allowed();
+            return (how.concurrency || how.deferred) && allowed();
         }
 
         void tell(EnforcementListener listener, RequestView request) {
@@ -164,8 +167,21 @@ public final class Verdict implements ReleaseHandle {
             }
         }
 
-        /** @param ending a status ({@code >= 0}, 0 for unknown), {@link #TIMED_OUT} or {@link #FAILED} */
+        /**
+         * @param ending a status ({@code >= 0}, 0 for unknown), {@link #TIMED_OUT}, {@link #FAILED}
+         *     or {@link #ABORTED}
+         */
         void release(int ending) {
+            if (!how.concurrency) {
+                // A reservation of a policy that counts by outcome: kept, or refunded by receipt.
+                if (!Outcomes.keeps(how.charge, ending)) {
+                    how.space.refund(key, how.cost, this);
+                }
+                return;
+            }
+            if (ending == ABORTED) {
+                ending = FAILED; // a concurrency policy learns nothing from an abort, as from a failure
+            }
             // The receipt carries the admission's clock reading to algorithms that learn from
             // how long requests take (adaptive limits); the others ignore it. A failure teaches
             // nothing: released without the receipt.
@@ -195,8 +211,9 @@ public final class Verdict implements ReleaseHandle {
     }
 
     /** How a request ended, for {@link Entry#release(int)}, besides a status. */
-    private static final int TIMED_OUT = -1;
-    private static final int FAILED = -2;
+    static final int TIMED_OUT = -1;
+    static final int FAILED = -2;
+    static final int ABORTED = -3;
 
     /** Appends an entry for {@code how}, after the entries of its kind. */
     void add(Enforcement how, String key, int partition) {
@@ -575,7 +592,9 @@ public final class Verdict implements ReleaseHandle {
      * thread-safe, never throws; callable from any thread (an async listener, a timeout thread).
      * This is the end of the request, not a refund: rate limits hold nothing while a request runs,
      * and the permits a denied request took from other policies were refunded, by receipt, before
-     * this verdict was returned.
+     * this verdict was returned. The exception is a rate policy that counts by outcome
+     * ({@link Policy#charge()}): its admission is a reservation, which an ending without a status
+     * keeps (the request is charged); {@link #release(int)} settles it by the status.
      */
     @Override
     public void release() {
@@ -584,7 +603,9 @@ public final class Verdict implements ReleaseHandle {
 
     /**
      * Like {@link #release()}, for a request that ended with {@code status}: a drop for each
-     * adaptive policy whose {@linkplain Policy#drop() drop statuses} hold it.
+     * adaptive policy whose {@linkplain Policy#drop() drop statuses} hold it; for each policy that
+     * counts by outcome, the reservation is kept if its {@linkplain Policy#charge() charge}
+     * charges the status, else refunded by the admission's receipt.
      *
      * @param status the response's HTTP status
      */
@@ -593,7 +614,10 @@ public final class Verdict implements ReleaseHandle {
         end(Math.max(0, status));
     }
 
-    /** Like {@link #release()}, for a request that timed out: a drop for every adaptive policy. */
+    /**
+     * Like {@link #release()}, for a request that timed out: a drop for every adaptive policy; a
+     * policy that counts by outcome takes it as a {@code 504}.
+     */
     @Override
     public void releaseTimedOut() {
         end(TIMED_OUT);
@@ -601,11 +625,22 @@ public final class Verdict implements ReleaseHandle {
 
     /**
      * Like {@link #release()}, for a request ended by an exception or a client that went away:
-     * adaptive policies learn nothing from it.
+     * adaptive policies learn nothing from it. A policy that counts by outcome takes it as a
+     * {@code 500}.
      */
     @Override
     public void releaseFailed() {
         end(FAILED);
+    }
+
+    /**
+     * Like {@link #releaseFailed()}, for a request the client abandoned: adaptive policies learn
+     * nothing from it, and a policy that counts by outcome keeps its reservation, whatever it
+     * counts (hanging up never buys a free attempt).
+     */
+    @Override
+    public void releaseAborted() {
+        end(ABORTED);
     }
 
     private void end(int ending) {

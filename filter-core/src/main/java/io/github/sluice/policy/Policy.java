@@ -41,6 +41,7 @@ public final class Policy {
     private final Unresolved unresolved;
     private final DropStatuses drop;
     private final KeyResolver partition;
+    private final Charge charge;
 
     private Policy(Builder b) {
         this.name = b.name;
@@ -54,6 +55,7 @@ public final class Policy {
         this.unresolved = b.unresolved;
         this.drop = b.drop;
         this.partition = b.partition;
+        this.charge = b.charge;
     }
 
     /**
@@ -154,6 +156,14 @@ public final class Policy {
         return partition;
     }
 
+    /**
+     * @return which admitted requests are charged, by the status of their response (see
+     *     {@link Charge}); {@link Charge#ALWAYS} unless set
+     */
+    public Charge charge() {
+        return charge;
+    }
+
     /** @return {@code true} for a concurrency limit, whose permits are held until the request ends */
     public boolean concurrency() {
         return algorithm.concurrency();
@@ -177,6 +187,7 @@ public final class Policy {
         b.drop = drop;
         b.dropSet = drop != DropStatuses.DEFAULT;
         b.partition = partition;
+        b.charge = charge;
         return b;
     }
 
@@ -186,12 +197,12 @@ public final class Policy {
                 && p.key.equals(key) && p.match.equals(match) && p.cost == cost
                 && p.status == status && p.dryRun == dryRun && p.allow.equals(allow)
                 && p.unresolved.equals(unresolved)
-                && p.drop.equals(drop) && Objects.equals(p.partition, partition);
+                && p.drop.equals(drop) && Objects.equals(p.partition, partition) && p.charge.equals(charge);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, algorithm, key, match, cost, status, dryRun, allow, unresolved, drop, partition);
+        return Objects.hash(name, algorithm, key, match, cost, status, dryRun, allow, unresolved, drop, partition, charge);
     }
 
     @Override
@@ -201,7 +212,8 @@ public final class Policy {
                 + (allow.isEmpty() ? "" : ", allow=" + allow)
                 + (unresolved.denies() ? ", unresolved=" + unresolved : "")
                 + (algorithm instanceof AdaptiveLimit ? ", drop=" + drop : "")
-                + (partition == null ? "" : ", partition=" + partition) + '}';
+                + (partition == null ? "" : ", partition=" + partition)
+                + (charge.always() ? "" : ", " + charge) + '}';
     }
 
     /** Builds a {@link Policy}. Not thread-safe. */
@@ -218,6 +230,7 @@ public final class Policy {
         private DropStatuses drop = DropStatuses.DEFAULT;
         private boolean dropSet;
         private KeyResolver partition;
+        private Charge charge = Charge.ALWAYS;
 
         private Builder(String name) {
             this.name = name;
@@ -384,11 +397,29 @@ public final class Policy {
         }
 
         /**
+         * Sets which admitted requests are charged, by the status of their response: all of them
+         * (the default), only those with listed statuses ({@code Charge.count(401)}), or all but
+         * those ({@code Charge.skip("5xx")}). A request is still refused when the quota is spent;
+         * an admitted one holds its permits until it ends, then keeps or gets them back by its
+         * status (see {@link Charge}). Only for rate policies.
+         *
+         * @param charge e.g. {@code Charge.count("401,403")}
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder charge(Charge charge) {
+            this.charge = Objects.requireNonNull(charge, "charge");
+            return this;
+        }
+
+        /**
          * @return the policy
          * @throws IllegalStateException if the algorithm or the key is missing
          * @throws IllegalArgumentException if the cost exceeds the algorithm's limit (no request
          *     could ever pass); if {@link #drop} is set for a policy that is not adaptive; if
-         *     {@link #partition} is set and the algorithm has no partitions, or not set and it has
+         *     {@link #partition} is set and the algorithm has no partitions, or not set and it has;
+         *     if a {@link #charge} other than {@link Charge#ALWAYS} is set for a concurrency or
+         *     adaptive policy
          */
         public Policy build() {
             if (algorithm == null) {
@@ -406,6 +437,9 @@ public final class Policy {
             if (dropSet && !adaptive) {
                 throw new IllegalArgumentException("drop applies to adaptive policies only but was " + drop
                         + " for " + algorithm.kind() + " (policy '" + name + "')");
+            }
+            if (!charge.always() && algorithm.concurrency()) {
+                throw new IllegalArgumentException(Charge.refusedFor(algorithm.kind(), charge) + " (policy '" + name + "')");
             }
             if (partition != null && partitions == 0) {
                 throw new IllegalArgumentException("partition needs an adaptive algorithm with partitions "

@@ -166,9 +166,33 @@ public final class PolicyParser {
             b.unresolved(u);
         }
         adaptiveOptions(ctx, args, algorithm, b);
+        chargeOption(ctx, args, algorithm, b);
         args.requireAllUsed();
         // The only combination build() checks is the cost against the algorithm's limit.
         return ctx.call("cost", cost == null ? "1" : cost, b::build);
+    }
+
+    /**
+     * Counting by outcome: {@code count=} (charge only these statuses) or {@code skip=} (charge all
+     * but these), never both, rate policies only. See {@link Charge}.
+     */
+    private static void chargeOption(Line ctx, Args args, Algorithm<?> algorithm, Policy.Builder b) {
+        String count = args.option("count");
+        String skip = args.option("skip");
+        if (count == null && skip == null) {
+            return;
+        }
+        if (count != null && skip != null) {
+            throw ctx.error("skip", skip, "count and skip cannot be combined (count=" + count + " already names the "
+                    + "only statuses that are charged): keep one of them");
+        }
+        String name = count != null ? "count" : "skip";
+        String value = count != null ? count : skip;
+        Charge c = ctx.call(name, value, () -> count != null ? Charge.count(count) : Charge.skip(skip));
+        if (algorithm.concurrency()) {
+            throw ctx.error(name, value, Charge.refusedFor(algorithm.kind(), c));
+        }
+        b.charge(c);
     }
 
     /** The request-level options of adaptive policies: {@code drop=} and {@code partition=}. */
