@@ -74,4 +74,11 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class OutcomeCounting extends OutcomeCountingContract {
+        OutcomeCounting() {
+            super(Container.JETTY);
+        }
+    }
 }

@@ -74,4 +74,11 @@ class TomcatTest {
             super(Container.TOMCAT);
         }
     }
+
+    @Nested
+    class OutcomeCounting extends OutcomeCountingContract {
+        OutcomeCounting() {
+            super(Container.TOMCAT);
+        }
+    }
 }
