@@ -35,7 +35,10 @@ import java.io.UncheckedIOException;
  * </ul>
  * Adaptive policies are told the response's status (a drop if the policy lists it: an
  * {@code AsyncResponse} that times out without a handler answers 503, a drop by default); a body
- * whose write fails (the client went away) teaches them nothing ({@link Verdict#releaseFailed()}).
+ * whose write fails (the client went away) teaches them nothing ({@link Verdict#releaseAborted()}).
+ * A policy that counts by outcome ({@code count=}, {@code skip=}) keeps or refunds the request's
+ * reservation by the same status; a body whose write fails keeps it (docs/jaxrs.md, "Counting by
+ * outcome").
  * An exception reaches the response filter as the response its mapper made, so its status is
  * what counts (500 for one nobody maps: not a drop by default).
  *
@@ -150,7 +153,9 @@ class LimitStage implements ContainerRequestFilter, ContainerResponseFilter, Wri
             if (written) {
                 verdict.release(status);
             } else {
-                verdict.releaseFailed();
+                // The client went away mid-body (or the writer failed): nothing is learned, and
+                // a policy that counts by outcome keeps the reservation, whatever the status.
+                verdict.releaseAborted();
             }
         }
     }
