@@ -1,5 +1,8 @@
 package io.github.sluice.policy;
 
+import io.github.sluice.algorithm.ShapingLeakyBucket;
+import io.github.sluice.algorithm.WarmUp;
+import io.github.sluice.core.Algorithm;
 import java.util.Objects;
 import java.util.StringJoiner;
 
@@ -29,7 +32,8 @@ import java.util.StringJoiner;
  *
  * <p>Only rate policies count by outcome: a concurrency or adaptive policy gives its permits back
  * when the request ends, whatever its status, so {@code count=} and {@code skip=} are refused for
- * them at start-up.
+ * them at start-up; so are warm-up and shaping, which refund an admission only while no later
+ * one was scheduled behind it (a request in flight would keep a right password's permits).
  *
  * <p>Immutable and thread-safe; {@link #charges(int)} allocates nothing.
  */
@@ -107,10 +111,27 @@ public final class Charge {
         return skip(join(statuses));
     }
 
-    /** The rule a concurrency or adaptive policy breaks by counting by outcome, with the value. */
-    static String refusedFor(String kind, Charge charge) {
-        return charge.toString().substring(0, charge.skip ? 4 : 5) + " applies to rate policies only, not to " + kind
-                + ": its permits come back when each request ends, whatever the status, but was " + charge;
+    /**
+     * The rule an algorithm breaks by counting by outcome, with the value, or {@code null} if it
+     * may: concurrency and adaptive policies give their permits back at the end anyway; warm-up and
+     * shaping refund an admission only while no later one was scheduled behind it, so a request in
+     * flight would keep the permits of a right password.
+     */
+    static String refusal(Algorithm<?> algorithm, Charge charge) {
+        if (charge.always()) {
+            return null;
+        }
+        String option = charge.skip ? "skip" : "count";
+        if (algorithm.concurrency()) {
+            return option + " applies to rate policies only, not to " + algorithm.kind()
+                    + ": its permits come back when each request ends, whatever the status, but was " + charge;
+        }
+        if (algorithm instanceof WarmUp || algorithm instanceof ShapingLeakyBucket) {
+            return option + " needs an algorithm that refunds a request whatever ran meanwhile (fixed-window, "
+                    + "sliding-window, sliding-log, token-bucket, gcra, leaky-bucket, smooth-bursty), not "
+                    + algorithm.kind() + ", but was " + charge;
+        }
+        return null;
     }
 
     private static String join(int... statuses) {

@@ -401,7 +401,7 @@ public final class Policy {
          * (the default), only those with listed statuses ({@code Charge.count(401)}), or all but
          * those ({@code Charge.skip("5xx")}). A request is still refused when the quota is spent;
          * an admitted one holds its permits until it ends, then keeps or gets them back by its
-         * status (see {@link Charge}). Only for rate policies.
+         * status (see {@link Charge}). Only for rate policies, except warm-up and shaping.
          *
          * @param charge e.g. {@code Charge.count("401,403")}
          * @return this builder
@@ -418,8 +418,8 @@ public final class Policy {
          * @throws IllegalArgumentException if the cost exceeds the algorithm's limit (no request
          *     could ever pass); if {@link #drop} is set for a policy that is not adaptive; if
          *     {@link #partition} is set and the algorithm has no partitions, or not set and it has;
-         *     if a {@link #charge} other than {@link Charge#ALWAYS} is set for a concurrency or
-         *     adaptive policy
+         *     if a {@link #charge} other than {@link Charge#ALWAYS} is set for a concurrency,
+         *     adaptive, warm-up or shaping policy
          */
         public Policy build() {
             if (algorithm == null) {
@@ -438,8 +438,9 @@ public final class Policy {
                 throw new IllegalArgumentException("drop applies to adaptive policies only but was " + drop
                         + " for " + algorithm.kind() + " (policy '" + name + "')");
             }
-            if (!charge.always() && algorithm.concurrency()) {
-                throw new IllegalArgumentException(Charge.refusedFor(algorithm.kind(), charge) + " (policy '" + name + "')");
+            String refused = Charge.refusal(algorithm, charge);
+            if (refused != null) {
+                throw new IllegalArgumentException(refused + " (policy '" + name + "')");
             }
             if (partition != null && partitions == 0) {
                 throw new IllegalArgumentException("partition needs an adaptive algorithm with partitions "

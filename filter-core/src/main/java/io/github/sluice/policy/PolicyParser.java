@@ -174,7 +174,7 @@ public final class PolicyParser {
 
     /**
      * Counting by outcome: {@code count=} (charge only these statuses) or {@code skip=} (charge all
-     * but these), never both, rate policies only. See {@link Charge}.
+     * but these), never both, rate policies only (not warm-up or shaping). See {@link Charge}.
      */
     private static void chargeOption(Line ctx, Args args, Algorithm<?> algorithm, Policy.Builder b) {
         String count = args.option("count");
@@ -189,8 +189,9 @@ public final class PolicyParser {
         String name = count != null ? "count" : "skip";
         String value = count != null ? count : skip;
         Charge c = ctx.call(name, value, () -> count != null ? Charge.count(count) : Charge.skip(skip));
-        if (algorithm.concurrency()) {
-            throw ctx.error(name, value, Charge.refusedFor(algorithm.kind(), c));
+        String refused = Charge.refusal(algorithm, c);
+        if (refused != null) {
+            throw ctx.error(name, value, refused);
         }
         b.charge(c);
     }

@@ -80,10 +80,12 @@ class ChargeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"concurrency 5 key=ip count=401", "adaptive gradient key=ip skip=5xx"})
-    void parse_concurrencyOrAdaptive_refusesCountingByOutcome(String spec) {
+    @ValueSource(strings = {"concurrency 5 key=ip count=401", "adaptive gradient key=ip skip=5xx",
+        "warm-up 3/1m warm-up=1m key=ip count=401", "shaping 3/1m key=ip skip=5xx"})
+    void parse_algorithmsThatCannotRefundARequestInFlight_refuseCountingByOutcome(String spec) {
         ConfigException e = assertThrows(ConfigException.class, () -> Policy.parse("p = " + spec));
-        assertTrue(e.getMessage().contains("applies to rate policies only"), e.getMessage());
+        assertTrue(e.getMessage().contains("applies to rate policies only")
+                || e.getMessage().contains("needs an algorithm that refunds a request whatever ran meanwhile"), e.getMessage());
         assertTrue(e.getMessage().contains(spec.contains("count") ? "count" : "skip"), e.getMessage());
     }
 
