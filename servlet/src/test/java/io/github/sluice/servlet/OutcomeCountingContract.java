@@ -50,6 +50,16 @@ abstract class OutcomeCountingContract extends ContainerContract {
                 res.flushBuffer();
                 throw new IllegalStateException("thrown after the commit on purpose");
             }
+            if (uri.endsWith("/async-throw")) {
+                if (req.getDispatcherType() == jakarta.servlet.DispatcherType.REQUEST) {
+                    req.startAsync().dispatch();
+                    return;
+                }
+                res.setStatus(status);
+                res.getWriter().write("committed");
+                res.flushBuffer();
+                throw new IllegalStateException("thrown after the commit of an async dispatch on purpose");
+            }
             if (uri.endsWith("/timeout")) {
                 req.startAsync().setTimeout(100);
                 return;
@@ -77,13 +87,13 @@ abstract class OutcomeCountingContract extends ContainerContract {
     private RunningServer server;
     private Enforcer enforcer;
 
-    private void deploy(String charge) throws Exception {
+    void deploy(String charge) throws Exception {
         enforcer = enforcer(Enforcer.builder().policies("login = fixed-window 3/1h key=global " + charge + "\n"
                 + "inflight = concurrency 100 key=global"), false);
         server = start(Deployment.of(new SluiceFilter(enforcer), new Answers()));
     }
 
-    private int send(String target) {
+    int send(String target) {
         try {
             return Http.get(server.uri(target)).statusCode();
         } catch (UncheckedIOException reset) {
@@ -92,7 +102,7 @@ abstract class OutcomeCountingContract extends ContainerContract {
     }
 
     /** @return the permits the counting policy has charged, once the last request has ended */
-    private long charged() {
+    long charged() {
         Permits.awaitHeld(enforcer, "inflight", "global", 0, SETTLE);
         return Permits.held(enforcer, "login", "global");
     }
