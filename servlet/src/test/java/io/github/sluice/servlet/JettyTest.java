@@ -81,4 +81,11 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class BruteForceLoginRecipe extends BruteForceLoginRecipeContract {
+        BruteForceLoginRecipe() {
+            super(Container.JETTY);
+        }
+    }
 }

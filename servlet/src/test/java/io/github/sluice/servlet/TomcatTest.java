@@ -95,4 +95,11 @@ class TomcatTest {
             org.junit.jupiter.api.Assertions.assertEquals(1, charged());
         }
     }
+
+    @Nested
+    class BruteForceLoginRecipe extends BruteForceLoginRecipeContract {
+        BruteForceLoginRecipe() {
+            super(Container.TOMCAT);
+        }
+    }
 }
