@@ -85,6 +85,8 @@ public final class Verdict implements ReleaseHandle {
     private static final int SHAPED = 4;
     /** An enforced entry has no key ({@code unresolved=deny}); set while entries are added, cleared by decide. */
     private static final int UNKEYED = 8;
+    /** The reservations of policies that count by outcome were settled by {@link #settle(int)}. */
+    private static final int SETTLED = 16;
 
     Verdict() {
     }
@@ -201,6 +203,25 @@ public final class Verdict implements ReleaseHandle {
             }
             if (unmatched > 0) {
                 how.unmatchedRelease(key, unmatched); // a bug somewhere: never on the normal path
+            }
+        }
+
+        /**
+         * Settles this entry's reservation (a policy that counts by outcome) with a known status,
+         * before the headers are written: a refund also shows in this entry's numbers, as the
+         * remaining quota with the permits back (at most the limit), which is what a peek would
+         * read on a frozen clock, without another store call.
+         */
+        void settle(int status) {
+            if (Outcomes.keeps(how.charge, status)) {
+                return;
+            }
+            how.space.refund(key, how.cost, this);
+            boolean degraded = degraded();
+            int denialStatus = denialStatus();
+            allow(limit(), Math.min(limit(), remaining() + how.cost), resetNanos());
+            if (degraded) {
+                degrade(denialStatus);
             }
         }
 
@@ -644,13 +665,45 @@ public final class Verdict implements ReleaseHandle {
     }
 
     private void end(int ending) {
-        int s = (int) STATE.getVolatile(this);
-        if ((s & HELD) == 0 || !STATE.compareAndSet(this, s, s & ~HELD)) {
-            return;
-        }
+        int s;
+        do {
+            s = (int) STATE.getVolatile(this);
+            if ((s & HELD) == 0) {
+                return;
+            }
+        } while (!STATE.compareAndSet(this, s, s & ~HELD)); // fails only when settle() marked it meanwhile
+        boolean settled = (s & SETTLED) != 0;
         for (Entry e = first(); e != null; e = after(e)) {
-            if (e.holds()) {
+            if (e.holds() && !(settled && !e.how.concurrency)) {
                 e.release(ending);
+            }
+        }
+    }
+
+    /**
+     * Settles, with the response's final status, the reservations of the policies that count by
+     * outcome ({@link Policy#charge()}), before the response's headers are written, so that
+     * {@code RateLimit} shows the outcome: a refunded reservation is back in {@code r}. For an
+     * adapter that knows the final status before it writes the headers (the JAX-RS response
+     * filter); the release that ends the request later gives concurrency permits back and does
+     * not settle the reservations again, whatever its ending. Does nothing after the release, on
+     * a second call, or when no such policy applied. Call it from the thread that writes the
+     * headers, before writing them; thread-safe against a release on another thread.
+     *
+     * @param status the response's status; 0 or less (unknown) keeps the reservations
+     */
+    public void settle(int status) {
+        int s;
+        do {
+            s = (int) STATE.getVolatile(this);
+            if ((s & HELD) == 0 || (s & SETTLED) != 0) {
+                return;
+            }
+        } while (!STATE.compareAndSet(this, s, s | SETTLED));
+        int ending = Math.max(0, status);
+        for (Entry e = first(); e != null; e = after(e)) {
+            if (e.holds() && !e.how.concurrency) {
+                e.settle(ending);
             }
         }
     }

@@ -223,4 +223,82 @@ class OutcomeCountingTest {
         // Then the new window is whole: the old one's permit left with it
         assertEquals(3, e.inspect("192.0.2.1", "login").remaining());
     }
+
+    @Test
+    void settle_refundedBeforeTheHeaders_showsThePermitBackInRateLimit() {
+        // Given one failure charged, and a right password whose status is known before its headers
+        Enforcer e = login("fixed-window 3/1m", "count=401");
+        attempts(e, alice, 401, 1);
+        Verdict right = e.enforce(alice);
+        assertEquals("\"login\";r=1;t=60", EnforcerFixture.headers(right).headers.get("RateLimit"), "the reservation");
+
+        // When it is settled with 200, then released with another ending
+        right.settle(200);
+        String header = EnforcerFixture.headers(right).headers.get("RateLimit");
+        right.releaseAborted();
+
+        // Then the header shows the refund, and the later ending changed nothing
+        assertEquals("\"login\";r=2;t=60", header);
+        assertEquals(2, e.inspect("192.0.2.1", "login").remaining());
+    }
+
+    @Test
+    void settle_kept_isNotRefundedByALaterEnding() {
+        Enforcer e = login("fixed-window 3/1m", "count=401");
+        Verdict wrong = e.enforce(alice);
+        wrong.settle(401);
+        wrong.settle(200); // only the first settles
+        wrong.release(200);
+        assertTrue(wrong.released());
+        assertEquals(2, e.inspect("192.0.2.1", "login").remaining());
+        assertEquals("\"login\";r=2;t=60", EnforcerFixture.headers(wrong).headers.get("RateLimit"));
+    }
+
+    @Test
+    void settle_afterTheRelease_doesNothing() {
+        Enforcer e = login("fixed-window 3/1m", "count=401");
+        Verdict wrong = e.enforce(alice);
+        wrong.release(401);
+        wrong.settle(200);
+        assertEquals(2, e.inspect("192.0.2.1", "login").remaining());
+    }
+
+    @Test
+    void settle_withAConcurrencyPolicy_leavesItsPermitToTheRelease() {
+        Enforcer e = f.enforcer("login = fixed-window 3/1m key=ip count=401", "inflight = concurrency 1 key=global");
+        Verdict right = e.enforce(alice);
+        right.settle(200);
+        assertFalse(right.released(), "the concurrency permit is held until the release");
+        assertTrue(e.enforce(alice).denied(), "in flight");
+        right.release(200);
+        assertTrue(right.released());
+        assertEquals(3, e.inspect("192.0.2.1", "login").remaining());
+        assertEquals(1, e.inspect("global", "inflight").remaining());
+    }
+
+    @Test
+    void settleAndRelease_racing_refundOnce() throws Exception {
+        // Given one failure charged, then right passwords whose settle and release race on two threads
+        Enforcer e = login("fixed-window 1000/1m", "count=401");
+        attempts(e, alice, 401, 1);
+        for (int i = 0; i < 200; i++) {
+            Verdict v = e.enforce(alice);
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            Thread settler = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+                v.settle(200);
+            });
+            settler.start();
+            go.countDown();
+            v.release(200);
+            settler.join();
+            assertTrue(v.released());
+        }
+        // Then each was refunded once: a second refund would have taken the failure's permit too
+        assertEquals(999, e.inspect("192.0.2.1", "login").remaining());
+    }
 }

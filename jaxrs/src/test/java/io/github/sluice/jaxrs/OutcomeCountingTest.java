@@ -50,6 +50,7 @@ class OutcomeCountingTest {
                         + "timeout" + login + "/e/* skip=5xx\n"
                         + "resumed" + login + "/f/* count=401\n"
                         + "hangup" + login + "/g/* count=401\n"
+                        + "header" + login + "/h/* count=401\n"
                         + "inflight = concurrency 100 key=global\n")
                 .store(ShardedRegistry.builder().clock(new FakeClock()).build())
                 .listener(EnforcementListener.NONE).build();
@@ -138,6 +139,20 @@ class OutcomeCountingTest {
         }
         assertEquals(3, charged("sync"));
         assertEquals(429, server.get("/a/status/200").statusCode());
+    }
+
+    @Test
+    void rateLimitHeader_showsTheOutcome() {
+        // A right password's header shows its permit back, a wrong one's shows it charged
+        assertHeader("/h/status/200", "\"header\";r=3;t=3600");
+        assertHeader("/h/status/401", "\"header\";r=2;t=3600");
+        assertHeader("/h/status/200", "\"header\";r=2;t=3600");
+        assertEquals(1, charged("header"));
+    }
+
+    private static void assertHeader(String path, String member) {
+        String field = server.get(path).headers().firstValue("RateLimit").orElseThrow();
+        assertTrue(field.contains(member), field);
     }
 
     @Test
