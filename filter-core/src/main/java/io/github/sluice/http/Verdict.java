@@ -29,7 +29,9 @@ import java.util.Objects;
  *       container allows it), then proceed as for allowed.
  *   <li>allowed: call {@link #writeHeaders} before the response is committed, invoke the
  *       application, and call {@link #release()} when the response completes, however it
- *       completes (normal, async, error, timeout, client abort).
+ *       completes (normal, async, error, timeout, client abort). An adapter that knows the final
+ *       status before it writes the headers calls {@link #settle(int)} first, so that policies
+ *       that count by outcome show it.
  * </ul>
  *
  * <h2>Entries</h2>
@@ -51,7 +53,8 @@ import java.util.Objects;
  *
  * <p>A verdict is not thread-safe, except {@link #release()} and {@link #released()}, which may
  * be called from any thread. Once returned by the enforcer it does not change, apart from the
- * release state.
+ * release state, and {@link #settle(int)}, which puts a refunded reservation back in its entry's
+ * remaining quota (called by the thread that then writes the headers).
  */
 public final class Verdict implements ReleaseHandle {
 
