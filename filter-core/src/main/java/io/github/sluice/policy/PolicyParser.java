@@ -177,9 +177,15 @@ public final class PolicyParser {
      * but these), never both, rate policies only (not warm-up or shaping). See {@link Charge}.
      */
     private static void chargeOption(Line ctx, Args args, Algorithm<?> algorithm, Policy.Builder b) {
-        String count = args.option("count");
-        String skip = args.option("skip");
+        // Read without marking them known first: an algorithm that refuses them does not list them
+        // among its options in the message of a misspelt one.
+        String count = args.peek("count");
+        String skip = args.peek("skip");
         if (count == null && skip == null) {
+            if (Charge.refusal(algorithm, Charge.count(401)) == null) {
+                args.option("count");
+                args.option("skip");
+            }
             return;
         }
         if (count != null && skip != null) {
@@ -188,6 +194,7 @@ public final class PolicyParser {
         }
         String name = count != null ? "count" : "skip";
         String value = count != null ? count : skip;
+        args.option(name);
         Charge c = ctx.call(name, value, () -> count != null ? Charge.count(count) : Charge.skip(skip));
         String refused = Charge.refusal(algorithm, c);
         if (refused != null) {
