@@ -156,8 +156,8 @@ class LimitStage implements ContainerRequestFilter, ContainerResponseFilter, Wri
             if (written) {
                 verdict.release(status);
             } else {
-                // The client went away mid-body (or the writer failed): nothing is learned, and
-                // a policy that counts by outcome keeps the reservation, whatever the status.
+                // The client went away mid-body (or the writer failed): nothing is learned. (A
+                // policy that counts by outcome was settled by the response filter already.)
                 verdict.releaseAborted();
             }
         }

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Counting by outcome through the JAX-RS feature on Jersey: the status the response filter sees
  * (the resource's, its exception mapper's, the default 500 of an unmapped exception, the 503 of an
- * async timeout, an async resume's) keeps or refunds the reservation; a body whose write fails
- * keeps it. Each test has a policy of its own (3 per hour, by path prefix), and a roomy
+ * async timeout, an async resume's) keeps or refunds the reservation, before the response filter
+ * writes {@code RateLimit}, which shows it; a body whose write fails changes nothing. Each test has a policy of its own (3 per hour, by path prefix), and a roomy
  * concurrency policy listed after it: once its permit is back, the reservation is settled.
  */
 class OutcomeCountingTest {
