@@ -30,13 +30,13 @@ class ReadmeTest {
     void demoTable_policyLines_areTheWebXmlPolicies() throws IOException {
         // Given the policies the README's demo table shows (in backticks, with escaped pipes)
         String readme = section(read(README), "## The demo");
-        Matcher m = Pattern.compile("`((?:per-ip|per-key|inflight) = [^`]+)`").matcher(readme);
+        Matcher m = Pattern.compile("`((?:per-ip|login|per-key|inflight) = [^`]+)`").matcher(readme);
         List<String> shown = new ArrayList<>();
         while (m.find()) {
             shown.add(m.group(1).replace("\\|", "|"));
         }
-        // Then there are three, and each is a line of web.xml, word for word
-        assertEquals(3, shown.size(), () -> "policy lines in the README's demo table: " + shown);
+        // Then there are four, and each is a line of web.xml, word for word
+        assertEquals(4, shown.size(), () -> "policy lines in the README's demo table: " + shown);
         List<String> webXml = normalised(read(WEB_XML)).stream()
                 .map(l -> l.replaceAll("\\s+", " "))
                 .collect(Collectors.toList());

@@ -5,6 +5,7 @@ import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.key.KeyResolver;
 import io.github.sluice.policy.AllowList;
+import io.github.sluice.policy.Charge;
 import io.github.sluice.policy.Match;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.request.RequestView;
@@ -38,6 +39,12 @@ final class Enforcement {
     final AllowList allow;
     final boolean dryRun;
     final boolean concurrency;
+    /**
+     * Which admitted requests a rate policy charges; when not every one ({@link #deferred}), an
+     * admission is a reservation the request holds until it ends, kept or refunded by its status.
+     */
+    final Charge charge;
+    final boolean deferred;
     /** Whether the algorithm is adaptive: the current limit is each decision's, and drops count. */
     final boolean adaptive;
     /** The adaptive algorithm when it has partitions, else {@code null}. */
@@ -91,6 +98,8 @@ final class Enforcement {
         this.allow = policy.allow().isEmpty() ? null : policy.allow();
         this.dryRun = policy.dryRun();
         this.concurrency = policy.concurrency();
+        this.charge = policy.charge();
+        this.deferred = !charge.always();
         this.adaptive = policy.algorithm() instanceof AdaptiveLimit;
         this.partitioned = policy.partition() != null && policy.algorithm() instanceof AdaptiveLimit<?> a
                 && a.partitions() > 0 ? a : null;
@@ -128,6 +137,8 @@ final class Enforcement {
         this.allow = parent.allow;
         this.dryRun = parent.dryRun;
         this.concurrency = parent.concurrency;
+        this.charge = parent.charge;
+        this.deferred = parent.deferred;
         this.adaptive = false;
         this.partitioned = null;
         this.partition = null;
@@ -142,6 +153,7 @@ final class Enforcement {
         this.blocked = blocked;
         this.plans = null;
     }
+
     /**
      * @param request the request
      * @return the request's partition of the policy's adaptive algorithm, or

@@ -43,7 +43,9 @@ import java.util.Objects;
  *       {@link #releaseTimedOut()} on a container's timeout, {@link #releaseAborted()} when the
  *       client went away or a subscriber cancelled ({@link #release()} when nothing more is
  *       known). Several events of one request (an error, then the completion) may each call
- *       one, from any threads, at once: the first counts, the others do nothing.
+ *       one, from any threads, at once: the first counts, the others do nothing. An adapter
+ *       that knows the final status before it writes the headers calls {@link #settle(int)}
+ *       first, so that policies that count by outcome show it.
  * </ol>
  *
  * <h2>Entries</h2>
@@ -65,7 +67,8 @@ import java.util.Objects;
  *
  * <p>A verdict is not thread-safe, except {@link #release()} and {@link #released()}, which may
  * be called from any thread. Once returned by the enforcer it does not change, apart from the
- * release state.
+ * release state, and {@link #settle(int)}, which puts a refunded reservation back in its entry's
+ * remaining quota (called by the thread that then writes the headers).
  */
 public final class Verdict implements ReleaseHandle {
 
@@ -107,6 +110,8 @@ public final class Verdict implements ReleaseHandle {
     private static final int DELAYED = 16;
     /** The ending ran: set by the CAS that cleared {@code HELD} or {@code DELAYED}. */
     private static final int ENDED = 32;
+    /** The reservations of policies that count by outcome were settled by {@link #settle(int)}. */
+    private static final int SETTLED = 64;
 
     Verdict() {
     }
@@ -159,9 +164,12 @@ public final class Verdict implements ReleaseHandle {
             return next;
         }
 
-        /** @return {@code true} if this entry holds concurrency permits until the request ends */
+        /**
+         * @return {@code true} if this entry holds permits until the request ends: concurrency
+         *     permits, or the reservation of a policy that counts by outcome
+         */
         boolean holds() {
-            return how.concurrency && allowed();
+            return (how.concurrency || how.deferred) && allowed();
         }
 
         void tell(EnforcementListener listener, RequestView request) {
@@ -186,8 +194,21 @@ public final class Verdict implements ReleaseHandle {
             }
         }
 
-        /** @param ending a status ({@code >= 0}, 0 for unknown), {@link #TIMED_OUT} or {@link #FAILED} */
+        /**
+         * @param ending a status ({@code >= 0}, 0 for unknown), {@link #TIMED_OUT}, {@link #FAILED}
+         *     or {@link #ABORTED}
+         */
         void release(int ending) {
+            if (!how.concurrency) {
+                // A reservation of a policy that counts by outcome: kept, or refunded by receipt.
+                if (!Outcomes.keeps(how.charge, ending)) {
+                    how.space.refund(key, how.cost, this);
+                }
+                return;
+            }
+            if (ending == ABORTED) {
+                ending = FAILED; // a concurrency policy learns nothing from an abort, as from a failure
+            }
             // The receipt carries the admission's clock reading to algorithms that learn from
             // how long requests take (adaptive limits); the others ignore it. A failure teaches
             // nothing: released without the receipt.
@@ -210,6 +231,25 @@ public final class Verdict implements ReleaseHandle {
             }
         }
 
+        /**
+         * Settles this entry's reservation (a policy that counts by outcome) with a known status,
+         * before the headers are written: a refund also shows in this entry's numbers, as the
+         * remaining quota with the permits back (at most the limit), which is what a peek would
+         * read on a frozen clock, without another store call.
+         */
+        void settle(int status) {
+            if (Outcomes.keeps(how.charge, status)) {
+                return;
+            }
+            how.space.refund(key, how.cost, this);
+            boolean degraded = degraded();
+            int denialStatus = denialStatus();
+            allow(limit(), Math.min(limit(), remaining() + how.cost), resetNanos());
+            if (degraded) {
+                degrade(denialStatus);
+            }
+        }
+
         @Override
         public String toString() {
             return how.policy.name() + (how.dryRun ? "(dry-run)" : "") + '=' + super.toString();
@@ -217,8 +257,9 @@ public final class Verdict implements ReleaseHandle {
     }
 
     /** How a request ended, for {@link Entry#release(int)}, besides a status. */
-    private static final int TIMED_OUT = -1;
-    private static final int FAILED = -2;
+    static final int TIMED_OUT = -1;
+    static final int FAILED = -2;
+    static final int ABORTED = -3;
 
     /** Appends an entry for {@code how}, after the entries of its kind. */
     void add(Enforcement how, String key, int partition) {
@@ -640,7 +681,9 @@ public final class Verdict implements ReleaseHandle {
      * thread-safe, never throws; callable from any thread (an async listener, a timeout thread).
      * This is the end of the request, not a refund: rate limits hold nothing while a request runs,
      * and the permits a denied request took from other policies were refunded, by receipt, before
-     * this verdict was returned.
+     * this verdict was returned. The exception is a rate policy that counts by outcome
+     * ({@link Policy#charge()}): its admission is a reservation, which an ending without a status
+     * keeps (the request is charged); {@link #release(int)} settles it by the status.
      */
     @Override
     public void release() {
@@ -649,7 +692,9 @@ public final class Verdict implements ReleaseHandle {
 
     /**
      * Like {@link #release()}, for a request that ended with {@code status}: a drop for each
-     * adaptive policy whose {@linkplain Policy#drop() drop statuses} hold it.
+     * adaptive policy whose {@linkplain Policy#drop() drop statuses} hold it; for each policy that
+     * counts by outcome, the reservation is kept if its {@linkplain Policy#charge() charge}
+     * charges the status, else refunded by the admission's receipt.
      *
      * @param status the response's HTTP status
      */
@@ -658,7 +703,10 @@ public final class Verdict implements ReleaseHandle {
         end(Math.max(0, status));
     }
 
-    /** Like {@link #release()}, for a request that timed out: a drop for every adaptive policy. */
+    /**
+     * Like {@link #release()}, for a request that timed out: a drop for every adaptive policy; a
+     * policy that counts by outcome takes it as a {@code 504}.
+     */
     @Override
     public void releaseTimedOut() {
         end(TIMED_OUT);
@@ -666,11 +714,22 @@ public final class Verdict implements ReleaseHandle {
 
     /**
      * Like {@link #release()}, for a request ended by an exception or a client that went away:
-     * adaptive policies learn nothing from it.
+     * adaptive policies learn nothing from it. A policy that counts by outcome takes it as a
+     * {@code 500}.
      */
     @Override
     public void releaseFailed() {
         end(FAILED);
+    }
+
+    /**
+     * Like {@link #releaseFailed()}, for a request the client abandoned: adaptive policies learn
+     * nothing from it, and a policy that counts by outcome keeps its reservation, whatever it
+     * counts (hanging up never buys a free attempt).
+     */
+    @Override
+    public void releaseAborted() {
+        end(ABORTED);
     }
 
     /**
@@ -685,13 +744,14 @@ public final class Verdict implements ReleaseHandle {
             if ((s & (HELD | DELAYED)) == 0) {
                 return;
             }
-        } while (!STATE.compareAndSet(this, s, (s & ~(HELD | DELAYED)) | ENDED));
+        } while (!STATE.compareAndSet(this, s, (s & ~(HELD | DELAYED)) | ENDED)); // also fails when settle() marked it
         if ((s & DELAYED) != 0) {
             giveBack();
             return;
         }
+        boolean settled = (s & SETTLED) != 0;
         for (Entry e = first(); e != null; e = after(e)) {
-            if (e.holds()) {
+            if (e.holds() && !(settled && !e.how.concurrency)) {
                 e.release(ending);
             }
         }
@@ -705,10 +765,40 @@ public final class Verdict implements ReleaseHandle {
      */
     private void giveBack() {
         for (Entry e = first(); e != null; e = after(e)) {
-            if (e.holds()) {
+            if (e.holds() && e.how.concurrency) {
                 e.release(FAILED);
             } else if (e.allowed() && e.key != null) {
-                e.how.space.refund(e.key, e.how.cost, e);
+                // A rate limit's admission, an outcome-counting reservation among them: the
+                // request never ran, so nothing is charged, whatever the policy counts.
+                e.how.space.refund(e.key, e.cost(), e);
+            }
+        }
+    }
+
+    /**
+     * Settles, with the response's final status, the reservations of the policies that count by
+     * outcome ({@link Policy#charge()}), before the response's headers are written, so that
+     * {@code RateLimit} shows the outcome: a refunded reservation is back in {@code r}. For an
+     * adapter that knows the final status before it writes the headers (the JAX-RS response
+     * filter); the release that ends the request later gives concurrency permits back and does
+     * not settle the reservations again, whatever its ending. Does nothing after the release, on
+     * a second call, or when no such policy applied. Call it from the thread that writes the
+     * headers, before writing them; thread-safe against a release on another thread.
+     *
+     * @param status the response's status; 0 or less (unknown) keeps the reservations
+     */
+    public void settle(int status) {
+        int s;
+        do {
+            s = (int) STATE.getVolatile(this);
+            if ((s & HELD) == 0 || (s & SETTLED) != 0) {
+                return;
+            }
+        } while (!STATE.compareAndSet(this, s, s | SETTLED));
+        int ending = Math.max(0, status);
+        for (Entry e = first(); e != null; e = after(e)) {
+            if (e.holds() && !e.how.concurrency) {
+                e.settle(ending);
             }
         }
     }

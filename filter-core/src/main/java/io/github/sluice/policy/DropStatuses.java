@@ -45,7 +45,7 @@ public final class DropStatuses {
     public static DropStatuses of(int... statuses) {
         long[] bits = new long[NONE.bits.length];
         for (int s : statuses) {
-            set(bits, s, Integer.toString(s));
+            set(bits, s, Integer.toString(s), "drop");
         }
         return new DropStatuses(bits);
     }
@@ -61,6 +61,14 @@ public final class DropStatuses {
      *     and 599 nor a class {@code 1xx} to {@code 5xx}, or the text is empty
      */
     public static DropStatuses parse(String text) {
+        return parse(text, "drop");
+    }
+
+    /**
+     * Parses the text form for a parameter that takes a set of statuses (e.g. {@code count} and
+     * {@code skip} of {@link Charge}), naming it in errors.
+     */
+    static DropStatuses parse(String text, String parameter) {
         Objects.requireNonNull(text, "text");
         String t = text.strip();
         if (t.equalsIgnoreCase("none")) {
@@ -73,22 +81,22 @@ public final class DropStatuses {
                     && item.charAt(0) >= '1' && item.charAt(0) <= '5') {
                 int base = (item.charAt(0) - '0') * 100;
                 for (int s = base; s < base + 100; s++) {
-                    set(bits, s, item);
+                    set(bits, s, item, parameter);
                 }
                 continue;
             }
             if (item.length() != 3 || !item.chars().allMatch(c -> c >= '0' && c <= '9')) {
-                throw new IllegalArgumentException("drop must be statuses (503), classes (5xx) separated by "
+                throw new IllegalArgumentException(parameter + " must be statuses (503), classes (5xx) separated by "
                         + "commas, or none, but '" + item + "' is neither (in '" + text + "')");
             }
-            set(bits, Integer.parseInt(item), item);
+            set(bits, Integer.parseInt(item), item, parameter);
         }
         return new DropStatuses(bits);
     }
 
-    private static void set(long[] bits, int status, String item) {
+    private static void set(long[] bits, int status, String item, String parameter) {
         if (status < FIRST || status >= END) {
-            throw new IllegalArgumentException("drop statuses must be between 100 and 599 but was " + item);
+            throw new IllegalArgumentException(parameter + " statuses must be between 100 and 599 but was " + item);
         }
         bits[status >>> 6] |= 1L << status;
     }

@@ -42,6 +42,7 @@ public final class Policy {
     private final DropStatuses drop;
     private final KeyResolver partition;
     private final Plans plans;
+    private final Charge charge;
 
     private Policy(Builder b) {
         this.name = b.name;
@@ -56,6 +57,7 @@ public final class Policy {
         this.drop = b.drop;
         this.partition = b.partition;
         this.plans = b.plans;
+        this.charge = b.charge;
     }
 
     /**
@@ -165,6 +167,14 @@ public final class Policy {
         return plans;
     }
 
+    /**
+     * @return which admitted requests are charged, by the status of their response (see
+     *     {@link Charge}); {@link Charge#ALWAYS} unless set
+     */
+    public Charge charge() {
+        return charge;
+    }
+
     /** @return {@code true} for a concurrency limit, whose permits are held until the request ends */
     public boolean concurrency() {
         return algorithm.concurrency();
@@ -189,6 +199,7 @@ public final class Policy {
         b.dropSet = drop != DropStatuses.DEFAULT;
         b.partition = partition;
         b.plans = plans;
+        b.charge = charge;
         return b;
     }
 
@@ -199,12 +210,13 @@ public final class Policy {
                 && p.status == status && p.dryRun == dryRun && p.allow.equals(allow)
                 && p.unresolved.equals(unresolved)
                 && p.drop.equals(drop) && Objects.equals(p.partition, partition)
-                && Objects.equals(p.plans, plans);
+                && Objects.equals(p.plans, plans) && p.charge.equals(charge);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, algorithm, key, match, cost, status, dryRun, allow, unresolved, drop, partition, plans);
+        return Objects.hash(name, algorithm, key, match, cost, status, dryRun, allow, unresolved, drop, partition, plans,
+                charge);
     }
 
     @Override
@@ -215,7 +227,7 @@ public final class Policy {
                 + (unresolved.denies() ? ", unresolved=" + unresolved : "")
                 + (algorithm instanceof AdaptiveLimit ? ", drop=" + drop : "")
                 + (partition == null ? "" : ", partition=" + partition)
-                + (plans == null ? "" : ", " + plans) + '}';
+                + (plans == null ? "" : ", " + plans) + (charge.always() ? "" : ", " + charge) + '}';
     }
 
     /** Builds a {@link Policy}. Not thread-safe. */
@@ -233,6 +245,7 @@ public final class Policy {
         private boolean dropSet;
         private KeyResolver partition;
         private Plans plans;
+        private Charge charge = Charge.ALWAYS;
 
         private Builder(String name) {
             this.name = name;
@@ -434,11 +447,29 @@ public final class Policy {
         }
 
         /**
+         * Sets which admitted requests are charged, by the status of their response: all of them
+         * (the default), only those with listed statuses ({@code Charge.count(401)}), or all but
+         * those ({@code Charge.skip("5xx")}). A request is still refused when the quota is spent;
+         * an admitted one holds its permits until it ends, then keeps or gets them back by its
+         * status (see {@link Charge}). Only for rate policies, except warm-up and shaping.
+         *
+         * @param charge e.g. {@code Charge.count("401,403")}
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder charge(Charge charge) {
+            this.charge = Objects.requireNonNull(charge, "charge");
+            return this;
+        }
+
+        /**
          * @return the policy
          * @throws IllegalStateException if the algorithm or the key is missing
          * @throws IllegalArgumentException if the cost exceeds the algorithm's limit (no request
          *     could ever pass); if {@link #drop} is set for a policy that is not adaptive; if
-         *     {@link #partition} is set and the algorithm has no partitions, or not set and it has
+         *     {@link #partition} is set and the algorithm has no partitions, or not set and it has;
+         *     if a {@link #charge} other than {@link Charge#ALWAYS} is set for a concurrency,
+         *     adaptive, warm-up or shaping policy
          */
         public Policy build() {
             if (algorithm == null) {
@@ -459,6 +490,10 @@ public final class Policy {
             if (dropSet && !adaptive) {
                 throw new IllegalArgumentException("drop applies to adaptive policies only but was " + drop
                         + " for " + algorithm.kind() + " (policy '" + name + "')");
+            }
+            String refused = Charge.refusal(algorithm, charge);
+            if (refused != null) {
+                throw new IllegalArgumentException(refused + " (policy '" + name + "')");
             }
             if (partition != null && partitions == 0) {
                 throw new IllegalArgumentException("partition needs an adaptive algorithm with partitions "

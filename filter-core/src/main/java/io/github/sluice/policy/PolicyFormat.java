@@ -77,6 +77,9 @@ public final class PolicyFormat {
         if (!policy.unresolved().equals(Unresolved.SKIP)) {
             b.append(" unresolved=").append(policy.unresolved());
         }
+        if (!policy.charge().always()) {
+            b.append(' ').append(policy.charge());
+        }
         if (policy.dryRun()) {
             b.append(" dry-run");
         }

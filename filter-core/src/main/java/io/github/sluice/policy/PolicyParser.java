@@ -171,9 +171,41 @@ public final class PolicyParser {
         }
         adaptiveOptions(ctx, args, algorithm, b);
         PlanOptions.read(ctx, args, shaped, b);
+        chargeOption(ctx, args, algorithm, b);
         args.requireAllUsed();
         // The only combination build() checks is the cost against the algorithm's limit.
         return ctx.call("cost", cost == null ? "1" : cost, b::build);
+    }
+
+    /**
+     * Counting by outcome: {@code count=} (charge only these statuses) or {@code skip=} (charge all
+     * but these), never both, rate policies only (not warm-up or shaping). See {@link Charge}.
+     */
+    private static void chargeOption(Line ctx, Args args, Algorithm<?> algorithm, Policy.Builder b) {
+        // Read without marking them known first: an algorithm that refuses them does not list them
+        // among its options in the message of a misspelt one.
+        String count = args.peek("count");
+        String skip = args.peek("skip");
+        if (count == null && skip == null) {
+            if (Charge.refusal(algorithm, Charge.count(401)) == null) {
+                args.option("count");
+                args.option("skip");
+            }
+            return;
+        }
+        if (count != null && skip != null) {
+            throw ctx.error("skip", skip, "count and skip cannot be combined (count=" + count + " already names the "
+                    + "only statuses that are charged): keep one of them");
+        }
+        String name = count != null ? "count" : "skip";
+        String value = count != null ? count : skip;
+        args.option(name);
+        Charge c = ctx.call(name, value, () -> count != null ? Charge.count(count) : Charge.skip(skip));
+        String refused = Charge.refusal(algorithm, c);
+        if (refused != null) {
+            throw ctx.error(name, value, refused);
+        }
+        b.charge(c);
     }
 
     /** The request-level options of adaptive policies: {@code drop=} and {@code partition=}. */

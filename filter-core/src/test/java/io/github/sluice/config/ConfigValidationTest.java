@@ -53,9 +53,9 @@ class ConfigValidationTest {
         "cost=99999999999999999999 => cost='99999999999999999999': cost is too large: at most the limit, 10",
         "status=99999999999999999999 => status='99999999999999999999': status is too large: it must be between 400 and 599",
         // flags and options
-        "brust=10 => brust='10': unknown option for token-bucket; did you mean 'burst'? Known options: [allow, burst, cost, dry-run, key, match, status, unresolved]",
-        "Burst=10 => Burst='10': unknown option for token-bucket; did you mean 'burst'? Known options: [allow, burst, cost, dry-run, key, match, status, unresolved]",
-        "dry_run=true => dry_run='true': unknown option for token-bucket; did you mean 'dry-run'? Known options: [allow, burst, cost, dry-run, key, match, status, unresolved]",
+        "brust=10 => brust='10': unknown option for token-bucket; did you mean 'burst'? Known options: [allow, burst, cost, count, dry-run, key, match, skip, status, unresolved]",
+        "Burst=10 => Burst='10': unknown option for token-bucket; did you mean 'burst'? Known options: [allow, burst, cost, count, dry-run, key, match, skip, status, unresolved]",
+        "dry_run=true => dry_run='true': unknown option for token-bucket; did you mean 'dry-run'? Known options: [allow, burst, cost, count, dry-run, key, match, skip, status, unresolved]",
         "dryrun => flag='dryrun': unknown flag; did you mean 'dry-run'? The only flag is dry-run; other options are written name=value",
         "DRY-RUN => flag='DRY-RUN': unknown flag; did you mean 'dry-run'? The only flag is dry-run; other options are written name=value",
         "burst => argument='burst': burst needs a value: write burst=...",

@@ -35,7 +35,10 @@ import java.io.UncheckedIOException;
  * </ul>
  * Adaptive policies are told the response's status (a drop if the policy lists it: an
  * {@code AsyncResponse} that times out without a handler answers 503, a drop by default); a body
- * whose write fails (the client went away) teaches them nothing ({@link Verdict#releaseFailed()}).
+ * whose write fails (the client went away) teaches them nothing ({@link Verdict#releaseAborted()}).
+ * A policy that counts by outcome ({@code count=}, {@code skip=}) is settled by the response
+ * filter with the response's status, before it writes the headers, which therefore show the
+ * outcome (docs/jaxrs.md, "Counting by outcome").
  * An exception reaches the response filter as the response its mapper made, so its status is
  * what counts (500 for one nobody maps: not a drop by default).
  *
@@ -114,6 +117,9 @@ class LimitStage implements ContainerRequestFilter, ContainerResponseFilter, Wri
         if (verdict == null) {
             return; // a second response pass for this request (e.g. after a failed write)
         }
+        // The status is final here: a policy that counts by outcome is charged or refunded now, so
+        // that the headers below show it.
+        verdict.settle(response.getStatus());
         // A denial carries its headers already; with both stages, the resource's verdict is reported.
         if (verdict.admitted() && reported) {
             verdict.writeHeaders(response.getHeaders()::add);
@@ -150,7 +156,9 @@ class LimitStage implements ContainerRequestFilter, ContainerResponseFilter, Wri
             if (written) {
                 verdict.release(status);
             } else {
-                verdict.releaseFailed();
+                // The client went away mid-body (or the writer failed): nothing is learned. (A
+                // policy that counts by outcome was settled by the response filter already.)
+                verdict.releaseAborted();
             }
         }
     }

@@ -145,7 +145,8 @@ final class RedisKeySpace implements KeySpace {
      * returned; one decided by the local fallback (Redis was down) is refunded there; one a
      * fail-open store let through took nothing. Never waits: the refund is sent and not awaited,
      * and if it is lost (Redis down) the key keeps the permits, which is stricter. For a
-     * concurrency limit this releases the admission's lease.
+     * concurrency limit this releases the admission's lease. A denial of the key cached by this
+     * instance is forgotten; other instances keep theirs until its retry-after.
      *
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if {@code cost < 0}
@@ -169,6 +170,11 @@ final class RedisKeySpace implements KeySpace {
                 }
             } else {
                 refund(key, null, 0, cost, admission.receipt());
+            }
+            if (cache != null) {
+                // The key may pass again (a reservation of a policy that counts by outcome came
+                // back): this instance no longer answers it from a denial cached meanwhile.
+                cache.forget(key);
             }
         } catch (RuntimeException e) {
             engine.log.log(Level.WARNING, "sluice-redis: refund failed", e);

@@ -25,8 +25,12 @@ import jakarta.servlet.http.HttpServletResponse;
  * <p>It tells adaptive policies how the request ended (see {@link ReleaseHandle}): the response's
  * status when it completes (a drop if the policy lists it, e.g. 503), a drop when the async
  * request times out (the container calls {@code onTimeout} before anything completes it), and
- * nothing learned when an exception escaped the chain or the async request failed (an error, a
- * client that went away), whose latency says nothing about load.
+ * nothing learned when an exception escaped the chain before the response was committed or the
+ * async request failed (an error, a client that went away), whose latency says nothing about load.
+ * An exception after the response was committed, or an async error after it, releases with the
+ * committed status: the client has it. A policy that counts by outcome ({@code count=}, {@code skip=}) keeps or refunds the
+ * request's reservation by the same status; an exception or an async error counts as 500, an
+ * async timeout as 504 (docs/servlet.md, "Counting by outcome").
  *
  * <p>A listener does not follow a request into a new async cycle by itself: the Servlet
  * specification delivers {@code onStartAsync} and expects the listener to register again on the
@@ -65,9 +69,11 @@ public final class PermitRelease implements AsyncListener {
             return; // nothing held: no listener, no allocation
         }
         if (!request.isAsyncStarted()) {
-            if (threw) {
+            if (threw && !response.isCommitted()) {
                 permits.releaseFailed();
             } else {
+                // An exception after the response was committed: the client has its status,
+                // which is what a policy that counts by outcome charges, not the 500 of a failure.
                 permits.release(status(response));
             }
             return;
@@ -131,7 +137,25 @@ public final class PermitRelease implements AsyncListener {
 
     @Override
     public void onError(AsyncEvent event) {
-        permits.releaseFailed();
+        int committed = committedStatus(event);
+        if (committed > 0) {
+            permits.release(committed); // as for a synchronous exception after the commit
+        } else {
+            permits.releaseFailed();
+        }
+    }
+
+    /** The status of a failed async request's response if it was committed, else 0. Never throws. */
+    private static int committedStatus(AsyncEvent event) {
+        try {
+            ServletResponse response = event.getSuppliedResponse();
+            if (response == null) {
+                response = event.getAsyncContext().getResponse();
+            }
+            return response.isCommitted() ? status(response) : 0;
+        } catch (RuntimeException recycled) {
+            return 0;
+        }
     }
 
     @Override

@@ -74,4 +74,18 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class OutcomeCounting extends OutcomeCountingContract {
+        OutcomeCounting() {
+            super(Container.JETTY);
+        }
+    }
+
+    @Nested
+    class BruteForceLoginRecipe extends BruteForceLoginRecipeContract {
+        BruteForceLoginRecipe() {
+            super(Container.JETTY);
+        }
+    }
 }

@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>Using a cached denial is exact for the rate algorithms as long as nobody refunds permits to
  * the key in the meantime (a refund can only make an earlier request pass, so the cache errs on
- * the strict side). Concurrency limits are not cached: a release may come at any moment.
+ * the strict side). A refund sent by this instance forgets the key's entry here ({@link #forget});
+ * other instances keep theirs until its retry-after. Concurrency limits are not cached: a release may come at any moment.
  *
  * <p>Thread-safe and lock-free.
  */
@@ -72,6 +73,21 @@ public final class DenialCache {
         }
         slots.set(index(key), new Entry(key, cost, saturatedAdd(now, retry),
                 denial.remaining(), saturatedAdd(now, denial.resetNanos())));
+    }
+
+    /**
+     * Forgets the cached denial of {@code key}, if its slot holds one: permits were refunded to the
+     * key (a reservation of a policy that counts by outcome came back), so its next request may
+     * pass. One slot read; allocates nothing.
+     *
+     * @param key the client key
+     */
+    public void forget(String key) {
+        int i = index(key);
+        Entry e = slots.get(i);
+        if (e != null && e.key.equals(key)) {
+            slots.compareAndSet(i, e, null);
+        }
     }
 
     /** Forgets every cached denial: the policy changed. */
