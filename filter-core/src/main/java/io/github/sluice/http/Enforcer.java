@@ -81,6 +81,8 @@ public final class Enforcer implements AutoCloseable {
     private final boolean dryRun;
     /** The resolvers registered by name ({@code key=bean:NAME}), for policies given to {@link #reconfigure}. */
     private final Map<String, KeyResolver> namedResolvers;
+    /** The cost functions registered by name ({@code cost=bean:NAME}), for policies given to {@link #reconfigure}. */
+    private final Map<String, io.github.sluice.policy.CostFunction> namedCosts;
     /** How headers are formatted, shared by every group of every table. */
     private final RateLimitHeaders.Plan plan;
     private final Store store;
@@ -122,6 +124,7 @@ public final class Enforcer implements AutoCloseable {
         this.ownsStore = ownsStore;
         this.dryRun = b.dryRun;
         this.namedResolvers = Map.copyOf(b.keyResolvers);
+        this.namedCosts = Map.copyOf(b.costFunctions);
         this.registry = b.registry;
         this.maxKeyLengthForLocal = b.maxKeyLength;
         KeySpace[] spaces = new KeySpace[policies.length];
@@ -385,7 +388,7 @@ public final class Enforcer implements AutoCloseable {
                 throw new IllegalArgumentException("policy name '" + p.name() + "' is used twice");
             }
             seen.add(p.name());
-            next.add(Builder.applied(p, addresses, dryRun, namedResolvers));
+            next.add(CostReader.bind(Builder.applied(p, addresses, dryRun, namedResolvers), namedCosts));
         }
         Table old = table;
         Policy[] ps = next.toArray(new Policy[0]);
@@ -457,7 +460,7 @@ public final class Enforcer implements AutoCloseable {
         if (v == null) {
             v = new Verdict();
         }
-        v.add(e, key, e.partitionOf(request));
+        v.add(e, key, e.partitionOf(request), e.requestCost == null ? e.cost : CostReader.read(e.requestCost, request));
         return v;
     }
 
@@ -731,6 +734,8 @@ public final class Enforcer implements AutoCloseable {
         private final List<Policy> policies = new ArrayList<>();
         /** The resolvers {@code key=bean:<name>} refers to, by name. */
         private final Map<String, KeyResolver> keyResolvers = new java.util.LinkedHashMap<>();
+        /** The functions {@code cost=bean:<name>} refers to, by name. */
+        private final Map<String, io.github.sluice.policy.CostFunction> costFunctions = new java.util.LinkedHashMap<>();
         private Store store;
         /** The default store, configured by the registry settings; built only if no store is given. */
         private final ShardedRegistry.Builder registry = ShardedRegistry.builder();
@@ -810,6 +815,29 @@ public final class Enforcer implements AutoCloseable {
             KeyResolvers.bean(name); // checks the name as the policy language would read it
             if (keyResolvers.putIfAbsent(name, resolver) != null) {
                 throw new IllegalArgumentException("keyResolver name must be unique but '" + name
+                        + "' is registered twice");
+            }
+            return this;
+        }
+
+        /**
+         * Registers a cost function under a name, for policies whose cost is written
+         * {@code cost=bean:<name>} (see {@link io.github.sluice.policy.RequestCost#bean}). The
+         * references are bound at {@link #build()} (and by {@link Enforcer#reconfigure}), so the
+         * order of the calls does not matter.
+         *
+         * @param name the name the policy language uses, e.g. {@code exportCost}
+         * @param function the function; what it returns is checked as a cost read from a header is
+         *     (below 1 or an exception: a bad cost; above the limit: refused)
+         * @return this builder
+         * @throws NullPointerException if an argument is null
+         * @throws IllegalArgumentException if {@code name} is not a valid name or is registered already
+         */
+        public Builder costFunction(String name, io.github.sluice.policy.CostFunction function) {
+            Objects.requireNonNull(function, "function");
+            io.github.sluice.policy.RequestCost.bean(name); // checks the name as the policy language reads it
+            if (costFunctions.putIfAbsent(name, function) != null) {
+                throw new IllegalArgumentException("costFunction name must be unique but '" + name
                         + "' is registered twice");
             }
             return this;
@@ -1082,7 +1110,7 @@ public final class Enforcer implements AutoCloseable {
                     throw new IllegalArgumentException("policy name '" + p.name() + "' is used twice");
                 }
                 seen.add(p.name());
-                applied.add(applied(p, clientAddress));
+                applied.add(CostReader.bind(applied(p, clientAddress), costFunctions));
             }
             EnforcerMetrics counts = listener instanceof EnforcerMetrics m ? m
                     : EnforcerMetrics.builder().next(listener).clock(clock).build();

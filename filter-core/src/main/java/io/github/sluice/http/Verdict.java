@@ -83,7 +83,10 @@ public final class Verdict implements ReleaseHandle {
     private static final int HELD = 1;
     private static final int DENIED = 2;
     private static final int SHAPED = 4;
-    /** An enforced entry has no key ({@code unresolved=deny}); set while entries are added, cleared by decide. */
+    /**
+     * An enforced entry has no key ({@code unresolved=deny}) or is refused for its cost before the
+     * store is asked; set while entries are added, cleared by decide.
+     */
     private static final int UNKEYED = 8;
 
     Verdict() {
@@ -100,11 +103,23 @@ public final class Verdict implements ReleaseHandle {
         Entry next;
         /* The request's partition of an adaptive algorithm, or NO_PARTITION. */
         final int partition;
+        /* The permits asked for: the policy's cost, or this request's (CostReader). */
+        final long cost;
+        /* Why the entry is refused before the store is asked, or null: see CostReader. */
+        final CostReader.Refusal refusal;
 
-        Entry(Enforcement how, String key, int partition) {
+        /** @param cost the request's cost as {@link CostReader#read} returns it, or a constant */
+        Entry(Enforcement how, String key, int partition, long cost) {
             this.how = how;
             this.key = key;
             this.partition = partition;
+            this.refusal = CostReader.refusal(how, cost);
+            this.cost = CostReader.charged(how, cost);
+        }
+
+        /** @return {@code true} if the store is not asked: no key ({@code unresolved=deny}) or a refused cost */
+        boolean refusedEarly() {
+            return key == null || refusal != null;
         }
 
         @Override
@@ -124,7 +139,7 @@ public final class Verdict implements ReleaseHandle {
 
         @Override
         public long cost() {
-            return how.cost;
+            return cost;
         }
 
         @Override
@@ -170,15 +185,15 @@ public final class Verdict implements ReleaseHandle {
             // how long requests take (adaptive limits); the others ignore it. A failure teaches
             // nothing: released without the receipt.
             boolean dropped = ending == TIMED_OUT || (how.adaptive && how.policy.drop().contains(ending));
-            long unmatched = how.space.release(key, how.cost,
+            long unmatched = how.space.release(key, cost,
                     ending == FAILED ? MutableDecision.NO_RECEIPT : receipt(), dropped);
             EnforcementListener told = how.group.enforcer.told();
             try {
                 if (told instanceof EnforcerMetrics metrics) {
                     // As in tell(): the policy's counters found once, not by name at every release.
-                    metrics.released(how.counts(metrics), how.policy, key, how.cost);
+                    metrics.released(how.counts(metrics), how.policy, key, cost);
                 } else {
-                    told.released(how.policy, key, how.cost);
+                    told.released(how.policy, key, cost);
                 }
             } catch (RuntimeException ignored) {
                 // See EnforcementListener.
@@ -198,14 +213,18 @@ public final class Verdict implements ReleaseHandle {
     private static final int TIMED_OUT = -1;
     private static final int FAILED = -2;
 
-    /** Appends an entry for {@code how}, after the entries of its kind. */
-    void add(Enforcement how, String key, int partition) {
-        Entry e = new Entry(how, key, partition);
+    /**
+     * Appends an entry for {@code how}, after the entries of its kind.
+     *
+     * @param cost the request's cost, as {@link CostReader#read} returns it, or the constant cost
+     */
+    void add(Enforcement how, String key, int partition, long cost) {
+        Entry e = new Entry(how, key, partition, cost);
         if (how.dryRun) {
             dryRun = append(dryRun, e);
         } else {
             enforced = append(enforced, e);
-            if (key == null) {
+            if (e.refusedEarly()) {
                 state |= UNKEYED;
             }
         }
@@ -234,10 +253,10 @@ public final class Verdict implements ReleaseHandle {
     Verdict decide(Store store, EnforcementListener listener, RequestView request) {
         boolean admitted = enforced == null || ((state & UNKEYED) == 0 ? store.acquireAll(enforced) : refuseUnresolved());
         for (Entry e = dryRun; e != null; e = e.next) {
-            if (e.key == null) {
+            if (e.refusedEarly()) {
                 e.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
             } else {
-                e.how.space.acquire(e.key, e.partition, admitted ? e.how.cost : 0, e);
+                e.how.space.acquire(e.key, e.partition, admitted ? e.cost : 0, e);
             }
         }
         int outcome = DENIED;
@@ -266,15 +285,16 @@ public final class Verdict implements ReleaseHandle {
     }
 
     /**
-     * Refuses a request that an enforced {@code unresolved=deny} policy found no key for, without
-     * taking anything: the keyless entries are denied (never retryable), the others only peeked,
-     * for their headers.
+     * Refuses a request that an enforced {@code unresolved=deny} policy found no key for, or whose
+     * cost an enforced policy refuses (bad, or above its limit: see {@link CostReader}), without
+     * taking anything: those entries are denied (never retryable) without asking the store, the
+     * others only peeked, for their headers.
      *
      * @return {@code false}
      */
     private boolean refuseUnresolved() {
         for (Entry e = enforced; e != null; e = e.next) {
-            if (e.key == null) {
+            if (e.refusedEarly()) {
                 e.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
             } else {
                 e.space().acquire(e.key, 0, e);
@@ -372,6 +392,7 @@ public final class Verdict implements ReleaseHandle {
         MutableDecision d = binding;
         Policy p = binding.how.policy;
         return binding.key == null ? p.unresolved().status(p.status())
+                : binding.refusal != null ? binding.refusal.status
                 : d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : p.status();
     }
 
@@ -427,7 +448,7 @@ public final class Verdict implements ReleaseHandle {
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public long cost(int i) {
-        return entry(i).how.cost;
+        return entry(i).cost;
     }
 
     /**

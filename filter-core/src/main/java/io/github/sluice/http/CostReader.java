@@ -1,0 +1,183 @@
+package io.github.sluice.http;
+
+import io.github.sluice.policy.CostFunction;
+import io.github.sluice.policy.Policy;
+import io.github.sluice.policy.RequestCost;
+import io.github.sluice.request.RequestView;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * Reads a request's cost for a policy whose cost comes from the request ({@link RequestCost}),
+ * and tells what an entry does with it: charge it, charge the policy's default instead, or refuse
+ * the request before the store is asked.
+ *
+ * <p>A read is a {@code long}: the cost ({@code >= 1}, possibly above every limit), or one of
+ * the codes {@link #BAD} and {@link #NO_LENGTH}, which are negative and stay inside this package
+ * (an entry turns them into a {@link Refusal} at once). Reading allocates nothing of its own: a
+ * header cost reads the header's lines through {@link RequestView#headers} (two lines are a bad
+ * cost, so the second is looked for), a body cost {@code Content-Length} the same way. Never
+ * throws: the request is hostile input, and a {@link CostFunction} that throws yields a bad cost.
+ *
+ * <p>Stateless and thread-safe.
+ */
+final class CostReader {
+
+    /** A read: the cost is missing, not one whole number, zero or below, or its function threw. */
+    static final long BAD = -1;
+    /** A read: a body cost, and the request declares no {@code Content-Length} (e.g. chunked). */
+    static final long NO_LENGTH = -2;
+    /** The most digits a cost may have: a longer one is above every limit (at most 10^18). */
+    private static final int MAX_DIGITS = 18;
+
+    /** Why an entry was refused before the store was asked. */
+    enum Refusal {
+        /** The cost was bad and the policy has no default: 400. */
+        BAD_COST(400),
+        /** A body cost without a declared length and without a default: 411 Length Required. */
+        NO_LENGTH(411),
+        /** A cost read from the body, above the limit: 413 Content Too Large. */
+        BODY_TOO_LARGE(413),
+        /** Any other cost above the limit: 400. */
+        TOO_COSTLY(400);
+
+        final int status;
+
+        Refusal(int status) {
+            this.status = status;
+        }
+    }
+
+    private CostReader() {
+    }
+
+    /**
+     * @param cost a policy's cost read from the request
+     * @param request the request
+     * @return the cost, {@code >= 1} (above every limit if it has more than 18 digits), or
+     *     {@link #BAD} or {@link #NO_LENGTH}
+     */
+    static long read(RequestCost cost, RequestView request) {
+        switch (cost.source()) {
+            case HEADER: {
+                long v = number(request.headers(cost.name()));
+                return v == 0 ? BAD : v;
+            }
+            case BODY: {
+                Iterator<String> lines = request.headers("Content-Length");
+                if (!lines.hasNext()) {
+                    return NO_LENGTH;
+                }
+                long length = number(lines);
+                if (length < 0 || length == Long.MAX_VALUE) {
+                    return length;
+                }
+                long unit = cost.unitBytes();
+                // Rounded up without overflow; an empty body still costs one permit.
+                return Math.max(1, length / unit + (length % unit == 0 ? 0 : 1));
+            }
+            case BEAN: {
+                CostFunction f = cost.function();
+                if (f == null) {
+                    return BAD; // not bound: the enforcer binds every bean: cost at build
+                }
+                try {
+                    long v = f.cost(request);
+                    return v < 1 ? BAD : v;
+                } catch (RuntimeException e) {
+                    return BAD;
+                }
+            }
+            default:
+                return cost.permits();
+        }
+    }
+
+    /**
+     * Parses a header that must be one whole number: exactly one field line, optional spaces and
+     * tabs around ASCII digits, nothing else. Leading zeros do not count as digits.
+     *
+     * @return the number ({@code >= 0}), {@link Long#MAX_VALUE} if it has more than 18
+     *     significant digits, or {@link #BAD}
+     */
+    static long number(Iterator<String> lines) {
+        if (!lines.hasNext()) {
+            return BAD;
+        }
+        String s = lines.next();
+        if (s == null || lines.hasNext()) {
+            return BAD; // two lines: which one counts is the client's choice, so neither does
+        }
+        int from = 0;
+        int to = s.length();
+        while (from < to && (s.charAt(from) == ' ' || s.charAt(from) == '\t')) {
+            from++;
+        }
+        while (to > from && (s.charAt(to - 1) == ' ' || s.charAt(to - 1) == '\t')) {
+            to--;
+        }
+        if (from == to) {
+            return BAD;
+        }
+        long v = 0;
+        int digits = 0;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return BAD; // a sign, a fraction, a list, another script's digit
+            }
+            if (digits > 0 || c != '0') {
+                digits++;
+                if (digits <= MAX_DIGITS) {
+                    v = v * 10 + (c - '0'); // at most 18 digits: below Long.MAX_VALUE
+                }
+            }
+        }
+        return digits > MAX_DIGITS ? Long.MAX_VALUE : v;
+    }
+
+    /**
+     * @param how the entry's policy as applied
+     * @param read what {@link #read} returned (or a constant cost)
+     * @return why the entry is refused before the store, or {@code null} if it is charged
+     */
+    static Refusal refusal(Enforcement how, long read) {
+        if (read > how.maxCost) {
+            return how.bodyCost ? Refusal.BODY_TOO_LARGE : Refusal.TOO_COSTLY;
+        }
+        if (read >= 1 || how.fallback > 0) {
+            return null;
+        }
+        return read == NO_LENGTH ? Refusal.NO_LENGTH : Refusal.BAD_COST;
+    }
+
+    /**
+     * @param how the entry's policy as applied
+     * @param read what {@link #read} returned (or a constant cost)
+     * @return the permits the entry asks for: the read cost, the policy's default for a bad one,
+     *     or 0 for a bad one without a default (refused, see {@link #refusal})
+     */
+    static long charged(Enforcement how, long read) {
+        return read >= 1 ? read : how.fallback;
+    }
+
+    /**
+     * Binds a policy's {@code cost=bean:<name>} to the function registered under that name.
+     *
+     * @return {@code p} itself if its cost names no function, else a policy with the bound cost
+     * @throws IllegalArgumentException naming the policy and the name if none is registered
+     */
+    static Policy bind(Policy p, Map<String, CostFunction> registered) {
+        RequestCost c = p.requestCost();
+        if (c.source() != RequestCost.Source.BEAN) {
+            return p;
+        }
+        CostFunction f = registered.get(c.name());
+        if (f == null) {
+            throw new IllegalArgumentException("cost bean:" + c.name() + " names no registered cost function;"
+                    + " register one under '" + c.name() + "' (Enforcer.Builder.costFunction(name, function),"
+                    + " or in Spring Boot a CostFunction bean of that name) (policy '" + p.name() + "')");
+        }
+        return p.toBuilder().cost(c.bind(f)).build();
+    }
+}
