@@ -287,4 +287,15 @@ class RequestCostTest {
                 Policy.parse(io.github.sluice.policy.PolicyFormat.format(
                         Policy.parse("q = fixed-window 10/1m key=ip cost=body:65536"))));
     }
+
+    @Test
+    void startupLine_warnsOfACostAClientWrites_notOfABodyOrBeanCost() {
+        Enforcer header = fixture.enforcer("p = fixed-window 10/1m key=ip cost=header:X-Cost");
+        Enforcer body = fixture.enforcer("p = fixed-window 10/1m key=ip cost=body");
+
+        assertEquals(List.of("policy 'p' cost chosen by client-writable header X-Cost: a client can always claim"
+                + " the cheapest cost, 1; read it from a header your proxy overwrites, or use cost=body or cost=bean:"
+                + " (see docs/security.md)"), StartupLine.warnings(header));
+        assertEquals(List.of(), StartupLine.warnings(body));
+    }
 }
