@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * <p>A read is a {@code long}: the cost ({@code >= 1}, possibly above every limit), or one of
  * the codes {@link #BAD} and {@link #NO_LENGTH}, which are negative and stay inside this package
- * (an entry turns them into a {@link Refusal} at once). Reading allocates nothing of its own: a
+ * (an entry turns them into a refusal at once, {@link #refusal}). Reading allocates nothing of its own: a
  * header cost reads the header's lines through {@link RequestView#headers} (two lines are a bad
  * cost, so the second is looked for), a body cost {@code Content-Length} the same way. Never
  * throws: the request is hostile input, and a {@link CostFunction} that throws yields a bad cost.
@@ -30,22 +30,27 @@ final class CostReader {
     /** The most digits a cost may have: a longer one is above every limit (at most 10^18). */
     private static final int MAX_DIGITS = 18;
 
-    /** Why an entry was refused before the store was asked. */
-    enum Refusal {
-        /** The cost was bad and the policy has no default: 400. */
-        BAD_COST(400),
-        /** A body cost without a declared length and without a default: 411 Length Required. */
-        NO_LENGTH(411),
-        /** A cost read from the body, above the limit: 413 Content Too Large. */
-        BODY_TOO_LARGE(413),
-        /** Any other cost above the limit: 400. */
-        TOO_COSTLY(400);
+    /*
+     * Why an entry was refused before the store was asked: a byte in the entry, which fits the
+     * entry's padding (an enum reference would not). NONE is 0, the field's default.
+     */
+    /** Not refused: charged. */
+    static final byte NONE = 0;
+    /** The cost was bad and the policy has no default: 400. */
+    static final byte BAD_COST = 1;
+    /** A body cost without a declared length and without a default: 411 Length Required. */
+    static final byte NO_LENGTH_GIVEN = 2;
+    /** A cost read from the body, above the limit: 413 Content Too Large. */
+    static final byte BODY_TOO_LARGE = 3;
+    /** Any other cost above the limit: 400. */
+    static final byte TOO_COSTLY = 4;
 
-        final int status;
-
-        Refusal(int status) {
-            this.status = status;
-        }
+    /**
+     * @param refusal one of the refusals above, not {@link #NONE}
+     * @return the status of the response
+     */
+    static int status(byte refusal) {
+        return refusal == NO_LENGTH_GIVEN ? 411 : refusal == BODY_TOO_LARGE ? 413 : 400;
     }
 
     private CostReader() {
@@ -139,16 +144,16 @@ final class CostReader {
     /**
      * @param how the entry's policy as applied
      * @param read what {@link #read} returned (or a constant cost)
-     * @return why the entry is refused before the store, or {@code null} if it is charged
+     * @return why the entry is refused before the store, or {@link #NONE} if it is charged
      */
-    static Refusal refusal(Enforcement how, long read) {
+    static byte refusal(Enforcement how, long read) {
         if (read > how.maxCost) {
-            return how.bodyCost ? Refusal.BODY_TOO_LARGE : Refusal.TOO_COSTLY;
+            return how.bodyCost ? BODY_TOO_LARGE : TOO_COSTLY;
         }
         if (read >= 1 || how.fallback > 0) {
-            return null;
+            return NONE;
         }
-        return read == NO_LENGTH ? Refusal.NO_LENGTH : Refusal.BAD_COST;
+        return read == NO_LENGTH ? NO_LENGTH_GIVEN : BAD_COST;
     }
 
     /**

@@ -42,9 +42,12 @@ import java.util.Objects;
  *
  * <h2>Allocation</h2>
  * A request that no policy applies to allocates nothing (a shared verdict). Otherwise a request
- * allocates its {@link Verdict} and, per applied policy, one entry and its
- * {@link io.github.sluice.core.MutableDecision}; there is no array, and the entries are the chain
- * given to {@link Store#acquireAll} as they are. Resolvers allocate the key strings they build:
+ * allocates its {@link Verdict} and, per applied policy, one entry, which is also its
+ * {@link io.github.sluice.core.MutableDecision} and carries the request's cost; there is no array,
+ * and the entries are the chain given to {@link Store#acquireAll} as they are. A cost read from the
+ * request ({@code cost=header:}, {@code body}) is parsed in place, allocating nothing of its own
+ * beyond the iterator the adapter's {@link RequestView#headers} returns (so that a second header
+ * line can be refused); a {@code cost=bean:} allocates what its function does. Resolvers allocate the key strings they build:
  * {@code ip} returns a direct IPv4 peer's own string, {@code global}, {@code constant} and
  * {@code principal} return existing strings, {@code header} allocates only to trim whitespace, a
  * fallback chain allocates its tagged key. Headers are formatted only when

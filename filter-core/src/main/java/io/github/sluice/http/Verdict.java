@@ -43,8 +43,9 @@ import java.util.Objects;
  *
  * <h2>Allocation</h2>
  * A request that no policy applies to gets a shared verdict. Otherwise a verdict is one object
- * (24 bytes with compressed references), plus one entry (32) and one decision holder (72) per
- * applied policy; there is no array. The header values that do not change between requests
+ * (24 bytes with compressed references), plus one entry per applied policy, which is also that
+ * policy's decision (96 bytes: the decision's numbers, the policy, the key, the partition, and the
+ * request's own cost with the byte that says whether it was refused); there is no array. The header values that do not change between requests
  * ({@code RateLimit-Policy}, the header names) are formatted once per policy set; a policy's
  * {@code RateLimit} member and {@code Retry-After} value are reused while their numbers repeat
  * (a full bucket, a flood on one key), and formatted into one string of the exact size otherwise.
@@ -105,8 +106,8 @@ public final class Verdict implements ReleaseHandle {
         final int partition;
         /* The permits asked for: the policy's cost, or this request's (CostReader). */
         final long cost;
-        /* Why the entry is refused before the store is asked, or null: see CostReader. */
-        final CostReader.Refusal refusal;
+        /* Why the entry is refused before the store is asked, or CostReader.NONE; a byte fits the padding. */
+        final byte refusal;
 
         /** @param cost the request's cost as {@link CostReader#read} returns it, or a constant */
         Entry(Enforcement how, String key, int partition, long cost) {
@@ -119,7 +120,7 @@ public final class Verdict implements ReleaseHandle {
 
         /** @return {@code true} if the store is not asked: no key ({@code unresolved=deny}) or a refused cost */
         boolean refusedEarly() {
-            return key == null || refusal != null;
+            return key == null || refusal != CostReader.NONE;
         }
 
         @Override
@@ -392,7 +393,7 @@ public final class Verdict implements ReleaseHandle {
         MutableDecision d = binding;
         Policy p = binding.how.policy;
         return binding.key == null ? p.unresolved().status(p.status())
-                : binding.refusal != null ? binding.refusal.status
+                : binding.refusal != CostReader.NONE ? CostReader.status(binding.refusal)
                 : d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : p.status();
     }
 
