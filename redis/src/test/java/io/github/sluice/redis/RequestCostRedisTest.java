@@ -51,7 +51,7 @@ class RequestCostRedisTest {
             Verdict rest = b.enforce(cost("25"));
 
             assertTrue(first.admitted(), first.toString());
-            assertFalse(first.decision(0).degraded(), "Redis decided");
+            assertFalse(first.degraded(0), "Redis decided");
             assertEquals(70, first.decision(0).remaining());
             assertEquals(25, second.decision(0).remaining(), "instance b saw a's 30");
             assertTrue(tooMany.denied());
