@@ -399,7 +399,10 @@ public final class Verdict implements ReleaseHandle {
 
     /**
      * Returns the value of {@code Retry-After}: delta-seconds, rounded up, at least 1, never earlier
-     * than the {@code t} announced for the binding policy.
+     * than the {@code t} announced for the binding policy. A denial that can never succeed
+     * ({@link #retryable(int) retryable} is {@code false} for the {@link #binding() binding}
+     * entry: a cost above the limit, a bad cost, no key) gets no {@code Retry-After} from
+     * {@link #writeHeaders}; this method then returns 1.
      *
      * @return seconds, {@code >= 1}
      * @throws IllegalStateException if the verdict is not a denial
@@ -445,7 +448,9 @@ public final class Verdict implements ReleaseHandle {
 
     /**
      * @param i an entry
-     * @return the permits the entry asked for
+     * @return the permits the entry asked for: the policy's cost, or the request's own (the
+     *     policy's {@code cost-default} for a bad one); 0 for a bad cost refused without a default,
+     *     and the cost asked for when it is above the limit (refused)
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public long cost(int i) {
@@ -494,7 +499,8 @@ public final class Verdict implements ReleaseHandle {
 
     /**
      * @param i an entry
-     * @return {@code false} if the entry denied a request that can never pass (cost above capacity)
+     * @return {@code false} if the entry denied a request that can never pass by waiting: a cost
+     *     above the limit, a bad cost read from the request, or no key ({@code unresolved=deny})
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public boolean retryable(int i) {

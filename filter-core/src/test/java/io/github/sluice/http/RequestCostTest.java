@@ -96,6 +96,7 @@ class RequestCostTest {
             RecordingResponse r = denial(v);
             assertNull(r.headers.get("Retry-After"), "a Retry-After would tell the client to send it again: " + bad);
             assertEquals("application/problem+json", r.headers.get("Content-Type"));
+            assertEquals("\"p\";r=0;t=0", r.headers.get("RateLimit"), "the store was not read");
             assertTrue(r.bodyText().contains("\"status\":400"), r.bodyText());
             assertTrue(r.bodyText().contains("cost for policy 'p' (header:X-Cost) is missing or not a whole number"
                     + " from 1 to 10"), r.bodyText());
