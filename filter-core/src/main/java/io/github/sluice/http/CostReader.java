@@ -25,7 +25,10 @@ final class CostReader {
 
     /** A read: the cost is missing, not one whole number, zero or below, or its function threw. */
     static final long BAD = -1;
-    /** A read: a body cost, and the request declares no {@code Content-Length} (e.g. chunked). */
+    /**
+     * A read: a body cost, and the request declares no {@code Content-Length}, or declares a
+     * transfer coding beside it (e.g. chunked), which makes the declared length meaningless.
+     */
     static final long NO_LENGTH = -2;
     /** The most digits a cost may have: a longer one is above every limit (at most 10^18). */
     private static final int MAX_DIGITS = 18;
@@ -70,7 +73,10 @@ final class CostReader {
             }
             case BODY: {
                 Iterator<String> lines = request.headers("Content-Length");
-                if (!lines.hasNext()) {
+                if (!lines.hasNext() || request.headers("Transfer-Encoding").hasNext()) {
+                    // With a transfer coding the body's length is not the declared one (RFC 9112
+                    // 6.3: the coding wins): a container that reads the chunks would receive any
+                    // size while the client paid for its Content-Length.
                     return NO_LENGTH;
                 }
                 long length = number(lines);

@@ -147,6 +147,8 @@ class RequestCostTest {
         Verdict none = e.enforce(FakeRequest.get("/").method("POST"));
         Verdict chunked = e.enforce(FakeRequest.get("/").method("POST").header("Transfer-Encoding", "chunked"));
         Verdict large = e.enforce(FakeRequest.get("/").method("POST").header("Content-Length", "10241"));
+        Verdict smuggled = e.enforce(FakeRequest.get("/").method("POST").header("Content-Length", "1")
+                .header("Transfer-Encoding", "chunked"));
         Verdict garbled = e.enforce(FakeRequest.get("/").method("POST").header("Content-Length", "1k"));
         Verdict twice = e.enforce(FakeRequest.get("/").method("POST").header("Content-Length", "1")
                 .header("Content-Length", "90000"));
@@ -155,6 +157,7 @@ class RequestCostTest {
         assertEquals(411, chunked.status());
         assertTrue(denial(chunked).bodyText().contains("charges by the declared body size, and the request declares"
                 + " none (Content-Length)"));
+        assertEquals(411, smuggled.status(), "chunks of any size behind a Content-Length of 1 byte");
         assertEquals(413, large.status());
         RecordingResponse r = denial(large);
         assertNull(r.headers.get("Retry-After"));

@@ -109,6 +109,21 @@ abstract class RequestCostContract extends ContainerContract {
         }
     }
 
+    /**
+     * Sends a request head and returns the response's first 12 bytes ({@code HTTP/1.1 411}),
+     * without waiting for the connection to close: a container may wait for a body that never comes.
+     */
+    private static String statusLine(URI base, String head) {
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(head.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readNBytes(12), StandardCharsets.ISO_8859_1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     @Test
     void recipeUploadBandwidth_chargesTheDeclaredSize_refusesOversizedAndUndeclaredUploads() throws Exception {
         // Given the recipe: 10 MiB per client per hour, counted in KiB
@@ -141,6 +156,12 @@ abstract class RequestCostContract extends ContainerContract {
         assertEquals(411, undeclared.statusCode());
         assertTrue(undeclared.body().contains("declares none (Content-Length)"), undeclared.body());
         assertTrue(undeclared.headers().firstValue("Retry-After").isEmpty());
+
+        // And an upload that declares a tiny length beside chunked coding never passes for the
+        // price of its Content-Length: refused by the container (400) or by Sluice (411)
+        String smuggled = statusLine(server.base(), "POST /api/upload/x HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n"
+                + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+        assertTrue(smuggled.equals("HTTP/1.1 400") || smuggled.equals("HTTP/1.1 411"), smuggled);
 
         // And a GET of the same path is not an upload: the policy does not apply
         assertEquals(200, Http.get(upload).statusCode());
