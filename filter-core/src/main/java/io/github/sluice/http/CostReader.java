@@ -16,7 +16,8 @@ import java.util.Map;
  * the codes {@link #BAD} and {@link #NO_LENGTH}, which are negative and stay inside this package
  * (an entry turns them into a refusal at once, {@link #refusal}). Reading allocates nothing of its own: a
  * header cost reads the header's lines through {@link RequestView#headers} (two lines are a bad
- * cost, so the second is looked for), a body cost {@code Content-Length} the same way. Never
+ * cost, so the second is looked for: the adapter's iterator is the one allocation), a body cost
+ * {@code Content-Length} and {@code Transfer-Encoding} through {@link RequestView#header}. Never
  * throws: the request is hostile input, and a {@link CostFunction} that throws yields a bad cost.
  *
  * <p>Stateless and thread-safe.
@@ -68,24 +69,34 @@ final class CostReader {
     static long read(RequestCost cost, RequestView request) {
         switch (cost.source()) {
             case HEADER: {
-                long v = number(request.headers(cost.name()));
+                Iterator<String> lines = request.headers(cost.name());
+                if (!lines.hasNext()) {
+                    return BAD;
+                }
+                String first = lines.next();
+                if (lines.hasNext()) {
+                    return BAD; // two lines: which one counts is the client's choice, so neither does
+                }
+                long v = number(first);
                 return v == 0 ? BAD : v;
             }
             case BODY: {
-                Iterator<String> lines = request.headers("Content-Length");
-                if (!lines.hasNext() || request.headers("Transfer-Encoding").hasNext()) {
+                // One line each: a container refuses a request with two Content-Length lines
+                // (RFC 9112 6.3), so the first is the only one, read without an iterator.
+                String length = request.header("Content-Length");
+                if (length == null || request.header("Transfer-Encoding") != null) {
                     // With a transfer coding the body's length is not the declared one (RFC 9112
                     // 6.3: the coding wins): a container that reads the chunks would receive any
                     // size while the client paid for its Content-Length.
                     return NO_LENGTH;
                 }
-                long length = number(lines);
-                if (length < 0 || length == Long.MAX_VALUE) {
-                    return length;
+                long n = number(length);
+                if (n < 0 || n == Long.MAX_VALUE) {
+                    return n;
                 }
                 long unit = cost.unitBytes();
                 // Rounded up without overflow; an empty body still costs one permit.
-                return Math.max(1, length / unit + (length % unit == 0 ? 0 : 1));
+                return Math.max(1, n / unit + (n % unit == 0 ? 0 : 1));
             }
             case BEAN: {
                 CostFunction f = cost.function();
@@ -105,19 +116,16 @@ final class CostReader {
     }
 
     /**
-     * Parses a header that must be one whole number: exactly one field line, optional spaces and
-     * tabs around ASCII digits, nothing else. Leading zeros do not count as digits.
+     * Parses a field line that must be one whole number: optional spaces and tabs around ASCII
+     * digits, nothing else. Leading zeros do not count as digits.
      *
+     * @param s the line, or {@code null}
      * @return the number ({@code >= 0}), {@link Long#MAX_VALUE} if it has more than 18
      *     significant digits, or {@link #BAD}
      */
-    static long number(Iterator<String> lines) {
-        if (!lines.hasNext()) {
+    static long number(String s) {
+        if (s == null) {
             return BAD;
-        }
-        String s = lines.next();
-        if (s == null || lines.hasNext()) {
-            return BAD; // two lines: which one counts is the client's choice, so neither does
         }
         int from = 0;
         int to = s.length();

@@ -122,6 +122,14 @@ public class RequestCostPath {
             return l == null ? Collections.emptyIterator() : l.iterator();
         }
 
+        /** As the adapters do: the first line without an iterator. */
+        @Override
+        public String header(String name) {
+            List<String> l = lines.get(name.equalsIgnoreCase("X-Cost") ? "x-cost"
+                    : name.equalsIgnoreCase("Content-Length") ? "content-length" : name);
+            return l == null ? null : l.get(0);
+        }
+
         @Override
         public String peerAddress() {
             return "192.0.2.33";
