@@ -95,8 +95,10 @@ final class CostReader {
                     return n;
                 }
                 long unit = cost.unitBytes();
-                // Rounded up without overflow; an empty body still costs one permit.
-                return Math.max(1, n / unit + (n % unit == 0 ? 0 : 1));
+                // Rounded up without overflow; an empty body still costs one permit. A unit that
+                // is a power of two (1KiB, 64KiB, 1MiB) shifts: a long division costs tens of cycles.
+                long q = (unit & (unit - 1)) == 0 ? n >>> Long.numberOfTrailingZeros(unit) : n / unit;
+                return Math.max(1, q * unit == n ? q : q + 1);
             }
             case BEAN: {
                 CostFunction f = cost.function();
