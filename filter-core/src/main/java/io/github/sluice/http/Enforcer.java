@@ -30,7 +30,10 @@ import java.util.Objects;
  *       ({@link #enforce(RequestView)}), or an explicit {@link PolicySet}
  *       ({@link #enforce(RequestView, PolicySet)}).
  *   <li>For each, resolve the key ({@code null}: the policy does not apply), bound its length,
- *       and skip the policy if its allow-list matches.
+ *       and skip the policy if its allow-list matches. Read the request's cost if the policy's
+ *       comes from the request ({@code cost=header:}, {@code body}, {@code bean:}): a bad one, or
+ *       one above the policy's limit, refuses the request before the store is asked, as a
+ *       missing key with {@code unresolved=deny} does (see {@link io.github.sluice.policy.RequestCost}).
  *   <li>Acquire on every enforced policy <em>all or nothing</em> ({@link Store#acquireAll}): if
  *       one denies, the permits the others took are refunded, each with its admission's receipt,
  *       so that they go back to the window, slot, log entries or schedule they came from and to
