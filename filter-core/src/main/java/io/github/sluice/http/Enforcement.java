@@ -31,6 +31,20 @@ final class Enforcement {
     final KeySpace space;
     /** Permits per request: the policy's own cost, or a {@link PolicySet}'s override. */
     final long cost;
+    /**
+     * The policy's cost when it is read from each request ({@code cost=header:}, {@code body},
+     * {@code bean:}), else {@code null}: {@link #cost} is then every request's cost.
+     */
+    final io.github.sluice.policy.RequestCost requestCost;
+    /** Whether {@link #requestCost} is the body size: a cost above the limit is then 413. */
+    final boolean bodyCost;
+    /** The permits charged for a bad cost read from the request, or 0: such a request is refused. */
+    final long fallback;
+    /**
+     * The largest cost a request can ever be admitted with: the algorithm's limit. A higher cost
+     * is refused before the store is asked ({@link CostReader#refusal}).
+     */
+    final long maxCost;
     /** The index in {@link PolicyGroup#members}; a bit of the group's policy-field cache. */
     final int position;
     /** The policy's match, key and allow-list ({@code null} if empty), read once per request each. */
@@ -87,11 +101,20 @@ final class Enforcement {
     /* The header values this policy formatted last, reused while their numbers repeat. */
     private final Recent recent = new Recent();
 
+    /**
+     * @param cost a {@link PolicySet}'s cost for every request, or 0 for the policy's own (a
+     *     constant, or read from each request)
+     */
     Enforcement(PolicyGroup group, Policy policy, KeySpace space, long cost, int position) {
         this.group = group;
         this.policy = policy;
         this.space = space;
-        this.cost = cost;
+        io.github.sluice.policy.RequestCost own = policy.requestCost();
+        this.requestCost = cost > 0 || own.constant() ? null : own;
+        this.cost = cost > 0 ? cost : policy.cost();
+        this.bodyCost = requestCost != null && own.source() == io.github.sluice.policy.RequestCost.Source.BODY;
+        this.fallback = requestCost == null ? 0 : own.fallback().orElse(0);
+        this.maxCost = policy.algorithm().limit();
         this.position = position;
         this.match = policy.match();
         this.key = policy.key();
@@ -131,6 +154,11 @@ final class Enforcement {
         this.policy = parent.policy;
         this.space = space;
         this.cost = parent.cost;
+        this.requestCost = parent.requestCost;
+        this.bodyCost = parent.bodyCost;
+        this.fallback = parent.fallback;
+        // A cost above the plan's (or contract's) own limit can never pass for this client.
+        this.maxCost = limit != null ? limit.limit() : parent.maxCost;
         this.position = position; // a bit of the group's cache of RateLimit-Policy values, or -1
         this.match = parent.match;
         this.key = parent.key;
@@ -331,6 +359,6 @@ final class Enforcement {
 
     @Override
     public String toString() {
-        return label + (cost == policy.cost() ? "" : "{cost=" + cost + '}');
+        return label + (requestCost != null || cost == policy.cost() ? "" : "{cost=" + cost + '}');
     }
 }

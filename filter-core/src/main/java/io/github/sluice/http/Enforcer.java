@@ -30,7 +30,10 @@ import java.util.Objects;
  *       ({@link #enforce(RequestView)}), or an explicit {@link PolicySet}
  *       ({@link #enforce(RequestView, PolicySet)}).
  *   <li>For each, resolve the key ({@code null}: the policy does not apply), bound its length,
- *       and skip the policy if its allow-list matches.
+ *       and skip the policy if its allow-list matches. Read the request's cost if the policy's
+ *       comes from the request ({@code cost=header:}, {@code body}, {@code bean:}): a bad one, or
+ *       one above the policy's limit, refuses the request before the store is asked, as a
+ *       missing key with {@code unresolved=deny} does (see {@link io.github.sluice.policy.RequestCost}).
  *   <li>Acquire on every enforced policy <em>all or nothing</em> ({@link Store#acquireAll}): if
  *       one denies, the permits the others took are refunded, each with its admission's receipt,
  *       so that they go back to the window, slot, log entries or schedule they came from and to
@@ -42,9 +45,12 @@ import java.util.Objects;
  *
  * <h2>Allocation</h2>
  * A request that no policy applies to allocates nothing (a shared verdict). Otherwise a request
- * allocates its {@link Verdict} and, per applied policy, one entry and its
- * {@link io.github.sluice.core.MutableDecision}; there is no array, and the entries are the chain
- * given to {@link Store#acquireAll} as they are. Resolvers allocate the key strings they build:
+ * allocates its {@link Verdict} and, per applied policy, one entry, which is also its
+ * {@link io.github.sluice.core.MutableDecision} and carries the request's cost; there is no array,
+ * and the entries are the chain given to {@link Store#acquireAll} as they are. A cost read from the
+ * request ({@code cost=header:}, {@code body}) is parsed in place, allocating nothing of its own
+ * beyond the iterator the adapter's {@link RequestView#headers} returns (so that a second header
+ * line can be refused); a {@code cost=bean:} allocates what its function does. Resolvers allocate the key strings they build:
  * {@code ip} returns a direct IPv4 peer's own string, {@code global}, {@code constant} and
  * {@code principal} return existing strings, {@code header} allocates only to trim whitespace, a
  * fallback chain allocates its tagged key. Headers are formatted only when
@@ -89,6 +95,8 @@ public final class Enforcer implements AutoCloseable {
     private final io.github.sluice.core.Clock overrideClock;
     /** The threads that run override lookups; made when a policy first needs them. Guarded by {@code this}. */
     private java.util.concurrent.ExecutorService lookups;
+    /** The cost functions registered by name ({@code cost=bean:NAME}), for policies given to {@link #reconfigure}. */
+    private final Map<String, io.github.sluice.policy.CostFunction> namedCosts;
     /** How headers are formatted, shared by every group of every table. */
     private final RateLimitHeaders.Plan plan;
     private final Store store;
@@ -132,6 +140,7 @@ public final class Enforcer implements AutoCloseable {
         this.namedResolvers = Map.copyOf(b.keyResolvers);
         this.overrideLookups = Map.copyOf(b.overrideLookups);
         this.overrideClock = b.clock;
+        this.namedCosts = Map.copyOf(b.costFunctions);
         this.registry = b.registry;
         this.maxKeyLengthForLocal = b.maxKeyLength;
         KeySpace[] spaces = new KeySpace[policies.length];
@@ -420,7 +429,7 @@ public final class Enforcer implements AutoCloseable {
                 throw new IllegalArgumentException("policy name '" + p.name() + "' is used twice");
             }
             seen.add(p.name());
-            next.add(Builder.applied(p, addresses, dryRun, namedResolvers));
+            next.add(CostReader.bind(Builder.applied(p, addresses, dryRun, namedResolvers), namedCosts));
         }
         Table old = table;
         Policy[] ps = next.toArray(new Policy[0]);
@@ -545,7 +554,7 @@ public final class Enforcer implements AutoCloseable {
         if (v == null) {
             v = new Verdict();
         }
-        v.add(e, key, e.partitionOf(request));
+        v.add(e, key, e.partitionOf(request), e.requestCost == null ? e.cost : CostReader.read(e.requestCost, request));
         return v;
     }
 
@@ -836,6 +845,8 @@ public final class Enforcer implements AutoCloseable {
         private final Map<String, KeyResolver> keyResolvers = new java.util.LinkedHashMap<>();
         private final Map<String, java.util.function.Function<String, String>> overrideLookups =
                 new java.util.LinkedHashMap<>();
+        /** The functions {@code cost=bean:<name>} refers to, by name. */
+        private final Map<String, io.github.sluice.policy.CostFunction> costFunctions = new java.util.LinkedHashMap<>();
         private Store store;
         /** The default store, configured by the registry settings; built only if no store is given. */
         private final ShardedRegistry.Builder registry = ShardedRegistry.builder();
@@ -939,6 +950,29 @@ public final class Enforcer implements AutoCloseable {
             KeyResolvers.bean(name); // checks the name as the policy language would read it
             if (overrideLookups.putIfAbsent(name, lookup) != null) {
                 throw new IllegalArgumentException("overrideLookup name must be unique but '" + name
+                        + "' is registered twice");
+            }
+            return this;
+        }
+
+        /**
+         * Registers a cost function under a name, for policies whose cost is written
+         * {@code cost=bean:<name>} (see {@link io.github.sluice.policy.RequestCost#bean}). The
+         * references are bound at {@link #build()} (and by {@link Enforcer#reconfigure}), so the
+         * order of the calls does not matter.
+         *
+         * @param name the name the policy language uses, e.g. {@code exportCost}
+         * @param function the function; what it returns is checked as a cost read from a header is
+         *     (below 1 or an exception: a bad cost; above the limit: refused)
+         * @return this builder
+         * @throws NullPointerException if an argument is null
+         * @throws IllegalArgumentException if {@code name} is not a valid name or is registered already
+         */
+        public Builder costFunction(String name, io.github.sluice.policy.CostFunction function) {
+            Objects.requireNonNull(function, "function");
+            io.github.sluice.policy.RequestCost.bean(name); // checks the name as the policy language reads it
+            if (costFunctions.putIfAbsent(name, function) != null) {
+                throw new IllegalArgumentException("costFunction name must be unique but '" + name
                         + "' is registered twice");
             }
             return this;
@@ -1211,7 +1245,7 @@ public final class Enforcer implements AutoCloseable {
                     throw new IllegalArgumentException("policy name '" + p.name() + "' is used twice");
                 }
                 seen.add(p.name());
-                applied.add(applied(p, clientAddress));
+                applied.add(CostReader.bind(applied(p, clientAddress), costFunctions));
             }
             EnforcerMetrics counts = listener instanceof EnforcerMetrics m ? m
                     : EnforcerMetrics.builder().next(listener).clock(clock).build();

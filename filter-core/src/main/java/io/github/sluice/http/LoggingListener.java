@@ -134,7 +134,7 @@ public final class LoggingListener implements EnforcementListener {
     static String numbers(MutableDecision d) {
         long retry = d.retryAfterNanos();
         return "remaining " + d.remaining() + " of " + d.limit() + ", retry-after "
-                + (retry == Decision.NEVER ? "never (the cost exceeds the limit)"
+                + (retry == Decision.NEVER ? "never (waiting cannot make it pass)"
                         : Math.max(1, (retry - 1) / 1_000_000_000L + 1) + "s")
                 + ", reset " + Units.duration(d.resetNanos());
     }

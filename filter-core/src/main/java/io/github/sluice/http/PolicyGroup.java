@@ -46,8 +46,7 @@ final class PolicyGroup {
         this.members = new Enforcement[policies.length];
         this.slots = policies.length;
         for (int i = 0; i < policies.length; i++) {
-            long cost = costOverride > 0 ? costOverride : policies[i].cost();
-            members[i] = new Enforcement(this, policies[i], spaces[i], cost, i);
+            members[i] = new Enforcement(this, policies[i], spaces[i], costOverride, i);
         }
         this.policyFields = members.length <= CACHED_MEMBERS
                 ? new AtomicReferenceArray<>(1 << slots) : null;

@@ -139,11 +139,31 @@ public final class ProblemBody implements DenialBody {
         if (binding >= 0 && verdict.key(binding) == null) {
             return "The request carries no key for policy '" + name + "' (such as a required header or credential).";
         }
+        Verdict.Entry refused = verdict.bindingEntry();
+        if (refused != null && refused.key != null && refused.refusal != CostReader.NONE) {
+            return costDetail(name, refused);
+        }
         if (binding >= 0 && !verdict.retryable(binding)) {
             return "The request costs more than policy '" + name + "' ever allows.";
         }
         return "Rate limit exceeded for policy '" + name + "'; retry after "
                 + seconds(verdict.retryAfterSeconds()) + ".";
+    }
+
+    /** The detail of a request refused for its cost before the store was asked (see {@code CostReader}). */
+    private static String costDetail(String name, Verdict.Entry e) {
+        long limit = e.how.maxCost;
+        if (e.refusal == CostReader.BAD_COST) {
+            return "The request's cost for policy '" + name + "' (" + e.how.requestCost
+                    + ") is missing or not a whole number from 1 to " + limit + ".";
+        }
+        if (e.refusal == CostReader.NO_LENGTH_GIVEN) {
+            return "Policy '" + name + "' charges by the declared body size, and the request declares"
+                    + " none (Content-Length).";
+        }
+        return "The request costs " + (e.cost >= 1_000_000_000_000_000_000L
+                ? "at least 1000000000000000000" : Long.toString(e.cost)) + " permits, more than the " + limit
+                + " policy '" + name + "' ever allows: it can never succeed, and retrying will not help.";
     }
 
     private static String seconds(long n) {

@@ -25,7 +25,8 @@ import java.util.List;
  * so that a client that waits it is never early: {@code t}
  * is the time until the quota is fully restored, except for a denying entry, whose {@code t} is
  * the time until the denied request would pass (its retry-after). {@code Retry-After} is the
- * binding entry's {@code t}, at least 1. Integers are clamped to the 15 digits RFC 9651 allows.
+ * binding entry's {@code t}, at least 1, and is left out when the binding entry can never pass
+ * (a cost above its limit or a bad cost, or no key with {@code unresolved=deny}). Integers are clamped to the 15 digits RFC 9651 allows.
  */
 final class RateLimitHeaders {
 
@@ -92,9 +93,13 @@ final class RateLimitHeaders {
         HeaderOptions options = plan.options;
         boolean denied = v.denied();
         if (denied) {
-            // As Verdict.retryAfterSeconds(), with the binding entry found once.
+            // As Verdict.retryAfterSeconds(), with the binding entry found once. A denial that can
+            // never succeed (a cost above the limit, a bad cost, no key) has no time to wait for:
+            // a Retry-After would tell the client to send it again.
             Verdict.Entry binding = v.bindingEntry();
-            sink.header("Retry-After", binding.how.retryAfter(Math.max(1, resetSeconds(binding))));
+            if (binding.retryAfterNanos() != Decision.NEVER) {
+                sink.header("Retry-After", binding.how.retryAfter(Math.max(1, resetSeconds(binding))));
+            }
         }
         if (!options.onlyOnDenial() || denied) {
             switch (options.style()) {
@@ -202,7 +207,7 @@ final class RateLimitHeaders {
     /** A one-entry verdict's {@code RateLimit} value: the policy's last one if the numbers repeat. */
     private static String limitItem(Verdict.Entry e) {
         boolean denied = e.outcome() == Outcome.DENIED;
-        boolean full = !denied && e.remaining() + e.how.cost >= e.limit();
+        boolean full = !denied && e.remaining() + e.cost >= e.limit();
         return e.how.limitItem(clamp(e.remaining()), clamp(resetSeconds(e)), denied, full);
     }
 

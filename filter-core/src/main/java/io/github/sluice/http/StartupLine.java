@@ -20,8 +20,9 @@ import java.util.List;
  * (on one line). Holds no key and no secret: safe at {@code INFO}.
  *
  * <p>It ends with a {@code WARNING:} for each choice a client makes through a header it writes
- * itself: a partition (any client could claim the paid share), or an allow-list exemption on a
- * policy keyed by a header (any client that learns an exempt key bypasses the limit). For example
+ * itself: a partition (any client could claim the paid share), an allow-list exemption on a
+ * policy keyed by a header (any client that learns an exempt key bypasses the limit), or a cost
+ * read from a header ({@code cost=header:X-Cost}: any client can claim the cheapest cost). For example
  * {@code ; WARNING: policy 'tier' partition chosen by client-writable header X-Tier: any client can
  * claim any partition's share; choose it from authentication (see docs/security.md)}.
  */
@@ -69,6 +70,11 @@ final class StartupLine {
                             + " choose it from authentication (attribute:, bean:) or a header your proxy"
                             + " overwrites (see docs/security.md)");
                 }
+            }
+            if (p.requestCost().source() == io.github.sluice.policy.RequestCost.Source.HEADER) {
+                w.add("policy '" + p.name() + "' cost chosen by client-writable header " + p.requestCost().name()
+                        + ": a client can always claim the cheapest cost, 1; read it from a header your proxy"
+                        + " overwrites, or use cost=body or cost=bean: (see docs/security.md)");
             }
             if (!p.allow().keys().isEmpty()) {
                 for (String h : KeyResolvers.clientHeaders(p.key())) {

@@ -59,8 +59,9 @@ import java.util.Objects;
  *
  * <h2>Allocation</h2>
  * A request that no policy applies to gets a shared verdict. Otherwise a verdict is one object
- * (24 bytes with compressed references), plus one entry (32) and one decision holder (72) per
- * applied policy; there is no array. The header values that do not change between requests
+ * (24 bytes with compressed references), plus one entry per applied policy, which is also that
+ * policy's decision (96 bytes: the decision's numbers, the policy, the key, the partition, and the
+ * request's own cost with the byte that says whether it was refused); there is no array. The header values that do not change between requests
  * ({@code RateLimit-Policy}, the header names) are formatted once per policy set; a policy's
  * {@code RateLimit} member and {@code Retry-After} value are reused while their numbers repeat
  * (a full bucket, a flood on one key), and formatted into one string of the exact size otherwise.
@@ -100,7 +101,10 @@ public final class Verdict implements ReleaseHandle {
     private static final int HELD = 1;
     private static final int DENIED = 2;
     private static final int SHAPED = 4;
-    /** An enforced entry has no key ({@code unresolved=deny}); set while entries are added, cleared by decide. */
+    /**
+     * An enforced entry has no key ({@code unresolved=deny}) or is refused for its cost before the
+     * store is asked; set while entries are added, cleared by decide.
+     */
     private static final int UNKEYED = 8;
     /**
      * The request waits out its shaping delay ({@link #beginDelay()} to {@link #endDelay()}): an
@@ -127,11 +131,23 @@ public final class Verdict implements ReleaseHandle {
         Entry next;
         /* The request's partition of an adaptive algorithm, or NO_PARTITION. */
         final int partition;
+        /* The permits asked for: the policy's cost, or this request's (CostReader). */
+        final long cost;
+        /* Why the entry is refused before the store is asked, or CostReader.NONE; a byte fits the padding. */
+        final byte refusal;
 
-        Entry(Enforcement how, String key, int partition) {
+        /** @param cost the request's cost as {@link CostReader#read} returns it, or a constant */
+        Entry(Enforcement how, String key, int partition, long cost) {
             this.how = how;
             this.key = key;
             this.partition = partition;
+            this.refusal = CostReader.refusal(how, cost);
+            this.cost = CostReader.charged(how, cost);
+        }
+
+        /** @return {@code true} if the store is not asked: no key ({@code unresolved=deny}) or a refused cost */
+        boolean refusedEarly() {
+            return key == null || refusal != CostReader.NONE;
         }
 
         @Override
@@ -151,7 +167,7 @@ public final class Verdict implements ReleaseHandle {
 
         @Override
         public long cost() {
-            return how.cost;
+            return cost;
         }
 
         @Override
@@ -213,15 +229,15 @@ public final class Verdict implements ReleaseHandle {
             // how long requests take (adaptive limits); the others ignore it. A failure teaches
             // nothing: released without the receipt.
             boolean dropped = ending == TIMED_OUT || (how.adaptive && how.policy.drop().contains(ending));
-            long unmatched = how.space.release(key, how.cost,
+            long unmatched = how.space.release(key, cost,
                     ending == FAILED ? MutableDecision.NO_RECEIPT : receipt(), dropped);
             EnforcementListener told = how.group.enforcer.told();
             try {
                 if (told instanceof EnforcerMetrics metrics) {
                     // As in tell(): the policy's counters found once, not by name at every release.
-                    metrics.released(how.counts(metrics), how.policy, key, how.cost);
+                    metrics.released(how.counts(metrics), how.policy, key, cost);
                 } else {
-                    told.released(how.policy, key, how.cost);
+                    told.released(how.policy, key, cost);
                 }
             } catch (RuntimeException ignored) {
                 // See EnforcementListener.
@@ -261,14 +277,18 @@ public final class Verdict implements ReleaseHandle {
     static final int FAILED = -2;
     static final int ABORTED = -3;
 
-    /** Appends an entry for {@code how}, after the entries of its kind. */
-    void add(Enforcement how, String key, int partition) {
-        Entry e = new Entry(how, key, partition);
+    /**
+     * Appends an entry for {@code how}, after the entries of its kind.
+     *
+     * @param cost the request's cost, as {@link CostReader#read} returns it, or the constant cost
+     */
+    void add(Enforcement how, String key, int partition, long cost) {
+        Entry e = new Entry(how, key, partition, cost);
         if (how.dryRun) {
             dryRun = append(dryRun, e);
         } else {
             enforced = append(enforced, e);
-            if (key == null) {
+            if (e.refusedEarly()) {
                 state |= UNKEYED;
             }
         }
@@ -297,10 +317,10 @@ public final class Verdict implements ReleaseHandle {
     Verdict decide(Store store, EnforcementListener listener, RequestView request) {
         boolean admitted = enforced == null || ((state & UNKEYED) == 0 ? store.acquireAll(enforced) : refuseUnresolved());
         for (Entry e = dryRun; e != null; e = e.next) {
-            if (e.key == null) {
+            if (e.refusedEarly()) {
                 e.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
             } else {
-                e.how.space.acquire(e.key, e.partition, admitted ? e.how.cost : 0, e);
+                e.how.space.acquire(e.key, e.partition, admitted ? e.cost : 0, e);
             }
         }
         return conclude(admitted, listener, request);
@@ -340,15 +360,16 @@ public final class Verdict implements ReleaseHandle {
     }
 
     /**
-     * Refuses a request that an enforced {@code unresolved=deny} policy found no key for, without
-     * taking anything: the keyless entries are denied (never retryable), the others only peeked,
-     * for their headers.
+     * Refuses a request that an enforced {@code unresolved=deny} policy found no key for, or whose
+     * cost an enforced policy refuses (bad, or above its limit: see {@link CostReader}), without
+     * taking anything: those entries are denied (never retryable) without asking the store, the
+     * others only peeked, for their headers.
      *
      * @return {@code false}
      */
     private boolean refuseUnresolved() {
         for (Entry e = enforced; e != null; e = e.next) {
-            if (e.key == null) {
+            if (e.refusedEarly()) {
                 e.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
             } else {
                 e.space().acquire(e.key, 0, e);
@@ -461,12 +482,16 @@ public final class Verdict implements ReleaseHandle {
         MutableDecision d = binding;
         Policy p = binding.how.policy;
         return binding.key == null ? p.unresolved().status(p.status())
+                : binding.refusal != CostReader.NONE ? CostReader.status(binding.refusal)
                 : d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : binding.how.status;
     }
 
     /**
      * Returns the value of {@code Retry-After}: delta-seconds, rounded up, at least 1, never earlier
-     * than the {@code t} announced for the binding policy.
+     * than the {@code t} announced for the binding policy. A denial that can never succeed
+     * ({@link #retryable(int) retryable} is {@code false} for the {@link #binding() binding}
+     * entry: a cost above the limit, a bad cost, no key) gets no {@code Retry-After} from
+     * {@link #writeHeaders}; this method then returns 1.
      *
      * @return seconds, {@code >= 1}
      * @throws IllegalStateException if the verdict is not a denial
@@ -529,11 +554,13 @@ public final class Verdict implements ReleaseHandle {
 
     /**
      * @param i an entry
-     * @return the permits the entry asked for
+     * @return the permits the entry asked for: the policy's cost, or the request's own (the
+     *     policy's {@code cost-default} for a bad one); 0 for a bad cost refused without a default,
+     *     and the cost asked for when it is above the limit (refused)
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public long cost(int i) {
-        return entry(i).how.cost;
+        return entry(i).cost;
     }
 
     /**
@@ -578,7 +605,8 @@ public final class Verdict implements ReleaseHandle {
 
     /**
      * @param i an entry
-     * @return {@code false} if the entry denied a request that can never pass (cost above capacity)
+     * @return {@code false} if the entry denied a request that can never pass by waiting: a cost
+     *     above the limit, a bad cost read from the request, or no key ({@code unresolved=deny})
      * @throws IndexOutOfBoundsException if {@code i} is out of range
      */
     public boolean retryable(int i) {

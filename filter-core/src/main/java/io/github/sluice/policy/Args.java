@@ -19,7 +19,8 @@ import java.util.TreeSet;
 final class Args {
 
     /** Options every policy accepts, whatever its algorithm. */
-    static final Set<String> COMMON = Set.of("key", "match", "cost", "status", "dry-run", "allow", "unresolved");
+    static final Set<String> COMMON = Set.of("key", "match", "cost", "status", "dry-run", "allow", "unresolved",
+            "cost-default");
     /** Options that may be written without a value. */
     private static final Set<String> FLAGS = Set.of("dry-run");
     /** The largest number any count of the language takes, where the parameter sets no lower bound. */

@@ -34,7 +34,7 @@ public final class Policy {
     private final Algorithm<?> algorithm;
     private final KeyResolver key;
     private final Match match;
-    private final long cost;
+    private final RequestCost cost;
     private final int status;
     private final boolean dryRun;
     private final AllowList allow;
@@ -117,8 +117,16 @@ public final class Policy {
         return match;
     }
 
-    /** @return permits one request takes, {@code >= 1} */
+    /**
+     * @return permits one request takes, {@code >= 1}: the constant cost, or 1 (the least a
+     *     request takes) when the cost is read from the request (see {@link #requestCost()})
+     */
     public long cost() {
+        return cost.permits();
+    }
+
+    /** @return how many permits one request takes: a constant, or read from the request */
+    public RequestCost requestCost() {
         return cost;
     }
 
@@ -206,7 +214,7 @@ public final class Policy {
     @Override
     public boolean equals(Object o) {
         return o instanceof Policy p && p.name.equals(name) && p.algorithm.equals(algorithm)
-                && p.key.equals(key) && p.match.equals(match) && p.cost == cost
+                && p.key.equals(key) && p.match.equals(match) && p.cost.equals(cost)
                 && p.status == status && p.dryRun == dryRun && p.allow.equals(allow)
                 && p.unresolved.equals(unresolved)
                 && p.drop.equals(drop) && Objects.equals(p.partition, partition)
@@ -236,7 +244,7 @@ public final class Policy {
         private Algorithm<?> algorithm;
         private KeyResolver key;
         private Match match = Match.ALL;
-        private long cost = 1;
+        private RequestCost cost = RequestCost.ONE;
         private int status = 429;
         private boolean dryRun;
         private AllowList allow = AllowList.NONE;
@@ -309,7 +317,21 @@ public final class Policy {
             if (cost < 1) {
                 throw new IllegalArgumentException("cost must be >= 1 but was " + cost + " (policy '" + name + "')");
             }
-            this.cost = cost;
+            this.cost = RequestCost.of(cost);
+            return this;
+        }
+
+        /**
+         * Sets how many permits one request takes: a constant, or read from the request (a
+         * header, the declared body size, a registered function; see {@link RequestCost}).
+         * Default {@link RequestCost#ONE}.
+         *
+         * @param cost e.g. {@code RequestCost.body(1024)}
+         * @return this builder
+         * @throws NullPointerException if null
+         */
+        public Builder cost(RequestCost cost) {
+            this.cost = Objects.requireNonNull(cost, "cost");
             return this;
         }
 
@@ -439,9 +461,13 @@ public final class Policy {
                     throw new IllegalArgumentException("plan '" + p.name() + "' must be a " + algorithm.kind()
                             + " limit like the policy's but was " + a.kind() + " (policy '" + name + "')");
                 }
-                if (cost > a.limit()) {
+                if (cost.permits() > a.limit()) {
                     throw new IllegalArgumentException("cost must be <= the limit " + a.limit() + " of plan '"
-                            + p.name() + "' but was " + cost + " (policy '" + name + "')");
+                            + p.name() + "' but was " + cost.permits() + " (policy '" + name + "')");
+                }
+                if (cost.fallback().isPresent() && cost.fallback().getAsLong() > a.limit()) {
+                    throw new IllegalArgumentException("cost-default must be <= the limit " + a.limit() + " of plan '"
+                            + p.name() + "' but was " + cost.fallback().getAsLong() + " (policy '" + name + "')");
                 }
             }
         }
@@ -465,11 +491,11 @@ public final class Policy {
         /**
          * @return the policy
          * @throws IllegalStateException if the algorithm or the key is missing
-         * @throws IllegalArgumentException if the cost exceeds the algorithm's limit (no request
-         *     could ever pass); if {@link #drop} is set for a policy that is not adaptive; if
-         *     {@link #partition} is set and the algorithm has no partitions, or not set and it has;
-         *     if a {@link #charge} other than {@link Charge#ALWAYS} is set for a concurrency,
-         *     adaptive, warm-up or shaping policy
+         * @throws IllegalArgumentException if the cost, or the default of a cost read from the
+         *     request, exceeds the algorithm's limit (no request could ever pass); if {@link #drop}
+         *     is set for a policy that is not adaptive; if {@link #partition} is set and the
+         *     algorithm has no partitions, or not set and it has; if a {@link #charge} other than
+         *     {@link Charge#ALWAYS} is set for a concurrency, adaptive, warm-up or shaping policy
          */
         public Policy build() {
             if (algorithm == null) {
@@ -478,9 +504,13 @@ public final class Policy {
             if (key == null) {
                 throw new IllegalStateException("key must be set (policy '" + name + "')");
             }
-            if (cost > algorithm.limit()) {
+            if (cost.permits() > algorithm.limit()) {
                 throw new IllegalArgumentException("cost must be <= the limit " + algorithm.limit()
-                        + " but was " + cost + " (policy '" + name + "')");
+                        + " but was " + cost.permits() + " (policy '" + name + "')");
+            }
+            if (cost.fallback().isPresent() && cost.fallback().getAsLong() > algorithm.limit()) {
+                throw new IllegalArgumentException("cost-default must be <= the limit " + algorithm.limit()
+                        + " but was " + cost.fallback().getAsLong() + " (policy '" + name + "')");
             }
             if (plans != null) {
                 checkPlans();

@@ -65,8 +65,9 @@ public final class PolicyFormat {
         if (!policy.match().equals(Match.ALL)) {
             b.append(" match=").append(policy.match());
         }
-        if (policy.cost() != 1) {
-            b.append(" cost=").append(policy.cost());
+        if (!policy.requestCost().equals(RequestCost.ONE)) {
+            b.append(" cost=").append(policy.requestCost());
+            policy.requestCost().fallback().ifPresent(d -> b.append(" cost-default=").append(d));
         }
         if (policy.status() != 429) {
             b.append(" status=").append(policy.status());

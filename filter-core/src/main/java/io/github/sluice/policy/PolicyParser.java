@@ -147,9 +147,14 @@ public final class PolicyParser {
         String cost = args.option("cost");
         if (cost != null) {
             long limit = algorithm.limit();
-            long c = args.longValue("cost", cost, limit, "at most the limit, " + limit);
-            ctx.call("cost", cost, () -> b.cost(c));
+            if (!cost.isEmpty() && Character.isLetter(cost.charAt(0))) {
+                RequestCosts.parse(ctx, args, cost, limit, b);
+            } else {
+                long c = args.longValue("cost", cost, limit, "at most the limit, " + limit);
+                ctx.call("cost", cost, () -> b.cost(c));
+            }
         }
+        RequestCosts.requireDefaultUsed(ctx, args, cost);
         String status = args.option("status");
         if (status != null) {
             long s = args.longValue("status", status, 599, "it must be between 400 and 599");

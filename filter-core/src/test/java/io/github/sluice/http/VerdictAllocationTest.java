@@ -76,11 +76,11 @@ class VerdictAllocationTest {
 
         double bytes = bytesPerRequest(e, 1_000_000L);
 
-        // Then the verdict (24) and its entry, which is its decision (88): RateLimit repeats, and is
-        // reused. The target is 128 bytes; 4 more than the 112 absorb the counter's own noise, not
-        // an object.
+        // Then the verdict (24) and its entry, which is its decision and carries the request's cost
+        // (96): RateLimit repeats, and is reused. The target is 128 bytes; 4 more than the 120
+        // absorb the counter's own noise, not an object.
         assertTrue(last.admitted());
-        assertTrue(bytes <= 116, "bytes per allowed request: " + bytes);
+        assertTrue(bytes <= 124, "bytes per allowed request: " + bytes);
     }
 
     @Test
@@ -90,10 +90,10 @@ class VerdictAllocationTest {
 
         double bytes = bytesPerRequest(e);
 
-        // Then the verdict and its entry (112), and the RateLimit string (72 for the 27
+        // Then the verdict and its entry (120), and the RateLimit string (72 for the 27
         // characters of "per-ip";r=999999999;t=3600): nothing else
         assertTrue(last.admitted());
-        assertTrue(bytes <= 188, "bytes per allowed request: " + bytes);
+        assertTrue(bytes <= 196, "bytes per allowed request: " + bytes);
     }
 
     @Test
@@ -106,7 +106,7 @@ class VerdictAllocationTest {
 
         // Then the verdict and its entry only: RateLimit and Retry-After repeat, and are reused
         assertTrue(last.denied());
-        assertTrue(bytes <= 116, "bytes per denied request: " + bytes);
+        assertTrue(bytes <= 124, "bytes per denied request: " + bytes);
     }
 
     @Test
@@ -120,7 +120,26 @@ class VerdictAllocationTest {
 
         // Then three entries and decisions, the RateLimit value and its ordering, nothing per policy set
         assertEquals(3, last.size());
-        assertTrue(bytes <= 640, "bytes per allowed request: " + bytes);
+        assertTrue(bytes <= 664, "bytes per allowed request: " + bytes);
+    }
+
+    @Test
+    void allowedRequest_headerCost_allocatesNoMoreThanAConstantCost_butTheAdaptersIterator() {
+        // Given a bucket that refills between requests (3 ms: 3 permits), charged by a header the request carries
+        Enforcer constant = f.enforcer("per-ip = token-bucket 1000/1s key=ip cost=3");
+        // (lower case: FakeRequest lower-cases the name it is asked for, which would allocate)
+        Enforcer header = f.enforcer("per-ip = token-bucket 1000/1s key=ip cost=header:x-cost");
+        request.header("X-Cost", "3");
+
+        double fixed = bytesPerRequest(constant, 3_000_000L);
+        double read = bytesPerRequest(header, 3_000_000L);
+
+        // Then reading the cost adds at most the iterator FakeRequest.headers returns (an
+        // ArrayList iterator, 32 bytes), which the reader needs to refuse a second X-Cost line:
+        // nothing of Sluice's
+        assertEquals(3, last.cost(0));
+        assertTrue(last.admitted(), last.toString());
+        assertTrue(read <= fixed + 36, "bytes per allowed request: " + read + " against " + fixed + " for cost=3");
     }
 
     /** As {@link #bytesPerRequest(Enforcer, long)}, through {@link Enforcer#enforceAsync(io.github.sluice.request.RequestView)}. */

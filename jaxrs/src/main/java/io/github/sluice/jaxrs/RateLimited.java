@@ -43,9 +43,12 @@ public @interface RateLimited {
     String[] value();
 
     /**
-     * The permits one request takes from every named policy.
+     * The permits one request takes from every named policy, replacing each policy's own
+     * {@code cost=}, also one read from the request ({@code cost=header:}, {@code body},
+     * {@code bean:}).
      *
-     * @return {@code >= 1}, or {@code 0} (the default) for each policy's own cost
+     * @return {@code >= 1}, or {@code 0} (the default) for each policy's own cost, read from the
+     *     request if the policy's is
      */
     long cost() default 0;
 }

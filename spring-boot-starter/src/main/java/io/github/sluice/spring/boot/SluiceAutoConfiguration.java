@@ -44,6 +44,8 @@ import org.springframework.context.annotation.Configuration;
  *       {@code override=bean:<name>} (per-customer contract limits);
  *   <li>{@link KeyResolver} beans: each is registered under its bean name, for policies keyed
  *       {@code key=bean:<name>}.
+ *   <li>{@link io.github.sluice.policy.CostFunction} beans: each is registered under its bean
+ *       name, for policies whose cost is {@code cost=bean:<name>}.
  *   <li>{@link DenialBody}: the body of every denial, instead of the problem document (it cannot be
  *       combined with {@code sluice.denial-body} or {@code sluice.problem-type}).
  *   <li>a bean named {@value #FILTER_REGISTRATION}: the filter's registration.
@@ -92,6 +94,7 @@ public class SluiceAutoConfiguration {
         Enforcer.Builder b = SluiceConfig.fromSettings(settings, SluiceProperties::source);
         beans.getBeansOfType(KeyResolver.class).forEach(b::keyResolver);
         beans.getBeansOfType(OverrideLookup.class).forEach(b::overrideLookup);
+        beans.getBeansOfType(io.github.sluice.policy.CostFunction.class).forEach(b::costFunction);
         DenialBody body = denialBody.getIfUnique();
         if (body != null) {
             for (String name : new String[] {"denial-body", "problem-type", "denial-content-type"}) {
