@@ -252,6 +252,7 @@ class GatewayTest {
             assertTrue(outcomes.containsKey(expected), expected + " in " + outcomes);
         }
         assertTrue(outcomes.keySet().stream().anyMatch(k -> k.startsWith("/down/x 5")), outcomes.toString());
-        assertTrue(ledger.admitted() > 1000, "admissions: " + ledger.admitted());
+        // How many pass the concurrency limit depends on the machine's speed: enough to have exercised every ending.
+        assertTrue(ledger.admitted() > 200, "admissions: " + ledger.admitted());
     }
 }
