@@ -64,9 +64,17 @@ public final class PolicyMetrics {
     private final AtomicIntegerArray statuses = new AtomicIntegerArray(STATUS_SLOTS + 1);
     private final LongAdder[] deniedByStatus = new LongAdder[STATUS_SLOTS + 1];
     private final EnforcerMetrics owner;
+    /** The heaviest refused clients, or {@code null} when not kept (then counting them costs a null test). */
+    private final TopClients deniedTop;
+    /** The heaviest admitted clients, or {@code null} when not kept. */
+    private final TopClients admittedTop;
 
     PolicyMetrics(EnforcerMetrics owner, Policy policy) {
         this.owner = owner;
+        this.deniedTop = owner.topClients() == 0 ? null
+                : new TopClients(policy.name(), TopClients.By.DENIED, owner.topClients(), owner.clock());
+        this.admittedTop = owner.topClients() == 0 || !owner.topClientsAdmitted() ? null
+                : new TopClients(policy.name(), TopClients.By.ADMITTED, owner.topClients(), owner.clock());
         this.name = policy.name();
         this.policy = policy;
         this.current = policy;
@@ -107,6 +115,22 @@ public final class PolicyMetrics {
         // costs one increment, as an admission does.
         int status = d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : policy.status();
         deniedByStatus[slot(status)].increment();
+    }
+
+    /** Counts a refused request's key among the heavy hitters, if they are kept. */
+    void recordDeniedKey(String key) {
+        TopClients top = deniedTop;
+        if (top != null) {
+            top.record(key);
+        }
+    }
+
+    /** Counts an admitted request's key among the heavy hitters, if they are kept. */
+    void recordAdmittedKey(String key) {
+        TopClients top = admittedTop;
+        if (top != null) {
+            top.record(key);
+        }
     }
 
     void recordReleased() {
@@ -274,6 +298,32 @@ public final class PolicyMetrics {
     public long keys() {
         KeySpace s = space;
         return s == null ? -1 : s.size();
+    }
+
+    /**
+     * Returns the heaviest clients of this policy (see {@link TopClients}): by refused requests
+     * unless {@code top-clients=0}, by admitted ones only with {@code top-clients-admitted=true}.
+     *
+     * @param by what is counted
+     * @return the summary
+     * @throws IllegalStateException if that summary is not kept, naming the setting that keeps it
+     */
+    public TopClients topClients(TopClients.By by) {
+        TopClients top = by == TopClients.By.DENIED ? deniedTop : admittedTop;
+        if (top == null) {
+            throw new IllegalStateException("the top clients by " + by.label() + " of policy '" + name
+                    + "' are not kept: " + (owner.topClients() == 0 ? "top-clients is 0"
+                            : "set top-clients-admitted=true") + " to keep them");
+        }
+        return top;
+    }
+
+    /**
+     * @param by what is counted
+     * @return {@code true} if {@link #topClients(TopClients.By)} is kept for {@code by}
+     */
+    public boolean keepsTopClients(TopClients.By by) {
+        return (by == TopClients.By.DENIED ? deniedTop : admittedTop) != null;
     }
 
     /** @return keys of this policy the in-memory registry dropped while idle (lossless) */
