@@ -95,6 +95,8 @@ public final class EnforcerMetrics implements EnforcementListener {
     private final List<Observer> observers = new CopyOnWriteArrayList<>();
     private final int topClients;
     private final boolean topClientsAdmitted;
+    private final java.util.concurrent.atomic.LongAdder reloadsApplied = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder reloadsRefused = new java.util.concurrent.atomic.LongAdder();
 
     private EnforcerMetrics(Builder b) {
         this.next = b.next;
@@ -115,6 +117,27 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     Clock clock() {
         return clock;
+    }
+
+    /**
+     * Counts a version of the watched configuration file that was decided
+     * ({@link io.github.sluice.config.ConfigWatch}): applied, or refused with a WARNING (a bad
+     * line, a setting that cannot change while running, a file cut by a write). Called by the watch.
+     *
+     * @param applied {@code true} if the version was put in force
+     */
+    public void recordConfigReload(boolean applied) {
+        (applied ? reloadsApplied : reloadsRefused).increment();
+    }
+
+    /** @return versions of the watched configuration file put in force since start-up */
+    public long configReloadsApplied() {
+        return reloadsApplied.sum();
+    }
+
+    /** @return versions of the watched configuration file refused since start-up (the policies in force stayed) */
+    public long configReloadsRefused() {
+        return reloadsRefused.sum();
     }
 
     /** @return a builder with the defaults documented on its setters */

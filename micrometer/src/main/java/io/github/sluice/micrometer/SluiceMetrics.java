@@ -56,6 +56,14 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@code sluice.registry.evictions} ({@code sluice_registry_evictions_total})</td>
  *       <td>counter</td><td>policy, cause</td><td>keys dropped: {@code cause=idle} (lossless) or
  *       {@code cause=bound} (a key with history, at the bound on keys)</td></tr>
+ *   <tr><td>{@code sluice.registry.keys.max} ({@code sluice_registry_keys_max})</td><td>gauge</td>
+ *       <td>policy</td><td>the in-memory registry's bound on the policy's keys (in-memory store only)</td></tr>
+ *   <tr><td>{@code sluice.adaptive.limit} ({@code sluice_adaptive_limit}), {@code .min}, {@code .max}</td>
+ *       <td>gauge</td><td>policy</td><td>an adaptive policy's current limit, smallest and largest
+ *       (policies with {@code key=global})</td></tr>
+ *   <tr><td>{@code sluice.config.reloads} ({@code sluice_config_reloads_total})</td><td>counter</td>
+ *       <td>result</td><td>versions of the watched configuration file: {@code applied}, or
+ *       {@code refused} (the policies in force stayed; logged at WARNING)</td></tr>
  *   <tr><td>{@code sluice.store.degraded} ({@code sluice_store_degraded})</td><td>gauge</td>
  *       <td>store</td><td>1 while the shared store is degraded, else 0</td></tr>
  *   <tr><td>{@code sluice.store.degraded.duration} ({@code sluice_store_degraded_duration_seconds})</td>
@@ -91,11 +99,23 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
     private static final class Bound implements EnforcerMetrics.Observer {
         final MeterRegistry registry;
         final Tags tags;
+        final Enforcer enforcer;
         final List<Meter> meters = new ArrayList<>();
 
-        Bound(MeterRegistry registry, Tags tags) {
+        Bound(MeterRegistry registry, Tags tags, Enforcer enforcer) {
             this.registry = registry;
             this.tags = tags;
+            this.enforcer = enforcer;
+        }
+
+        /** The enforcer's own meters: the watched configuration file's versions, applied or refused. */
+        synchronized void enforcer(EnforcerMetrics m) {
+            meters.add(FunctionCounter.builder("sluice.config.reloads", m, EnforcerMetrics::configReloadsApplied)
+                    .tags(tags.and("result", "applied"))
+                    .description("versions of the watched configuration file decided").register(registry));
+            meters.add(FunctionCounter.builder("sluice.config.reloads", m, EnforcerMetrics::configReloadsRefused)
+                    .tags(tags.and("result", "refused"))
+                    .description("versions of the watched configuration file decided").register(registry));
         }
 
         @Override
@@ -137,6 +157,7 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
             }
             meters.add(Gauge.builder("sluice.registry.keys", p, PolicyMetrics::keys).tags(t)
                     .description("keys the store holds for a policy").register(registry));
+            meters.addAll(PolicyGauges.register(enforcer, p, t, registry));
             meters.add(FunctionCounter.builder("sluice.registry.evictions", p, PolicyMetrics::idleEvictions)
                     .tags(t.and("cause", "idle"))
                     .description("keys dropped by the in-memory registry").register(registry));
@@ -197,7 +218,7 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
      *
      * @param enforcer the enforcer
      * @param tags tags for every meter; none may be named {@code policy}, {@code outcome},
-     *     {@code status}, {@code cause} or {@code store}
+     *     {@code status}, {@code cause}, {@code store} or {@code result}
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if a tag uses one of the names above
      */
@@ -205,7 +226,7 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
         this.enforcer = Objects.requireNonNull(enforcer, "enforcer");
         this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
         for (Tag t : this.tags) {
-            if (List.of("policy", "outcome", "status", "cause", "store").contains(t.getKey())) {
+            if (List.of("policy", "outcome", "status", "cause", "store", "result").contains(t.getKey())) {
                 throw new IllegalArgumentException("tags must not use the name '" + t.getKey()
                         + "', which Sluice's meters set themselves, but had " + t);
             }
@@ -221,12 +242,13 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
      */
     @Override
     public void bindTo(MeterRegistry registry) {
-        Bound b = new Bound(Objects.requireNonNull(registry, "registry"), tags);
+        Bound b = new Bound(Objects.requireNonNull(registry, "registry"), tags, enforcer);
         EnforcerMetrics metrics = enforcer.metrics();
         synchronized (b) {
             // Observe first, under b's lock: whatever appears meanwhile is registered after the
             // known ones, not lost between the two.
             metrics.observe(b);
+            b.enforcer(metrics);
             for (PolicyMetrics p : metrics.policies()) {
                 b.policy(p);
             }

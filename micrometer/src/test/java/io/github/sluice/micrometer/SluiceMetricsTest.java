@@ -166,9 +166,37 @@ class SluiceMetricsTest {
         assertTrue(text.contains("sluice_registry_keys{policy=\"per-ip\"} 1.0"), text);
         for (String line : text.split("\n")) {
             if (!line.startsWith("#") && !line.isBlank()) {
-                assertTrue(line.startsWith("sluice_") && line.contains("policy=\""), line);
+                // Every meter is a policy's, except the enforcer's count of configuration reloads
+                assertTrue(line.startsWith("sluice_") && (line.contains("policy=\"")
+                        || line.startsWith("sluice_config_reloads_total{result=")), line);
             }
         }
+    }
+
+    @Test
+    void gaugesForTheAlerts_keyBound_adaptiveLimit_andConfigReloads() {
+        // Given a registry bounded at 50 keys per policy, an adaptive policy and a rate policy
+        ShardedRegistry bounded = ShardedRegistry.builder().clock(clock).shards(4).maxKeys(50).build();
+        Enforcer e = Enforcer.builder().store(bounded).listener(EnforcementListener.NONE)
+                .policy(Policy.parse("per-ip = fixed-window 2/10s key=ip"))
+                .policy(Policy.parse("adaptive = adaptive gradient min=2 max=200 initial=8 key=global")).build();
+        PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new SluiceMetrics(e).bindTo(r);
+        e.metrics().recordConfigReload(true);
+        e.metrics().recordConfigReload(false);
+        e.metrics().recordConfigReload(false);
+
+        String text = r.scrape();
+
+        // Then the alerts' inputs are there: the bound next to the keys, the adaptive limit between
+        // its floor and ceiling, and the reloads by result
+        assertTrue(text.contains("sluice_registry_keys_max{policy=\"per-ip\"} 50.0"), text);
+        assertTrue(text.contains("sluice_adaptive_limit{policy=\"adaptive\"} 8.0"), text);
+        assertTrue(text.contains("sluice_adaptive_limit_min{policy=\"adaptive\"} 2.0"), text);
+        assertTrue(text.contains("sluice_adaptive_limit_max{policy=\"adaptive\"} 200.0"), text);
+        assertTrue(text.contains("sluice_config_reloads_total{result=\"applied\"} 1.0"), text);
+        assertTrue(text.contains("sluice_config_reloads_total{result=\"refused\"} 2.0"), text);
+        assertFalse(text.contains("sluice_registry_keys_max{policy=\"adaptive\"}"), text);
     }
 
     @Test
