@@ -277,6 +277,7 @@ public final class EnforcerMetrics implements EnforcementListener {
         PolicyMetrics counts = of(policy);
         counts.recordDenied(decision);
         counts.recordDeniedKey(key);
+        counts.recordDegraded(decision);
         try {
             next.denied(policy, key, decision);
         } catch (RuntimeException ignored) {
@@ -302,6 +303,7 @@ public final class EnforcerMetrics implements EnforcementListener {
     void allowed(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
         counts.recordAllowed();
         counts.recordAdmittedKey(key);
+        counts.recordDegraded(decision);
         try {
             next.allowed(policy, key, decision);
         } catch (RuntimeException ignored) {
@@ -312,6 +314,7 @@ public final class EnforcerMetrics implements EnforcementListener {
     void shaped(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
         counts.recordShaped(decision);
         counts.recordAdmittedKey(key);
+        counts.recordDegraded(decision);
         try {
             next.shaped(policy, key, decision);
         } catch (RuntimeException ignored) {
@@ -322,6 +325,7 @@ public final class EnforcerMetrics implements EnforcementListener {
     void denied(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, RequestView request) {
         counts.recordDenied(decision);
         counts.recordDeniedKey(key);
+        counts.recordDegraded(decision);
         try {
             next.denied(policy, key, decision, request);
         } catch (RuntimeException ignored) {

@@ -51,6 +51,10 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@code sluice.shaping.delay} ({@code sluice_shaping_delay_seconds_count},
  *       {@code _sum})</td><td>timer</td><td>policy</td><td>requests an enforced policy delayed,
  *       and the total delay</td></tr>
+ *   <tr><td>{@code sluice.shaping.delay.le} ({@code sluice_shaping_delay_le_total}; not {@code _bucket}, a suffix Prometheus reserves for its own histograms)</td>
+ *       <td>counter</td><td>policy, le</td><td>requests an enforced policy delayed by at most
+ *       {@code le} seconds (1 ms to 10 s, and {@code +Inf}): cumulative buckets for
+ *       {@code histogram_quantile}</td></tr>
  *   <tr><td>{@code sluice.registry.keys} ({@code sluice_registry_keys})</td><td>gauge</td>
  *       <td>policy</td><td>keys the store holds for the policy</td></tr>
  *   <tr><td>{@code sluice.registry.evictions} ({@code sluice_registry_evictions_total})</td>
@@ -61,6 +65,9 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@code sluice.adaptive.limit} ({@code sluice_adaptive_limit}), {@code .min}, {@code .max}</td>
  *       <td>gauge</td><td>policy</td><td>an adaptive policy's current limit, smallest and largest
  *       (policies with {@code key=global})</td></tr>
+ *   <tr><td>{@code sluice.decisions.degraded} ({@code sluice_decisions_degraded_total})</td>
+ *       <td>counter</td><td>policy</td><td>decisions a degraded shared store's failure policy made
+ *       (also counted under their outcome in {@code sluice.decisions})</td></tr>
  *   <tr><td>{@code sluice.config.reloads} ({@code sluice_config_reloads_total})</td><td>counter</td>
  *       <td>result</td><td>versions of the watched configuration file: {@code applied}, or
  *       {@code refused} (the policies in force stayed; logged at WARNING)</td></tr>
@@ -154,10 +161,20 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
                 meters.add(FunctionTimer.builder("sluice.shaping.delay", p, PolicyMetrics::shapingDelays,
                         PolicyMetrics::shapingDelayNanos, TimeUnit.NANOSECONDS).tags(t)
                         .description("requests a policy delayed, and the total delay").register(registry));
+                long[] bounds = PolicyMetrics.shapingDelayBounds();
+                for (int b = 0; b <= bounds.length; b++) {
+                    int bucket = b;
+                    String le = b == bounds.length ? "+Inf" : Double.toString(bounds[b] / 1e9);
+                    meters.add(FunctionCounter.builder("sluice.shaping.delay.le", p, m -> m.shapingDelays(bucket))
+                            .tags(t.and("le", le)).description("requests a policy delayed by at most le seconds")
+                            .register(registry));
+                }
             }
             meters.add(Gauge.builder("sluice.registry.keys", p, PolicyMetrics::keys).tags(t)
                     .description("keys the store holds for a policy").register(registry));
             meters.addAll(PolicyGauges.register(enforcer, p, t, registry));
+            meters.add(FunctionCounter.builder("sluice.decisions.degraded", p, PolicyMetrics::degradedDecisions).tags(t)
+                    .description("decisions a degraded shared store's failure policy made").register(registry));
             meters.add(FunctionCounter.builder("sluice.registry.evictions", p, PolicyMetrics::idleEvictions)
                     .tags(t.and("cause", "idle"))
                     .description("keys dropped by the in-memory registry").register(registry));
@@ -226,7 +243,7 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
         this.enforcer = Objects.requireNonNull(enforcer, "enforcer");
         this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
         for (Tag t : this.tags) {
-            if (List.of("policy", "outcome", "status", "cause", "store", "result").contains(t.getKey())) {
+            if (List.of("policy", "outcome", "status", "cause", "store", "result", "le").contains(t.getKey())) {
                 throw new IllegalArgumentException("tags must not use the name '" + t.getKey()
                         + "', which Sluice's meters set themselves, but had " + t);
             }

@@ -174,6 +174,28 @@ class SluiceMetricsTest {
     }
 
     @Test
+    void shapingDelays_areCumulativeBucketsForHistogramQuantile() {
+        // Given a pace of 10 per second without slack: the first passes at once (allowed), the
+        // next three wait 100, 200 and 300 ms (shaped)
+        Enforcer e = enforcer("pace = shaping 10/1s slack=0 key=global");
+        PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new SluiceMetrics(e).bindTo(r);
+        for (int i = 0; i < 4; i++) {
+            e.enforce(FakeRequest.get("/")).release();
+        }
+
+        String text = r.scrape();
+
+        // Then each le counts the delays up to it, and +Inf all of them (le in seconds)
+        assertTrue(text.contains("sluice_shaping_delay_le_total{le=\"0.001\",policy=\"pace\"} 0.0"), text);
+        assertTrue(text.contains("sluice_shaping_delay_le_total{le=\"0.1\",policy=\"pace\"} 1.0"), text);
+        assertTrue(text.contains("sluice_shaping_delay_le_total{le=\"0.25\",policy=\"pace\"} 2.0"), text);
+        assertTrue(text.contains("sluice_shaping_delay_le_total{le=\"0.5\",policy=\"pace\"} 3.0"), text);
+        assertTrue(text.contains("sluice_shaping_delay_le_total{le=\"+Inf\",policy=\"pace\"} 3.0"), text);
+        assertTrue(text.contains("sluice_shaping_delay_seconds_count{policy=\"pace\"} 3"), text);
+    }
+
+    @Test
     void gaugesForTheAlerts_keyBound_adaptiveLimit_andConfigReloads() {
         // Given a registry bounded at 50 keys per policy, an adaptive policy and a rate policy
         ShardedRegistry bounded = ShardedRegistry.builder().clock(clock).shards(4).maxKeys(50).build();
