@@ -37,7 +37,7 @@ class RunnerIT {
             assertTrue(runner.seen().stream().anyMatch(l -> l.contains("Limits are kept in memory")),
                     () -> "no word on the store in " + runner.seen());
             for (String listed : new String[] {"api/adaptive", "metrics", "admin/sluice/top?policy=per-ip&by=denied"}) {
-                assertTrue(runner.seen().stream().anyMatch(l -> l.contains("GET " + base + listed)),
+                assertTrue(runner.seen().stream().anyMatch(l -> l.contains("GET http://localhost:" + port + "/" + listed)),
                         () -> "the banner does not list " + listed + ": " + runner.seen());
             }
 
