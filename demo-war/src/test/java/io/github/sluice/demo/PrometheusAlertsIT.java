@@ -87,8 +87,8 @@ class PrometheusAlertsIT {
                 + "policy.pace = shaping 20/1s slack=0 max-delay=2s key=header:X-Pace\n"
                 + "max-keys = 50\n";
         Files.writeString(config, policies);
-        try (LocalRedis redis = LocalRedis.start(redisServer);
-                RunnerProcess memory = RunnerProcess.start(Map.of("PORT", "0", "SLUICE_CONFIG", config.toString()));
+        LocalRedis redis = LocalRedis.start(redisServer); // closed in the scenario (Redis stopped), and at the end
+        try (RunnerProcess memory = RunnerProcess.start(Map.of("PORT", "0", "SLUICE_CONFIG", config.toString()));
                 RunnerProcess shared = RunnerProcess.start(Map.of("PORT", "0", "SLUICE_REDIS_URL", redis.url()))) {
             URI baseA = memory.awaitRunning();
             URI baseB = shared.awaitRunning();
@@ -172,6 +172,8 @@ class PrometheusAlertsIT {
                     server.destroyForcibly();
                 }
             }
+        } finally {
+            redis.close();
         }
     }
 
