@@ -187,11 +187,18 @@ class PrometheusAlertsIT {
         return s;
     }
 
-    /** Sends {@code n} requests at once that the pace policy delays (20 per second, no slack). */
-    private static void pace(Http a, int n) throws Exception {
+    private int paced;
+
+    /**
+     * Sends {@code n} requests at once that the pace policy delays (20 per second, no slack), each
+     * from an address of its own, so that per-ip refuses none of them.
+     */
+    private void pace(Http a, int n) throws Exception {
         List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            sent.add(a.getAsync("servlet/hello", "X-Pace", "test", "X-Forwarded-For", "198.51.100.240"));
+            paced++;
+            sent.add(a.getAsync("servlet/hello", "X-Pace", "test", "X-Forwarded-For",
+                    "198.51." + (101 + paced / 250) + "." + (1 + paced % 250)));
         }
         for (var f : sent) {
             f.get(30, TimeUnit.SECONDS);
