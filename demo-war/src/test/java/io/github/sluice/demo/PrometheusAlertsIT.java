@@ -102,9 +102,9 @@ class PrometheusAlertsIT {
                 awaitReady(api, server);
                 await(api, () -> "up == 1", 2, Duration.ofSeconds(20));
 
-                // Normal traffic for 8 s: under every limit, a few shaped requests, Redis up
+                // Normal traffic for 6 s: under every limit, a few shaped requests, Redis up
                 int client = 0;
-                for (int second = 0; second < 8; second++) {
+                for (int second = 0; second < 6; second++) {
                     for (Http h : List.of(a, b)) {
                         h.get("servlet/hello", "X-Forwarded-For", "198.51.100." + (1 + client++ % 200));
                         h.get("api/hello", "X-Api-Key", "normal-" + client);
