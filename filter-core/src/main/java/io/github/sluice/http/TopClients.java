@@ -143,6 +143,11 @@ public final class TopClients {
     private final int size;
     private final Clock clock;
     private final AtomicReferenceArray<SpaceSaving> ring = new AtomicReferenceArray<>(MINUTES + 1);
+    /**
+     * The summary counted into last, read first: while the clock is within its minute, a request
+     * costs a clock reading, two comparisons and the summary's own work, with no division.
+     */
+    private volatile SpaceSaving current;
 
     TopClients(String policy, By by, int size, Clock clock) {
         this.policy = policy;
@@ -171,18 +176,29 @@ public final class TopClients {
         if (key == null) {
             return;
         }
-        long minute = Math.floorDiv(clock.nanos(), MINUTE_NANOS);
+        long now = clock.nanos();
+        SpaceSaving s = current;
+        if (s == null || now < s.start || now - s.start >= MINUTE_NANOS) {
+            s = summaryAt(now);
+        }
+        s.offer(key);
+    }
+
+    /** The summary of the minute holding {@code now}, created by the first thread that needs it. */
+    private SpaceSaving summaryAt(long now) {
+        long minute = Math.floorDiv(now, MINUTE_NANOS);
         int i = (int) Math.floorMod(minute, (long) MINUTES + 1);
         SpaceSaving s = ring.get(i);
         if (s == null || s.minute != minute) {
             s = turn(i, s, minute);
         }
-        s.offer(key);
+        current = s;
+        return s;
     }
 
     /** The summary of a minute that has just begun: the first thread to see it creates it. */
     private SpaceSaving turn(int i, SpaceSaving old, long minute) {
-        SpaceSaving fresh = new SpaceSaving(minute, size);
+        SpaceSaving fresh = new SpaceSaving(minute, minute * MINUTE_NANOS, size);
         for (;;) {
             if (ring.compareAndSet(i, old, fresh)) {
                 return fresh;

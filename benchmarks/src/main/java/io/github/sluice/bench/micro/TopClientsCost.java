@@ -86,23 +86,40 @@ public class TopClientsCost {
         shut.close();
     }
 
-    /** @return an admitted request's verdict */
+    /** @return an admitted request's verdict, its headers written (as EnforcerPath: what an adapter does) */
     @Benchmark
     public Verdict allowed() {
-        return open.enforce(request);
+        Verdict v = open.enforce(request);
+        v.writeHeaders(sink);
+        return v;
     }
 
-    /** @return a refused request's verdict, always the same client (a key the summary holds) */
+    /** @return a refused request's verdict, headers written, always the same client (a key the summary holds) */
     @Benchmark
     public Verdict denied() {
-        return shut.enforce(request);
+        Verdict v = shut.enforce(request);
+        v.writeHeaders(sink);
+        return v;
     }
 
-    /** @return a refused request's verdict, a different client each time (4,096 in turn) */
+    /** @return a refused request's verdict, headers written, a different client each time (4,096 in turn) */
     @Benchmark
     public Verdict deniedFlood() {
-        RequestView r = flood[next++ & (flood.length - 1)];
-        return shut.enforce(r);
+        Verdict v = shut.enforce(flood[next++ & (flood.length - 1)]);
+        v.writeHeaders(sink);
+        return v;
+    }
+
+    /** Keeps the header values, as a container does. */
+    private final Sink sink = new Sink();
+
+    private static final class Sink implements io.github.sluice.request.HeaderSink {
+        String last;
+
+        @Override
+        public void header(String name, String value) {
+            last = value;
+        }
     }
 
     /** A fixed GET with no header fields from one address. */
