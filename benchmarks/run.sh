@@ -61,12 +61,12 @@ if [[ "io.github.sluice.bench.micro.TopClientsCost" =~ $REGEX ]]; then
   java -jar "$JAR" 'io.github.sluice.bench.micro.TopClientsCost' "${OPTS[@]}" -t 1 -rf csv -rff "$TOPCSV" >/dev/null
   { printf '\n### Heavy hitters (top-clients): added cost per request, 1 thread (TopClientsCost)\n\n'
     awk -F, '
-      NR > 1 { gsub(/"/, ""); split($1, n, /\./); b = n[length(n)]; ns[b "," $8] = $5 }
+      NR > 1 { gsub(/["\r]/, ""); split($1, n, /\./); b = n[length(n)]; ns[b "," $8] = $5 }
       function pct(on, off) { return sprintf("%+.1f %%", (on - off) * 100 / off) }
       function row(target, path, mode, limit,   d) {
         d = (ns[path "," mode] - ns[path ",off"]) * 100 / ns[path ",off"]
         printf "| %s | %s, top-clients %s | %.1f ns against %.1f ns off: %s | %s |\n", target, path, mode,
-          ns[path "," mode], ns[path ",off"], pct(ns[path "," mode], ns[path ",off"]), (limit == "" ? "-" : (d <= limit ? "met" : "missed"))
+          ns[path "," mode], ns[path ",off"], pct(ns[path "," mode], ns[path ",off"]), (limit == "" ? "-" : (d <= limit ? "met" : "missed")) " (wall clock)"
       }
       END {
         print "| target | path | measured | verdict |"; print "|---|---|---:|---|"
