@@ -52,7 +52,7 @@ fi
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
   "$(java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$T/machine-$MODE.txt"
-# Heavy hitters (top-clients): the added cost on the allowed and denied paths (issue 29's targets:
+# Heavy hitters (top-clients): the added cost on the allowed and denied paths (the targets:
 # +10 % denied, +2 % allowed, with the default, which keeps refusals only).
 # A regex naming TopClientsCost alone runs this comparison and nothing else.
 rm -f "$T/topclients-$MODE.md"

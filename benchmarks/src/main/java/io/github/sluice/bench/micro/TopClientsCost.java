@@ -24,7 +24,7 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * What keeping the heavy hitters ({@code top-clients}, {@link TopClients}) adds to a request: the
  * same decisions with the summaries off ({@code top-clients=0}), on for refusals only (the
- * default) and on for admissions too. The targets (issue 29): at most +10 % on the denied path
+ * default) and on for admissions too. The targets: at most +10 % on the denied path
  * and +2 % on the allowed path, with the default. {@code deniedFlood} refuses a different key each
  * time (a flood of distinct keys: every refusal takes over the summary's smallest counter, the
  * summary's worst case). {@code benchmarks/run.sh} prints the comparison.
