@@ -6,6 +6,8 @@
 #   quick (default): 1 fork, 2 x 1 s warm-up, 3 x 1 s measurement; under 10 minutes on 2 cores
 #   full:            2 forks, 3 x 2 s warm-up, 5 x 2 s measurement; about 40 minutes on 2 cores
 #   regex: restricts the JMH benchmarks, e.g. 'SingleKeyAllowed' (default: all)
+#   The heavy hitters' cost (TopClientsCost: top-clients off, on for refusals, on for admissions
+#   too) runs at 1 thread whenever the regex covers it, and its comparison ends the summary.
 #   environment: NOBUILD=1 reuses benchmarks/target/benchmarks.jar; THREADS="1 2" thread counts;
 #                REDIS_THREADS="1 16 64" thread counts of the Redis benchmarks (their targets are
 #                at 1, 16 and 64 threads: most threads wait on the network, not on a core);
@@ -51,13 +53,45 @@ fi
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
   "$(java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$T/machine-$MODE.txt"
+# Heavy hitters (top-clients): the added cost on the allowed and denied paths (the targets:
+# +10 % denied, +2 % allowed, with the default, which keeps refusals only).
+# A regex naming TopClientsCost alone runs this comparison and nothing else.
+rm -f "$T/topclients-$MODE.md"
+if [[ "io.github.sluice.bench.micro.TopClientsCost" =~ $REGEX ]]; then
+  TOPCSV="$T/jmh-$MODE-topclients.csv"
+  java -jar "$JAR" 'io.github.sluice.bench.micro.TopClientsCost' "${OPTS[@]}" -t 1 -rf csv -rff "$TOPCSV" >/dev/null
+  { printf '\n### Heavy hitters (top-clients): added cost per request, 1 thread (TopClientsCost)\n\n'
+    awk -F, '
+      NR > 1 { gsub(/["\r]/, ""); split($1, n, /\./); b = n[length(n)]; ns[b "," $8] = $5 }
+      function pct(on, off) { return sprintf("%+.1f %%", (on - off) * 100 / off) }
+      function row(target, path, mode, limit,   d) {
+        d = (ns[path "," mode] - ns[path ",off"]) * 100 / ns[path ",off"]
+        printf "| %s | %s, top-clients %s | %.1f ns against %.1f ns off: %s | %s |\n", target, path, mode,
+          ns[path "," mode], ns[path ",off"], pct(ns[path "," mode], ns[path ",off"]), (limit == "" ? "-" : (d <= limit ? "met" : "missed")) " (wall clock)"
+      }
+      END {
+        print "| target | path | measured | verdict |"; print "|---|---|---:|---|"
+        row("<= +10 % on the denied path", "denied", "denied", 10)
+        row("<= +2 % on the allowed path", "allowed", "denied", 2)
+        row("(a flood of distinct keys)", "deniedFlood", "denied", "")
+        row("(admissions kept too, opt-in)", "allowed", "admitted", "")
+      }' "$TOPCSV"; } > "$T/topclients-$MODE.md"
+  # JMH's wall-clock scores swing with the machine's load; CPU time per operation, in interleaved
+  # rounds of the same JVM, does not: the verdicts that count are these.
+  { printf '\nCPU time per request, interleaved rounds (CpuPerOp top):\n\n'
+    java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp top "${CPU_ROUNDS:-15}"; } >> "$T/topclients-$MODE.md"
+  if [[ "$REGEX" == *TopClientsCost* ]]; then
+    cat "$T/topclients-$MODE.md"
+    exit 0
+  fi
+fi
 FILES=()
 ONLY_REDIS=0
 [[ "$REGEX" != *micro* && ( "$REGEX" == *redis* || "$REGEX" == *Redis* ) ]] && ONLY_REDIS=1
 if [ "$ONLY_REDIS" = 0 ]; then
   for t in $THREADS; do
     out="$T/jmh-$MODE-t$t.json"
-    java -jar "$JAR" "$REGEX" -e 'bench.redis' "${OPTS[@]}" -t "$t" -prof gc -rf json -rff "$out"
+    java -jar "$JAR" "$REGEX" -e 'bench.redis|TopClientsCost' "${OPTS[@]}" -t "$t" -prof gc -rf json -rff "$out"
     FILES+=("$out")
   done
 fi
@@ -131,3 +165,5 @@ if [ "${#CPUOP[@]}" -gt 0 ]; then
 else
   printf '\n### CPU time per operation (CpuPerOp)\n\nnot run (CPU=1 runs it)\n' | tee -a "$T/summary-$MODE.md"
 fi
+# The heavy hitters' comparison, measured first (above), ends the summary.
+[ -f "$T/topclients-$MODE.md" ] && tee -a "$T/summary-$MODE.md" < "$T/topclients-$MODE.md"

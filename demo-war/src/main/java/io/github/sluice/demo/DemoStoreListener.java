@@ -4,6 +4,7 @@ import io.github.sluice.redis.FailurePolicy;
 import io.github.sluice.redis.RedisStore;
 import io.github.sluice.servlet.SluiceFilter;
 import io.github.sluice.store.Store;
+import io.github.sluice.store.StoreListener;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 
@@ -42,10 +43,12 @@ public final class DemoStoreListener implements ServletContextListener {
         }
         url = url.strip();
         try {
+            StoreListener storeEvents = new StoreEventsToMetrics(event.getServletContext());
             // README: Redis (begin)
             RedisStore store = RedisStore.builder()
                     .uri(url)                                       // e.g. "redis://127.0.0.1:6379"
                     .failurePolicy(FailurePolicy.localFallback(1))  // Redis down: the full limits, locally
+                    .listener(storeEvents)                          // degraded, recovered: to the metrics
                     .build();
             event.getServletContext().setAttribute(SluiceFilter.STORE_ATTRIBUTE, store);
             // README: Redis (end)

@@ -85,6 +85,38 @@ abstract class DemoContract {
     }
 
     @Test
+    void adminTop_listsTheClientsAFloodMadeExceedTheLimit_heaviestFirst_andIgnoresForwardedFor() throws Exception {
+        // Given three clients that flood the servlet (5 per 10 s each): 45, 25 and 15 requests
+        String[] clients = {nextAddress(), nextAddress(), nextAddress()};
+        int[] sent = {45, 25, 15};
+        for (int c = 0; c < clients.length; c++) {
+            for (int i = 0; i < sent[c]; i++) {
+                http.get("servlet/hello", "X-Forwarded-For", clients[c]);
+            }
+        }
+        // When the operator asks, from this machine, with a forwarding header naming another host
+        // (the container's remote address is the socket's peer: the header changes nothing)
+        HttpResponse<String> top = http.get("admin/sluice/top?policy=per-ip&by=denied", "X-Forwarded-For",
+                "203.0.113.77");
+
+        // Then the three are listed heaviest first, each count bracketing its true refusals
+        assertEquals(200, top.statusCode(), top.body());
+        assertTrue(top.body().startsWith("{\"policy\":\"per-ip\",\"by\":\"denied\",\"period\":\"5m\""), top.body());
+        int last = -1;
+        for (int c = 0; c < clients.length; c++) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{\"key\":\"" + java.util.regex.Pattern.quote(clients[c])
+                    + "\",\"count\":([0-9]+),\"error\":([0-9]+)}").matcher(top.body());
+            assertTrue(m.find(), clients[c] + " in " + top.body());
+            long count = Long.parseLong(m.group(1));
+            long error = Long.parseLong(m.group(2));
+            long refused = sent[c] - 5;
+            assertTrue(count >= refused && count - error <= refused, clients[c] + ": " + m.group() + " vs " + refused);
+            assertTrue(m.start() > last, "heaviest first: " + top.body());
+            last = m.start();
+        }
+    }
+
+    @Test
     void servletHello_perIp_fiveAllowedThenDeniedWithRetryAfterAndProblem() throws Exception {
         // Given a client that has not called yet, when it sends six requests in a row
         Burst burst = Burst.fast(c -> http.get("servlet/hello", "X-Forwarded-For", address(c)), this::nextClient);
@@ -251,8 +283,9 @@ abstract class DemoContract {
         Burst.fast(c -> http.get("servlet/hello", "X-Forwarded-For", address(c)), this::nextClient);
         HttpResponse<String> after = http.get("metrics", "X-Forwarded-For", "192.0.2.1");
 
-        // Then the scrape is Prometheus text, every sample is a sluice_ meter with a policy, and the
-        // burst moved the per-ip counters by exactly five and one
+        // Then the scrape is Prometheus text, every sample is a sluice_ meter with a policy (but the
+        // enforcer's count of configuration reloads), and the burst moved the per-ip counters by
+        // exactly five and one
         assertEquals(200, after.statusCode());
         assertTrue(Http.header(after, "Content-Type").startsWith("text/plain"), Http.header(after, "Content-Type"));
         assertEquals(5.0, sample(after.body(), allowed) - sample(before.body(), allowed), after.body());
@@ -266,7 +299,8 @@ abstract class DemoContract {
         assertTrue(limit >= 2 && limit <= 200, adaptive);
         for (String line : after.body().split("\n")) {
             if (!line.isBlank() && !line.startsWith("#")) {
-                assertTrue(line.startsWith("sluice_") && line.contains("policy=\""), line);
+                assertTrue(line.startsWith("sluice_") && (line.contains("policy=\"")
+                        || line.startsWith("sluice_config_reloads_total{")), line);
             }
         }
         // and /metrics itself is never limited

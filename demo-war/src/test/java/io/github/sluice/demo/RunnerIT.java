@@ -36,6 +36,25 @@ class RunnerIT {
                     () -> "no curl hint in " + runner.seen());
             assertTrue(runner.seen().stream().anyMatch(l -> l.contains("Limits are kept in memory")),
                     () -> "no word on the store in " + runner.seen());
+            for (String listed : new String[] {"api/adaptive", "metrics", "admin/sluice/top?policy=per-ip&by=denied"}) {
+                assertTrue(runner.seen().stream().anyMatch(l -> l.contains("GET http://localhost:" + port + "/" + listed)),
+                        () -> "the banner does not list " + listed + ": " + runner.seen());
+            }
+
+            // And when a flood makes three clients exceed per-ip (5 per 10 s): 15, 9 and 6 requests
+            String[] clients = {"192.0.2.10", "192.0.2.11", "192.0.2.12"};
+            int[] sent = {15, 9, 6};
+            for (int c = 0; c < clients.length; c++) {
+                for (int i = 0; i < sent[c]; i++) {
+                    http.get("servlet/hello", "X-Forwarded-For", clients[c]);
+                }
+            }
+            // Then the admin endpoint lists them by refusals, heaviest first, exactly (few clients)
+            HttpResponse<String> top = http.get("admin/sluice/top?policy=per-ip&by=denied");
+            assertEquals(200, top.statusCode(), top.body());
+            assertEquals("{\"policy\":\"per-ip\",\"by\":\"denied\",\"period\":\"5m\",\"size\":20,\"total\":15,\"bound\":0,"
+                    + "\"top\":[{\"key\":\"192.0.2.10\",\"count\":10,\"error\":0},{\"key\":\"192.0.2.11\",\"count\":4,"
+                    + "\"error\":0},{\"key\":\"192.0.2.12\",\"count\":1,\"error\":0}]}", top.body());
 
             // And when it is interrupted as Ctrl-C does, it stops the server and exits
             runner.interrupt();

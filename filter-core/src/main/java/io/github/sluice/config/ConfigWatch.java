@@ -306,7 +306,10 @@ public final class ConfigWatch implements AutoCloseable {
         }
         pending = null;
         last = read;
-        return decide(enforcer, read);
+        boolean applied = decide(enforcer, read);
+        // Counted for the alert "config reload refused" (sluice_config_reloads_total{result="refused"}).
+        enforcer.metrics().recordConfigReload(applied);
+        return applied;
     }
 
     /** Logs a failure to read at WARNING, once until the file is read again or fails otherwise. */

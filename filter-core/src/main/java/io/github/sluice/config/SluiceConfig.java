@@ -7,6 +7,7 @@ import io.github.sluice.http.HeaderOptions;
 import io.github.sluice.http.HeaderStyle;
 import io.github.sluice.http.LoggingListener;
 import io.github.sluice.http.ProblemBody;
+import io.github.sluice.http.TopClients;
 import io.github.sluice.internal.Suggest;
 import io.github.sluice.key.ForwardedHeader;
 import io.github.sluice.policy.ConfigException;
@@ -85,6 +86,10 @@ import java.util.function.Function;
  *   <tr><td>{@code no-policies}</td><td>{@code true}: the {@code config} file defines no policy on
  *       purpose (a file with a policy, or no file, is an error); the watch then applies a version
  *       without policies (see {@link ConfigWatch})</td><td>{@code false}</td></tr>
+ *   <tr><td>{@code top-clients}</td><td>heavy hitters kept per policy, by refused requests
+ *       ({@link io.github.sluice.http.TopClients}), 0..1000; 0 keeps none</td><td>20</td></tr>
+ *   <tr><td>{@code top-clients-admitted}</td><td>{@code true}: also by admitted requests (costs
+ *       on every admission)</td><td>{@code false}</td></tr>
  * </table>
  * Init-params override the file's settings, policies included: a policy the init-params define
  * under a name the file uses replaces the file's, in the file's place; the file's policies come
@@ -100,7 +105,7 @@ public final class SluiceConfig {
             "expose-headers", "degraded-header", "trusted-proxies", "forwarded-header", "ipv6-prefix", "dry-run",
             "problem-type", "denial-body", "denial-content-type", "max-key-length", "max-keys", "memory-budget",
             "shards", "listener", "exempt-methods", "config-watch", "config-watch-interval", "config-reload",
-            "no-policies");
+            "no-policies", "top-clients", "top-clients-admitted");
 
     /** The prefix of a single-policy setting, {@code policy.per-ip = ...}. */
     public static final String POLICY_PREFIX = "policy.";
@@ -387,6 +392,13 @@ public final class SluiceConfig {
                 int n = intValue(v, "shards", 65536);
                 call(v, "shards", v.value, () -> b.shards(n));
             }
+            if ((v = values.get("top-clients")) != null) {
+                int n = intValue(v, "top-clients", TopClients.MAX_SIZE);
+                call(v, "top-clients", v.value, () -> b.topClients(n));
+            }
+            if ((v = values.get("top-clients-admitted")) != null) {
+                b.topClientsAdmitted(booleanValue(v, "top-clients-admitted"));
+            }
             if ((v = values.get("exempt-methods")) != null) {
                 String[] methods = v.value.isBlank() ? new String[0] : v.value.strip().split("[,\\s]+");
                 call(v, "exempt-methods", v.value, () -> b.exemptMethods(methods));
@@ -594,6 +606,7 @@ public final class SluiceConfig {
                     case "ipv6-prefix" -> "64";
                     case "max-key-length" -> "128";
                     case "shards" -> "16";
+                    case "top-clients" -> "20";
                     default -> "1000000";
                 });
             }

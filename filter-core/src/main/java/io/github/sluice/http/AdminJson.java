@@ -112,6 +112,36 @@ public final class AdminJson {
     }
 
     /**
+     * The heaviest clients of a policy over a period ({@link TopClients}), heaviest first:
+     * <pre>{@code
+     * {"policy":"per-ip","by":"denied","period":"5m","size":20,"total":1250,"bound":2,
+     *   "top":[{"key":"192.0.2.7","count":1200,"error":0},{"key":"198.51.100.3","count":48,"error":2}]}
+     * }</pre>
+     * {@code total} is the requests counted over the period; each client made between
+     * {@code count - error} and {@code count} of them; a client not listed made at most
+     * {@code bound}.
+     *
+     * @param top the list
+     * @return the document
+     * @throws NullPointerException if {@code top} is null
+     */
+    public static String top(TopClients.Top top) {
+        StringBuilder b = new StringBuilder(64 + 64 * top.entries().size()).append("{\"policy\":");
+        Json.string(b, top.policy());
+        b.append(",\"by\":\"").append(top.by().label()).append("\",\"period\":\"").append(top.minutes())
+                .append("m\",\"size\":").append(top.size()).append(",\"total\":").append(top.total())
+                .append(",\"bound\":").append(top.bound()).append(",\"top\":[");
+        boolean first = true;
+        for (TopClients.Entry e : top.entries()) {
+            b.append(first ? "" : ",").append("{\"key\":");
+            first = false;
+            Json.string(b, e.key());
+            b.append(",\"count\":").append(e.count()).append(",\"error\":").append(e.error()).append('}');
+        }
+        return b.append("]}").toString();
+    }
+
+    /**
      * An error as an RFC 9457 problem document ({@code application/problem+json}).
      *
      * @param status the HTTP status

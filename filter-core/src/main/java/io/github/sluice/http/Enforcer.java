@@ -860,6 +860,8 @@ public final class Enforcer implements AutoCloseable {
         private int maxKeyLength = Keys.DEFAULT_MAX_LENGTH;
         private List<String> exempt = List.of("OPTIONS");
         private boolean metrics = true;
+        private int topClients = TopClients.DEFAULT_SIZE;
+        private boolean topClientsAdmitted;
         private Clock clock = Clock.system();
 
         private Builder() {
@@ -1222,6 +1224,33 @@ public final class Enforcer implements AutoCloseable {
         }
 
         /**
+         * Sets how many heavy hitters each policy's metrics keep ({@link TopClients}; see
+         * {@link EnforcerMetrics.Builder#topClients(int)}). Default {@value TopClients#DEFAULT_SIZE},
+         * by refused requests; {@code 0} keeps none. Ignored when the listener is an
+         * {@link EnforcerMetrics}, which was given its own.
+         *
+         * @param size {@code 0} to {@value TopClients#MAX_SIZE}
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder topClients(int size) {
+            this.topClients = TopClients.checkSize(size, "topClients");
+            return this;
+        }
+
+        /**
+         * Sets whether the heavy hitters by admitted requests are kept too
+         * ({@link EnforcerMetrics.Builder#topClientsAdmitted(boolean)}). Default {@code false}.
+         *
+         * @param admitted {@code true} to keep them
+         * @return this builder
+         */
+        public Builder topClientsAdmitted(boolean admitted) {
+            this.topClientsAdmitted = admitted;
+            return this;
+        }
+
+        /**
          * Builds the enforcer: applies the client-address settings to every {@code ip} key (see
          * {@link io.github.sluice.key.KeyResolvers#withClientAddress}) and {@link #dryRun}, binds
          * every policy in the store, and creates the default store unless one was given.
@@ -1248,7 +1277,8 @@ public final class Enforcer implements AutoCloseable {
                 applied.add(CostReader.bind(applied(p, clientAddress), costFunctions));
             }
             EnforcerMetrics counts = listener instanceof EnforcerMetrics m ? m
-                    : EnforcerMetrics.builder().next(listener).clock(clock).build();
+                    : EnforcerMetrics.builder().next(listener).clock(clock).topClients(topClients)
+                            .topClientsAdmitted(topClientsAdmitted).build();
             EnforcementListener told = metrics ? counts : listener;
             if (store != null) {
                 if (!registrySettings.isEmpty()) {

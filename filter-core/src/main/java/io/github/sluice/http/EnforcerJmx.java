@@ -239,5 +239,17 @@ public final class EnforcerJmx {
         public String getDescription() {
             return enforcer.description();
         }
+
+        @Override
+        public String topClients(String policy, String by, String period) {
+            TopClients.By what = TopClients.By.of(by);
+            int minutes = TopClients.minutes(period);
+            for (Policy p : enforcer.policyArray()) {
+                if (p.name().equals(policy)) {
+                    return AdminJson.top(enforcer.metrics().policy(policy).topClients(what).top(minutes));
+                }
+            }
+            throw new IllegalArgumentException("no policy '" + policy + "'");
+        }
     }
 }

@@ -84,4 +84,20 @@ public interface EnforcerMXBean {
      *     store; the policies in force now, after any reconfiguration
      */
     String getDescription();
+
+    /**
+     * The clients a policy refused (or admitted) most over the last minutes, heaviest first, as the
+     * admin endpoint's JSON ({@link AdminJson#top}): each with its count and the count's error
+     * bound ({@link TopClients}). An operation, not an attribute: it takes arguments, and its answer
+     * holds client keys.
+     *
+     * @param policy the policy's name
+     * @param by {@code denied} or {@code admitted}
+     * @param period {@code 1m} to {@code 15m}
+     * @return the JSON document
+     * @throws IllegalArgumentException if the policy is unknown, {@code by} or {@code period} malformed
+     * @throws IllegalStateException if that list is not kept ({@code top-clients=0}, or admitted
+     *     without {@code top-clients-admitted=true})
+     */
+    String topClients(String policy, String by, String period);
 }

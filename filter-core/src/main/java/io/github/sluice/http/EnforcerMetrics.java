@@ -93,10 +93,51 @@ public final class EnforcerMetrics implements EnforcementListener {
     private final List<String> order = new CopyOnWriteArrayList<>();
     private final ConcurrentHashMap<String, StoreHealth> stores = new ConcurrentHashMap<>();
     private final List<Observer> observers = new CopyOnWriteArrayList<>();
+    private final int topClients;
+    private final boolean topClientsAdmitted;
+    private final java.util.concurrent.atomic.LongAdder reloadsApplied = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder reloadsRefused = new java.util.concurrent.atomic.LongAdder();
 
     private EnforcerMetrics(Builder b) {
         this.next = b.next;
         this.clock = b.clock;
+        this.topClients = b.topClients;
+        this.topClientsAdmitted = b.topClientsAdmitted;
+    }
+
+    /** @return counters per policy and minute of the heavy hitters ({@link TopClients}); 0 when not kept */
+    public int topClients() {
+        return topClients;
+    }
+
+    /** @return {@code true} if the heavy hitters by admitted requests are kept too */
+    public boolean topClientsAdmitted() {
+        return topClientsAdmitted;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    /**
+     * Counts a version of the watched configuration file that was decided
+     * ({@link io.github.sluice.config.ConfigWatch}): applied, or refused with a WARNING (a bad
+     * line, a setting that cannot change while running, a file cut by a write). Called by the watch.
+     *
+     * @param applied {@code true} if the version was put in force
+     */
+    public void recordConfigReload(boolean applied) {
+        (applied ? reloadsApplied : reloadsRefused).increment();
+    }
+
+    /** @return versions of the watched configuration file put in force since start-up */
+    public long configReloadsApplied() {
+        return reloadsApplied.sum();
+    }
+
+    /** @return versions of the watched configuration file refused since start-up (the policies in force stayed) */
+    public long configReloadsRefused() {
+        return reloadsRefused.sum();
     }
 
     /** @return a builder with the defaults documented on its setters */
@@ -233,7 +274,10 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     @Override
     public void denied(Policy policy, String key, MutableDecision decision) {
-        of(policy).recordDenied(decision);
+        PolicyMetrics counts = of(policy);
+        counts.recordDenied(decision);
+        counts.recordDeniedKey(key);
+        counts.recordDegraded(decision);
         try {
             next.denied(policy, key, decision);
         } catch (RuntimeException ignored) {
@@ -258,6 +302,8 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     void allowed(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
         counts.recordAllowed();
+        counts.recordAdmittedKey(key);
+        counts.recordDegraded(decision);
         try {
             next.allowed(policy, key, decision);
         } catch (RuntimeException ignored) {
@@ -267,6 +313,8 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     void shaped(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
         counts.recordShaped(decision);
+        counts.recordAdmittedKey(key);
+        counts.recordDegraded(decision);
         try {
             next.shaped(policy, key, decision);
         } catch (RuntimeException ignored) {
@@ -276,6 +324,8 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     void denied(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, RequestView request) {
         counts.recordDenied(decision);
+        counts.recordDeniedKey(key);
+        counts.recordDegraded(decision);
         try {
             next.denied(policy, key, decision, request);
         } catch (RuntimeException ignored) {
@@ -377,8 +427,38 @@ public final class EnforcerMetrics implements EnforcementListener {
     public static final class Builder {
         private EnforcementListener next = EnforcementListener.NONE;
         private Clock clock = Clock.system();
+        private int topClients = TopClients.DEFAULT_SIZE;
+        private boolean topClientsAdmitted;
 
         private Builder() {
+        }
+
+        /**
+         * Sets how many heavy hitters each policy keeps ({@link PolicyMetrics#topClients}): the
+         * counters of each minute's Space-Saving summary, and the longest list shown. Default
+         * {@value TopClients#DEFAULT_SIZE}; {@code 0} keeps none, and then counting costs one null
+         * test per decision.
+         *
+         * @param size {@code 0} to {@value TopClients#MAX_SIZE}
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder topClients(int size) {
+            this.topClients = TopClients.checkSize(size, "topClients");
+            return this;
+        }
+
+        /**
+         * Sets whether the heavy hitters by admitted requests are kept too, not only by refused ones.
+         * Default {@code false}: this counts every admitted request (see {@code benchmarks/run.sh}
+         * for its cost), where the default counts only refusals.
+         *
+         * @param admitted {@code true} to keep them (with {@link #topClients(int)} above 0)
+         * @return this builder
+         */
+        public Builder topClientsAdmitted(boolean admitted) {
+            this.topClientsAdmitted = admitted;
+            return this;
         }
 
         /**

@@ -48,6 +48,14 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class PolicyMetrics {
 
+    /**
+     * The upper bounds of the shaping delay's buckets, in nanoseconds: 1 ms to 10 s, as
+     * Prometheus' default latency buckets ({@link #shapingDelays(int)}).
+     */
+    private static final long[] SHAPING_BOUNDS = {1_000_000L, 2_500_000L, 5_000_000L, 10_000_000L, 25_000_000L,
+        50_000_000L, 100_000_000L, 250_000_000L, 500_000_000L, 1_000_000_000L, 2_500_000_000L, 5_000_000_000L,
+        10_000_000_000L};
+
     /** Distinct denial statuses kept apart per policy; the rest count under status 0. */
     public static final int STATUS_SLOTS = 4;
 
@@ -68,19 +76,33 @@ public final class PolicyMetrics {
     private final AtomicLong inFlight = new AtomicLong();
     private final LongAdder shapingDelayNanos = new LongAdder();
     private final LongAdder idleEvictions = new LongAdder();
+    private final LongAdder degraded = new LongAdder();
+    /** Shaped requests by delay: bucket i counts delays in (bound i-1, bound i]; the last, those above every bound. */
+    private final LongAdder[] shapingBuckets = new LongAdder[SHAPING_BOUNDS.length + 1];
     private final LongAdder boundEvictions = new LongAdder();
     /** Status of each slot, 0 while free; slot 0 is the policy's own status. */
     private final AtomicIntegerArray statuses = new AtomicIntegerArray(STATUS_SLOTS + 1);
     private final LongAdder[] deniedByStatus = new LongAdder[STATUS_SLOTS + 1];
     private final EnforcerMetrics owner;
+    /** The heaviest refused clients, or {@code null} when not kept (then counting them costs a null test). */
+    private final TopClients deniedTop;
+    /** The heaviest admitted clients, or {@code null} when not kept. */
+    private final TopClients admittedTop;
 
     PolicyMetrics(EnforcerMetrics owner, Policy policy) {
         this.owner = owner;
+        this.deniedTop = owner.topClients() == 0 ? null
+                : new TopClients(policy.name(), TopClients.By.DENIED, owner.topClients(), owner.clock());
+        this.admittedTop = owner.topClients() == 0 || !owner.topClientsAdmitted() ? null
+                : new TopClients(policy.name(), TopClients.By.ADMITTED, owner.topClients(), owner.clock());
         this.name = policy.name();
         this.policy = policy;
         this.current = policy;
         for (int i = 0; i < deniedByStatus.length; i++) {
             deniedByStatus[i] = new LongAdder();
+        }
+        for (int i = 0; i < shapingBuckets.length; i++) {
+            shapingBuckets[i] = new LongAdder();
         }
         statuses.set(0, policy.status());
     }
@@ -104,7 +126,13 @@ public final class PolicyMetrics {
     void recordShaped(MutableDecision d) {
         shaped.increment();
         if (!policy.dryRun()) {
-            shapingDelayNanos.add(d.delayNanos());
+            long delay = d.delayNanos();
+            shapingDelayNanos.add(delay);
+            int b = 0;
+            while (b < SHAPING_BOUNDS.length && delay > SHAPING_BOUNDS[b]) {
+                b++;
+            }
+            shapingBuckets[b].increment();
         }
         if (policy.concurrency()) {
             inFlight.incrementAndGet();
@@ -116,6 +144,29 @@ public final class PolicyMetrics {
         // costs one increment, as an admission does.
         int status = d.degraded() && d.denialStatus() != 0 ? d.denialStatus() : policy.status();
         deniedByStatus[slot(status)].increment();
+    }
+
+    /** Counts a decision a degraded shared store's failure policy made, whatever its outcome. */
+    void recordDegraded(MutableDecision d) {
+        if (d.degraded()) {
+            degraded.increment();
+        }
+    }
+
+    /** Counts a refused request's key among the heavy hitters, if they are kept. */
+    void recordDeniedKey(String key) {
+        TopClients top = deniedTop;
+        if (top != null) {
+            top.record(key);
+        }
+    }
+
+    /** Counts an admitted request's key among the heavy hitters, if they are kept. */
+    void recordAdmittedKey(String key) {
+        TopClients top = admittedTop;
+        if (top != null) {
+            top.record(key);
+        }
     }
 
     void recordReleased() {
@@ -291,6 +342,31 @@ public final class PolicyMetrics {
         return shapingDelayNanos.sum();
     }
 
+    /**
+     * @return the upper bounds of the shaping delay's buckets, in nanoseconds, ascending (1 ms to
+     *     10 s); a new array
+     */
+    public static long[] shapingDelayBounds() {
+        return SHAPING_BOUNDS.clone();
+    }
+
+    /**
+     * Returns the requests this policy delayed by at most one bound: a cumulative bucket, as
+     * Prometheus' {@code le}, for delay quantiles ({@code histogram_quantile}).
+     *
+     * @param bucket an index into {@link #shapingDelayBounds()}, or its length for every delay ({@code +Inf})
+     * @return delayed requests with a delay at most that bound (dry-run: 0)
+     * @throws IndexOutOfBoundsException if {@code bucket} is out of range
+     */
+    public long shapingDelays(int bucket) {
+        java.util.Objects.checkIndex(bucket, shapingBuckets.length);
+        long sum = 0;
+        for (int i = 0; i <= bucket; i++) {
+            sum += shapingBuckets[i].sum();
+        }
+        return sum;
+    }
+
     /** @return requests delayed by this policy, the count behind {@link #shapingDelayNanos()} */
     public long shapingDelays() {
         return policy.dryRun() ? 0 : shaped.sum();
@@ -365,6 +441,43 @@ public final class PolicyMetrics {
         int index = a.partition(partition);
         long limit = adaptiveLimit();
         return index < 0 || limit < 0 ? -1 : a.guaranteed(limit, index);
+    }
+
+    /**
+     * Returns the heaviest clients of this policy (see {@link TopClients}): by refused requests
+     * unless {@code top-clients=0}, by admitted ones only with {@code top-clients-admitted=true}.
+     *
+     * @param by what is counted
+     * @return the summary
+     * @throws IllegalStateException if that summary is not kept, naming the setting that keeps it
+     */
+    public TopClients topClients(TopClients.By by) {
+        TopClients top = by == TopClients.By.DENIED ? deniedTop : admittedTop;
+        if (top == null) {
+            throw new IllegalStateException("the top clients by " + by.label() + " of policy '" + name
+                    + "' are not kept: " + (owner.topClients() == 0 ? "top-clients is 0"
+                            : "set top-clients-admitted=true") + " to keep them");
+        }
+        return top;
+    }
+
+    /**
+     * @param by what is counted
+     * @return {@code true} if {@link #topClients(TopClients.By)} is kept for {@code by}
+     */
+    public boolean keepsTopClients(TopClients.By by) {
+        return (by == TopClients.By.DENIED ? deniedTop : admittedTop) != null;
+    }
+
+    /**
+     * Returns the decisions of this policy that a degraded shared store's failure policy made
+     * (Redis down: fail open, fail closed or local limits), whatever their outcome; each was also
+     * counted under its outcome.
+     *
+     * @return decisions made while the store was degraded
+     */
+    public long degradedDecisions() {
+        return degraded.sum();
     }
 
     /** @return keys of this policy the in-memory registry dropped while idle (lossless) */

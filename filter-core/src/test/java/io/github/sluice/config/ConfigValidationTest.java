@@ -137,9 +137,9 @@ class ConfigValidationTest {
 
     @ParameterizedTest
     @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
-        "trusted-proxy = 10.0.0.0/8 => trusted-proxy='10.0.0.0/8': unknown setting; did you mean 'trusted-proxies'? Known settings: [config, config-reload, config-watch, config-watch-interval, degraded-header, denial-body, denial-content-type, dry-run, exempt-methods, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, no-policies, policies, problem-type, shards, trusted-proxies] and policy.<name>",
-        "polcy.per-ip = token-bucket 1/s key=ip => polcy.per-ip='token-bucket 1/s key=ip': unknown setting; did you mean 'policy.per-ip'? Known settings: [config, config-reload, config-watch, config-watch-interval, degraded-header, denial-body, denial-content-type, dry-run, exempt-methods, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, no-policies, policies, problem-type, shards, trusted-proxies] and policy.<name>",
-        "Headers = draft => Headers='draft': unknown setting; did you mean 'headers'? Known settings: [config, config-reload, config-watch, config-watch-interval, degraded-header, denial-body, denial-content-type, dry-run, exempt-methods, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, no-policies, policies, problem-type, shards, trusted-proxies] and policy.<name>",
+        "trusted-proxy = 10.0.0.0/8 => trusted-proxy='10.0.0.0/8': unknown setting; did you mean 'trusted-proxies'? Known settings: [config, config-reload, config-watch, config-watch-interval, degraded-header, denial-body, denial-content-type, dry-run, exempt-methods, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, no-policies, policies, problem-type, shards, top-clients, top-clients-admitted, trusted-proxies] and policy.<name>",
+        "polcy.per-ip = token-bucket 1/s key=ip => polcy.per-ip='token-bucket 1/s key=ip': unknown setting; did you mean 'policy.per-ip'? Known settings: [config, config-reload, config-watch, config-watch-interval, degraded-header, denial-body, denial-content-type, dry-run, exempt-methods, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, no-policies, policies, problem-type, shards, top-clients, top-clients-admitted, trusted-proxies] and policy.<name>",
+        "Headers = draft => Headers='draft': unknown setting; did you mean 'headers'? Known settings: [config, config-reload, config-watch, config-watch-interval, degraded-header, denial-body, denial-content-type, dry-run, exempt-methods, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, no-policies, policies, problem-type, shards, top-clients, top-clients-admitted, trusted-proxies] and policy.<name>",
         "headers = Draft => headers='Draft': headers must be one of draft, draft-06, x-ratelimit, none but was 'Draft'; did you mean 'draft'?",
         "headers-on = denials => headers-on='denials': headers-on must be always or denial; did you mean 'denial'?",
         "forwarded-header = X-Forwarded-For => forwarded-header='X-Forwarded-For': forwarded-header must be x-forwarded-for or forwarded; did you mean 'x-forwarded-for'?",
@@ -160,6 +160,10 @@ class ConfigValidationTest {
         "shards = 99999999999 => shards='99999999999': shards is too large: at most 65536",
         "shards = -4 => shards='-4': shards must be a power of two between 1 and 65536 but was -4",
         "shards = 1e3 => shards='1e3': shards must be a whole number, e.g. 16",
+        "top-clients = 1001 => top-clients='1001': top-clients is too large: at most 1000",
+        "top-clients = -1 => top-clients='-1': top-clients must be 0 (off) to 1000 but was -1",
+        "top-clients = twenty => top-clients='twenty': top-clients must be a whole number, e.g. 20",
+        "top-clients-admitted = yes => top-clients-admitted='yes': top-clients-admitted must be true or false",
         "policy.a = token-bucket 10/1s key=ip burst=1\\n2 => (policy 'a'): burst='1\\u000a2': burst must be a whole number, e.g. 20",
         "policy.per_ip = token-bucket 10/1s key=ip => name='per_ip': policy name must match [a-z0-9-]{1,64} but was 'per_ip'; did you mean 'per-ip'?",
     })

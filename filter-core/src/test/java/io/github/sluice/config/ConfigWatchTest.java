@@ -98,11 +98,15 @@ class ConfigWatchTest {
             clock.advance(INTERVAL);
             assertFalse(w.check(), "a refused version is not retried");
             assertEquals(1, log.at(Level.WARNING).size(), log.atLeast(Level.DEBUG).toString());
+            // Counted for the alert on refused reloads: one applied, one refused, not one per check
+            assertEquals(1, e.metrics().configReloadsApplied());
+            assertEquals(1, e.metrics().configReloadsRefused());
 
             Files.writeString(f, "policy.per-ip = fixed-window 9/10s key=ip\npolicy.login = gcra 1/1s key=ip\n");
             assertTrue(checkTwice(w));
             assertEquals(9, limit(e));
             assertEquals(2, e.policies().size());
+            assertEquals(2, e.metrics().configReloadsApplied());
             assertTrue(log.last(Level.INFO).message().contains("added [login], changed [per-ip]"),
                     log.last(Level.INFO).message());
         }

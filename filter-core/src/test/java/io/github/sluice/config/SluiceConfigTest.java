@@ -179,7 +179,7 @@ class SluiceConfigTest {
         "memory-budget = 9000000000g => t line 1: memory-budget='9000000000g': memory-budget is too large (at most 8589934591g)",
         "shards = 3 => t line 1: shards='3': shards must be a power of two between 1 and 65536 but was 3",
         "listener = jul => t line 1: listener='jul': listener must be log or none",
-        "colour = blue => t line 1: colour='blue': unknown setting; known settings: [config, config-reload, config-watch, config-watch-interval, degraded-header, denial-body, denial-content-type, dry-run, exempt-methods, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, no-policies, policies, problem-type, shards, trusted-proxies] and policy.<name>",
+        "colour = blue => t line 1: colour='blue': unknown setting; known settings: [config, config-reload, config-watch, config-watch-interval, degraded-header, denial-body, denial-content-type, dry-run, exempt-methods, expose-headers, forwarded-header, headers, headers-on, ipv6-prefix, listener, max-key-length, max-keys, memory-budget, no-policies, policies, problem-type, shards, top-clients, top-clients-admitted, trusted-proxies] and policy.<name>",
         "policies = a = token-bucket 1/s key=ip => t line 1: policies='a = token-bucket 1/s key=ip': 'policies' is an init-param only; in a properties file write one policy.<name> = ... per policy",
         "config = other.properties => t line 1: config='other.properties': 'config' is an init-param only; in a properties file write one policy.<name> = ... per policy",
         "policy.A = token-bucket 1/s key=ip => t line 1: name='A': policy name must match [a-z0-9-]{1,64} but was 'A'; did you mean 'a'?",

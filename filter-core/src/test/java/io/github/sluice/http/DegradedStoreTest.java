@@ -76,6 +76,21 @@ class DegradedStoreTest {
     }
 
     @Test
+    void degradedDecisions_areCountedWhateverTheirOutcome() {
+        Enforcer e = f.builder("p = token-bucket 1/1m key=global").store(degrading(503)).build();
+        Enforcer healthy = f.enforcer("p = token-bucket 1/1m key=global");
+        for (int i = 0; i < 3; i++) {
+            e.enforce(FakeRequest.get("/")).release();
+            healthy.enforce(FakeRequest.get("/")).release();
+        }
+        PolicyMetrics m = e.metrics().policy("p");
+        assertEquals(3, m.degradedDecisions());
+        assertEquals(1, m.allowed());
+        assertEquals(2, m.denied(503));
+        assertEquals(0, healthy.metrics().policy("p").degradedDecisions());
+    }
+
+    @Test
     void degradedDenialWithoutStatus_usesThePolicyStatus() {
         Enforcer e = f.builder("p = token-bucket 1/1m key=global status=429").store(degrading(0)).build();
         e.enforce(FakeRequest.get("/"));

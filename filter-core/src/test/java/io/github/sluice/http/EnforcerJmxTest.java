@@ -52,6 +52,15 @@ class EnforcerJmxTest {
             assertEquals(e.description(), server.getAttribute(name, "Description"));
             String description = (String) server.getAttribute(name, "Description");
             assertTrue(description.contains("rate = token-bucket 2/1m key=ip"), description);
+            // And the operation topClients lists the refused client, as the admin endpoint does
+            String[] signature = {String.class.getName(), String.class.getName(), String.class.getName()};
+            assertEquals("{\"policy\":\"rate\",\"by\":\"denied\",\"period\":\"5m\",\"size\":20,\"total\":1,"
+                    + "\"bound\":0,\"top\":[{\"key\":\"192.0.2.1\",\"count\":1,\"error\":0}]}",
+                    server.invoke(name, "topClients", new Object[] {"rate", "denied", "5m"}, signature));
+            javax.management.RuntimeMBeanException unknown = org.junit.jupiter.api.Assertions.assertThrows(
+                    javax.management.RuntimeMBeanException.class,
+                    () -> server.invoke(name, "topClients", new Object[] {"nope", "denied", "5m"}, signature));
+            assertEquals("no policy 'nope'", unknown.getCause().getMessage());
         } finally {
             e.close();
         }

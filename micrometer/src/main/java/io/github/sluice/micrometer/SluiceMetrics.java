@@ -57,11 +57,26 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@code sluice.adaptive.partition.limit} ({@code sluice_adaptive_partition_limit})</td>
  *       <td>gauge</td><td>policy, partition</td><td>a partition's guaranteed share of that limit,
  *       {@code ceil(share * limit)}</td></tr>
+ *   <tr><td>{@code sluice.shaping.delay.le} ({@code sluice_shaping_delay_le_total}; not {@code _bucket}, a suffix Prometheus reserves for its own histograms)</td>
+ *       <td>counter</td><td>policy, le</td><td>requests an enforced policy delayed by at most
+ *       {@code le} seconds (1 ms to 10 s, and {@code +Inf}): cumulative buckets for
+ *       {@code histogram_quantile}</td></tr>
  *   <tr><td>{@code sluice.registry.keys} ({@code sluice_registry_keys})</td><td>gauge</td>
  *       <td>policy</td><td>keys the store holds for the policy</td></tr>
  *   <tr><td>{@code sluice.registry.evictions} ({@code sluice_registry_evictions_total})</td>
  *       <td>counter</td><td>policy, cause</td><td>keys dropped: {@code cause=idle} (lossless) or
  *       {@code cause=bound} (a key with history, at the bound on keys)</td></tr>
+ *   <tr><td>{@code sluice.registry.keys.max} ({@code sluice_registry_keys_max})</td><td>gauge</td>
+ *       <td>policy</td><td>the in-memory registry's bound on the policy's keys (in-memory store only)</td></tr>
+ *   <tr><td>{@code sluice.adaptive.limit.min}, {@code .max} ({@code sluice_adaptive_limit_min}, {@code _max})</td>
+ *       <td>gauge</td><td>policy</td><td>an adaptive policy's smallest and largest limit
+ *       (policies with {@code key=global})</td></tr>
+ *   <tr><td>{@code sluice.decisions.degraded} ({@code sluice_decisions_degraded_total})</td>
+ *       <td>counter</td><td>policy</td><td>decisions a degraded shared store's failure policy made
+ *       (also counted under their outcome in {@code sluice.decisions})</td></tr>
+ *   <tr><td>{@code sluice.config.reloads} ({@code sluice_config_reloads_total})</td><td>counter</td>
+ *       <td>result</td><td>versions of the watched configuration file: {@code applied}, or
+ *       {@code refused} (the policies in force stayed; logged at WARNING)</td></tr>
  *   <tr><td>{@code sluice.store.degraded} ({@code sluice_store_degraded})</td><td>gauge</td>
  *       <td>store</td><td>1 while the shared store is degraded, else 0</td></tr>
  *   <tr><td>{@code sluice.store.degraded.duration} ({@code sluice_store_degraded_duration_seconds})</td>
@@ -97,11 +112,23 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
     private static final class Bound implements EnforcerMetrics.Observer {
         final MeterRegistry registry;
         final Tags tags;
+        final Enforcer enforcer;
         final List<Meter> meters = new ArrayList<>();
 
-        Bound(MeterRegistry registry, Tags tags) {
+        Bound(MeterRegistry registry, Tags tags, Enforcer enforcer) {
             this.registry = registry;
             this.tags = tags;
+            this.enforcer = enforcer;
+        }
+
+        /** The enforcer's own meters: the watched configuration file's versions, applied or refused. */
+        synchronized void enforcer(EnforcerMetrics m) {
+            meters.add(FunctionCounter.builder("sluice.config.reloads", m, EnforcerMetrics::configReloadsApplied)
+                    .tags(tags.and("result", "applied"))
+                    .description("versions of the watched configuration file decided").register(registry));
+            meters.add(FunctionCounter.builder("sluice.config.reloads", m, EnforcerMetrics::configReloadsRefused)
+                    .tags(tags.and("result", "refused"))
+                    .description("versions of the watched configuration file decided").register(registry));
         }
 
         @Override
@@ -145,6 +172,14 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
                 meters.add(FunctionTimer.builder("sluice.shaping.delay", p, PolicyMetrics::shapingDelays,
                         PolicyMetrics::shapingDelayNanos, TimeUnit.NANOSECONDS).tags(t)
                         .description("requests a policy delayed, and the total delay").register(registry));
+                long[] bounds = PolicyMetrics.shapingDelayBounds();
+                for (int b = 0; b <= bounds.length; b++) {
+                    int bucket = b;
+                    String le = b == bounds.length ? "+Inf" : Double.toString(bounds[b] / 1e9);
+                    meters.add(FunctionCounter.builder("sluice.shaping.delay.le", p, m -> m.shapingDelays(bucket))
+                            .tags(t.and("le", le)).description("requests a policy delayed by at most le seconds")
+                            .register(registry));
+                }
             }
             if (p.adaptive()) {
                 meters.add(Gauge.builder("sluice.adaptive.limit", p, PolicyMetrics::adaptiveLimit).tags(t)
@@ -158,6 +193,9 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
             }
             meters.add(Gauge.builder("sluice.registry.keys", p, PolicyMetrics::keys).tags(t)
                     .description("keys the store holds for a policy").register(registry));
+            meters.addAll(PolicyGauges.register(enforcer, p, t, registry));
+            meters.add(FunctionCounter.builder("sluice.decisions.degraded", p, PolicyMetrics::degradedDecisions).tags(t)
+                    .description("decisions a degraded shared store's failure policy made").register(registry));
             meters.add(FunctionCounter.builder("sluice.registry.evictions", p, PolicyMetrics::idleEvictions)
                     .tags(t.and("cause", "idle"))
                     .description("keys dropped by the in-memory registry").register(registry));
@@ -218,7 +256,7 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
      *
      * @param enforcer the enforcer
      * @param tags tags for every meter; none may be named {@code policy}, {@code outcome},
-     *     {@code status}, {@code cause} or {@code store}
+     *     {@code status}, {@code cause}, {@code store} or {@code result}
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if a tag uses one of the names above
      */
@@ -226,7 +264,7 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
         this.enforcer = Objects.requireNonNull(enforcer, "enforcer");
         this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
         for (Tag t : this.tags) {
-            if (List.of("policy", "outcome", "status", "cause", "store").contains(t.getKey())) {
+            if (List.of("policy", "outcome", "status", "cause", "store", "result", "le").contains(t.getKey())) {
                 throw new IllegalArgumentException("tags must not use the name '" + t.getKey()
                         + "', which Sluice's meters set themselves, but had " + t);
             }
@@ -242,12 +280,13 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
      */
     @Override
     public void bindTo(MeterRegistry registry) {
-        Bound b = new Bound(Objects.requireNonNull(registry, "registry"), tags);
+        Bound b = new Bound(Objects.requireNonNull(registry, "registry"), tags, enforcer);
         EnforcerMetrics metrics = enforcer.metrics();
         synchronized (b) {
             // Observe first, under b's lock: whatever appears meanwhile is registered after the
             // known ones, not lost between the two.
             metrics.observe(b);
+            b.enforcer(metrics);
             for (PolicyMetrics p : metrics.policies()) {
                 b.policy(p);
             }

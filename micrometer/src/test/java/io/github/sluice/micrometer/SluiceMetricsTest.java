@@ -192,9 +192,59 @@ class SluiceMetricsTest {
         assertTrue(text.contains("sluice_registry_keys{policy=\"per-ip\"} 1.0"), text);
         for (String line : text.split("\n")) {
             if (!line.startsWith("#") && !line.isBlank()) {
-                assertTrue(line.startsWith("sluice_") && line.contains("policy=\""), line);
+                // Every meter is a policy's, except the enforcer's count of configuration reloads
+                assertTrue(line.startsWith("sluice_") && (line.contains("policy=\"")
+                        || line.startsWith("sluice_config_reloads_total{result=")), line);
             }
         }
+    }
+
+    @Test
+    void shapingDelays_areCumulativeBucketsForHistogramQuantile() {
+        // Given a pace of 10 per second without slack: the first passes at once (allowed), the
+        // next three wait 100, 200 and 300 ms (shaped)
+        Enforcer e = enforcer("pace = shaping 10/1s slack=0 key=global");
+        PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new SluiceMetrics(e).bindTo(r);
+        for (int i = 0; i < 4; i++) {
+            e.enforce(FakeRequest.get("/")).release();
+        }
+
+        String text = r.scrape();
+
+        // Then each le counts the delays up to it, and +Inf all of them (le in seconds)
+        assertTrue(text.contains("sluice_shaping_delay_le_total{le=\"0.001\",policy=\"pace\"} 0.0"), text);
+        assertTrue(text.contains("sluice_shaping_delay_le_total{le=\"0.1\",policy=\"pace\"} 1.0"), text);
+        assertTrue(text.contains("sluice_shaping_delay_le_total{le=\"0.25\",policy=\"pace\"} 2.0"), text);
+        assertTrue(text.contains("sluice_shaping_delay_le_total{le=\"0.5\",policy=\"pace\"} 3.0"), text);
+        assertTrue(text.contains("sluice_shaping_delay_le_total{le=\"+Inf\",policy=\"pace\"} 3.0"), text);
+        assertTrue(text.contains("sluice_shaping_delay_seconds_count{policy=\"pace\"} 3"), text);
+    }
+
+    @Test
+    void gaugesForTheAlerts_keyBound_adaptiveLimit_andConfigReloads() {
+        // Given a registry bounded at 50 keys per policy, an adaptive policy and a rate policy
+        ShardedRegistry bounded = ShardedRegistry.builder().clock(clock).shards(4).maxKeys(50).build();
+        Enforcer e = Enforcer.builder().store(bounded).listener(EnforcementListener.NONE)
+                .policy(Policy.parse("per-ip = fixed-window 2/10s key=ip"))
+                .policy(Policy.parse("adaptive = adaptive gradient min=2 max=200 initial=8 key=global")).build();
+        PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new SluiceMetrics(e).bindTo(r);
+        e.metrics().recordConfigReload(true);
+        e.metrics().recordConfigReload(false);
+        e.metrics().recordConfigReload(false);
+
+        String text = r.scrape();
+
+        // Then the alerts' inputs are there: the bound next to the keys, the adaptive limit between
+        // its floor and ceiling, and the reloads by result
+        assertTrue(text.contains("sluice_registry_keys_max{policy=\"per-ip\"} 50.0"), text);
+        assertTrue(text.contains("sluice_adaptive_limit{policy=\"adaptive\"} 8.0"), text);
+        assertTrue(text.contains("sluice_adaptive_limit_min{policy=\"adaptive\"} 2.0"), text);
+        assertTrue(text.contains("sluice_adaptive_limit_max{policy=\"adaptive\"} 200.0"), text);
+        assertTrue(text.contains("sluice_config_reloads_total{result=\"applied\"} 1.0"), text);
+        assertTrue(text.contains("sluice_config_reloads_total{result=\"refused\"} 2.0"), text);
+        assertFalse(text.contains("sluice_registry_keys_max{policy=\"adaptive\"}"), text);
     }
 
     @Test

@@ -2,6 +2,8 @@ package io.github.sluice.servlet;
 
 import io.github.sluice.http.AdminJson;
 import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.TopClients;
+import io.github.sluice.policy.Policy;
 import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
@@ -40,7 +42,11 @@ import java.util.List;
  *   <li>{@code GET /keys?key=K[&policy=P]}: the state of key {@code K} under every policy (or
  *       {@code P}), read without consuming anything;
  *   <li>{@code DELETE /keys?key=K[&policy=P]}: forget the state of {@code K} (concurrency limits
- *       keep their running requests' permits).
+ *       keep their running requests' permits);
+ *   <li>{@code GET /top?policy=P[&by=denied|admitted][&period=5m]}: the clients policy {@code P}
+ *       refused (or admitted) most over the period, 1m to 15m, heaviest first
+ *       ({@link io.github.sluice.http.TopClients}); a bad {@code by} or {@code period} is a 400, an
+ *       unknown policy or a list not kept a 404.
  * </ul>
  * The key is a query parameter, percent-encoded as any query value: keys hold characters a path
  * segment cannot carry through every container ({@code /} in an IPv6 network, {@code :} in a key
@@ -90,7 +96,7 @@ public class SluiceAdminServlet extends HttpServlet {
     }
 
     /**
-     * Answers {@code GET /policies} and {@code GET /keys?key=K}.
+     * Answers {@code GET /policies}, {@code GET /keys?key=K} and {@code GET /top?policy=P}.
      *
      * @param request the request
      * @param response the response
@@ -117,9 +123,46 @@ public class SluiceAdminServlet extends HttpServlet {
             } catch (IllegalArgumentException unknown) {
                 problem(response, 404, "Not Found", unknown.getMessage());
             }
+        } else if ("/top".equals(path)) {
+            top(enforcer, request, response);
         } else {
             notFound(response, path);
         }
+    }
+
+    /** {@code GET /top?policy=P&by=denied&period=5m}. */
+    private static void top(Enforcer enforcer, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
+        String policy = request.getParameter("policy");
+        String by = request.getParameter("by");
+        String period = request.getParameter("period");
+        TopClients.By what;
+        int minutes;
+        try {
+            what = TopClients.By.of(by == null ? "denied" : by);
+            minutes = TopClients.minutes(period == null ? "5m" : period);
+        } catch (IllegalArgumentException bad) {
+            problem(response, 400, "Bad Request", bad.getMessage());
+            return;
+        }
+        List<String> names = new ArrayList<>();
+        for (Policy p : enforcer.policies()) {
+            names.add(p.name());
+        }
+        if (policy == null || !names.contains(policy)) {
+            problem(response, policy == null ? 400 : 404, policy == null ? "Bad Request" : "Not Found",
+                    (policy == null ? "give the query parameter policy" : "no policy '" + policy + "'")
+                            + "; policies: " + names);
+            return;
+        }
+        TopClients top;
+        try {
+            top = enforcer.metrics().policy(policy).topClients(what);
+        } catch (IllegalStateException notKept) {
+            problem(response, 404, "Not Found", notKept.getMessage());
+            return;
+        }
+        write(response, 200, "application/json", AdminJson.top(top.top(minutes)));
     }
 
     /**
@@ -201,7 +244,7 @@ public class SluiceAdminServlet extends HttpServlet {
     }
 
     private static void notFound(HttpServletResponse response, String path) throws IOException {
-        problem(response, 404, "Not Found", "the Sluice admin endpoint serves /policies and /keys?key=..., not "
+        problem(response, 404, "Not Found", "the Sluice admin endpoint serves /policies, /keys?key=... and /top?policy=..., not "
                 + (path == null ? "its root" : "'" + path + "'"));
     }
 

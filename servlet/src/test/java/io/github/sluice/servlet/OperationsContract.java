@@ -77,6 +77,12 @@ abstract class OperationsContract extends ContainerContract {
         assertTrue(key.body().contains("{\"policy\":\"inflight\",\"algorithm\":\"concurrency\",\"limit\":5,"
                 + "\"remaining\":5,\"reset-seconds\":0,\"in-flight\":0}"), key.body());
 
+        // And the top refused clients of per-ip list this client, with its one refusal
+        HttpResponse<String> top = Http.get(server.uri("/admin/sluice/top?policy=per-ip&by=denied&period=5m"), OPERATOR);
+        assertEquals(200, top.statusCode(), top.body());
+        assertEquals("{\"policy\":\"per-ip\",\"by\":\"denied\",\"period\":\"5m\",\"size\":20,\"total\":1,"
+                + "\"bound\":0,\"top\":[{\"key\":\"127.0.0.1\",\"count\":1,\"error\":0}]}", top.body());
+
         // When the operator resets the key under per-ip
         HttpResponse<String> reset = send(server.uri("/admin/sluice/keys?key=127.0.0.1&policy=per-ip"), "DELETE",
                 OPERATOR);
@@ -90,15 +96,20 @@ abstract class OperationsContract extends ContainerContract {
     @Test
     void adminServlet_hostileOrWrongInput_isRefusedWithAProblem_andNeverEchoedRaw() throws Exception {
         RunningServer server = startWebapp(ADMIN_WEBAPP);
-        Map<String, Integer> cases = Map.of(
-                "/admin/sluice/keys", 400,
-                "/admin/sluice/keys?key=", 400,
-                "/admin/sluice/keys?key=a&key=b", 400,
-                "/admin/sluice/keys?key=" + "x".repeat(5000), 400,
-                "/admin/sluice/keys?key=127.0.0.1&policy=nope", 404,
-                "/admin/sluice/keys/127.0.0.1", 404,
-                "/admin/sluice/", 404,
-                "/admin/sluice", 404);
+        Map<String, Integer> cases = Map.ofEntries(
+                Map.entry("/admin/sluice/keys", 400),
+                Map.entry("/admin/sluice/keys?key=", 400),
+                Map.entry("/admin/sluice/keys?key=a&key=b", 400),
+                Map.entry("/admin/sluice/keys?key=" + "x".repeat(5000), 400),
+                Map.entry("/admin/sluice/keys?key=127.0.0.1&policy=nope", 404),
+                Map.entry("/admin/sluice/keys/127.0.0.1", 404),
+                Map.entry("/admin/sluice/top", 400),
+                Map.entry("/admin/sluice/top?policy=per-ip&by=allowed", 400),
+                Map.entry("/admin/sluice/top?policy=per-ip&period=16m", 400),
+                Map.entry("/admin/sluice/top?policy=nope", 404),
+                Map.entry("/admin/sluice/top?policy=per-ip&by=admitted", 404),
+                Map.entry("/admin/sluice/", 404),
+                Map.entry("/admin/sluice", 404));
         for (Map.Entry<String, Integer> c : cases.entrySet()) {
             HttpResponse<String> r = Http.get(server.uri(c.getKey()), OPERATOR);
             assertEquals(c.getValue(), r.statusCode(), c.getKey());

@@ -62,7 +62,8 @@ public final class CpuPerOp {
     }
 
     /**
-     * @param args {@code single} or {@code keys}, then optionally the number of rounds
+     * @param args {@code single}, {@code keys}, {@code enforcer} or {@code top}, then optionally the
+     *     number of rounds
      */
     public static void main(String[] args) {
         String what = args.length > 0 ? args[0] : "single";
@@ -73,6 +74,8 @@ public final class CpuPerOp {
             enforcer(rounds);
         } else if (what.equals("calendar")) {
             calendar(rounds);
+        } else if (what.equals("top")) {
+            top(rounds);
         } else {
             single(rounds);
         }
@@ -215,6 +218,56 @@ public final class CpuPerOp {
                         draining, true).replace("| met |", "| reported |"),
                 target("enforcer path, denied no slower than allowed (CPU time, denied / allowed <= 1)", denied,
                         median(denied) <= 1)));
+    }
+
+    /**
+     * The heavy hitters' cost ({@code TopClientsCost}'s requests): each path with top-clients off
+     * and on (the default, refusals only; and admissions too), in the same rounds.
+     */
+    private static void top(int rounds) {
+        Map<String, Batch> c = new LinkedHashMap<>();
+        for (String top : List.of("off", "denied", "admitted")) {
+            TopClientsCost t = new TopClientsCost();
+            t.top = top;
+            t.setUp();
+            c.put("allowed, top-clients " + top, n -> {
+                long a = 0;
+                for (int i = 0; i < n; i++) {
+                    a += t.allowed().admitted() ? 1 : 0;
+                }
+                return a;
+            });
+            if (!top.equals("admitted")) {
+                c.put("denied, top-clients " + top, n -> {
+                    long a = 0;
+                    for (int i = 0; i < n; i++) {
+                        a += t.denied().denied() ? 1 : 0;
+                    }
+                    return a;
+                });
+                c.put("denied flood, top-clients " + top, n -> {
+                    long a = 0;
+                    for (int i = 0; i < n; i++) {
+                        a += t.deniedFlood().denied() ? 1 : 0;
+                    }
+                    return a;
+                });
+            }
+        }
+        run(c, rounds, 500_000, "allowed, top-clients off", false);
+        Map<String, double[]> perOp = last;
+        double[] denied = ratios(perOp.get("denied, top-clients denied"), perOp.get("denied, top-clients off"));
+        double[] allowed = ratios(perOp.get("allowed, top-clients denied"), perOp.get("allowed, top-clients off"));
+        double[] flood = ratios(perOp.get("denied flood, top-clients denied"), perOp.get("denied flood, top-clients off"));
+        double[] admitted = ratios(perOp.get("allowed, top-clients admitted"), perOp.get("allowed, top-clients off"));
+        printTargets(List.of(
+                target("heavy hitters, denied path: on (default) / off <= 1.10 (CPU time)", denied, median(denied) <= 1.10),
+                target("heavy hitters, allowed path: on (default) / off <= 1.02 (CPU time)", allowed,
+                        median(allowed) <= 1.02),
+                target("heavy hitters, a flood of distinct refused keys: on / off (no target)", flood, true)
+                        .replace("| met |", "| reported |"),
+                target("heavy hitters kept for admissions too (opt-in), allowed path: on / off (no target)", admitted,
+                        true).replace("| met |", "| reported |")));
     }
 
     private static double[] ratios(double[] a, double[] b) {

@@ -126,7 +126,11 @@ public final class DemoRunner {
                   GET %1$sservlet/hello   policy per-ip:    5 requests per 10 s per client IP (servlet filter)
                   GET %1$sapi/hello       policy per-key:   5 requests per 10 s per X-Api-Key, else per IP (JAX-RS)
                   GET %1$sapi/slow?ms=N   policy inflight:  2 requests in flight at once, all clients (JAX-RS)
+                  GET %1$sapi/adaptive    policy adaptive:  requests in flight up to a limit that follows latency (JAX-RS)
                   GET %1$shealth          unlimited
+                  GET %1$smetrics         the meters, Prometheus text (unlimited)
+                  GET %1$sadmin/sluice/top?policy=per-ip&by=denied
+                                          the clients per-ip refused most (admin, from this machine only)
 
                 Try, from another terminal:
                   curl -i %1$sservlet/hello

@@ -160,6 +160,16 @@ public class SluiceProperties {
      */
     private String noPolicies;
 
+    /**
+     * Heavy hitters kept per policy: the clients each policy refused most, over the last 1 to 15
+     * minutes (a Space-Saving summary of this many counters per minute), shown by the sluicetop
+     * actuator endpoint. 0 to 1000; 0 keeps none. Default 20.
+     */
+    private String topClients;
+
+    /** true: also keep the clients each policy admitted most (costs on every admission). Default false. */
+    private String topClientsAdmitted;
+
     /** The servlet filter's registration. */
     private final Filter filter = new Filter();
 
@@ -205,6 +215,8 @@ public class SluiceProperties {
         put(s, "config-watch-interval", configWatchInterval);
         put(s, "config-reload", configReload);
         put(s, "no-policies", noPolicies);
+        put(s, "top-clients", topClients);
+        put(s, "top-clients-admitted", topClientsAdmitted);
         return s;
     }
 
@@ -488,6 +500,26 @@ public class SluiceProperties {
     /** @param noPolicies true or false */
     public void setNoPolicies(String noPolicies) {
         this.noPolicies = noPolicies;
+    }
+
+    /** @return heavy hitters kept per policy, as written, or {@code null} */
+    public String getTopClients() {
+        return topClients;
+    }
+
+    /** @param topClients 0 to 1000 */
+    public void setTopClients(String topClients) {
+        this.topClients = topClients;
+    }
+
+    /** @return whether the heavy hitters by admitted requests are kept, as written, or {@code null} */
+    public String getTopClientsAdmitted() {
+        return topClientsAdmitted;
+    }
+
+    /** @param topClientsAdmitted true or false */
+    public void setTopClientsAdmitted(String topClientsAdmitted) {
+        this.topClientsAdmitted = topClientsAdmitted;
     }
 
     /** @return the filter's registration */

@@ -80,6 +80,17 @@ class ActuatorKeysTest {
                 assertEquals(200, send(port, "GET", "/annotated", "X-Api-Key", "actuator-reset").statusCode());
             }
             assertEquals(429, send(port, "GET", "/annotated", "X-Api-Key", "actuator-reset").statusCode());
+            // The refused client is among per-key's top refused clients, as the limiter keys it
+            HttpResponse<String> top = send(port, "GET", "/actuator/sluicetop?policy=per-key&by=denied&period=5m");
+            assertEquals(200, top.statusCode(), top.body());
+            assertTrue(top.body().contains("{\"key\":\"header:X-Api-Key:actuator-reset\",\"count\":1,\"error\":0}"),
+                    top.body());
+            assertTrue(top.body().startsWith("{\"policy\":\"per-key\",\"by\":\"denied\",\"period\":\"5m\",\"size\":20,"),
+                    top.body());
+            assertEquals(400, send(port, "GET", "/actuator/sluicetop?policy=per-key&by=denied&period=1h").statusCode());
+            assertEquals(400, send(port, "GET", "/actuator/sluicetop?policy=per-key").statusCode());
+            assertEquals(404, send(port, "GET", "/actuator/sluicetop?policy=nope&by=denied&period=5m").statusCode());
+            assertEquals(404, send(port, "GET", "/actuator/sluicetop?policy=per-key&by=admitted&period=5m").statusCode());
             HttpResponse<String> state = send(port, "GET", key);
             assertTrue(state.body().contains("\"remaining\":0"), state.body());
 

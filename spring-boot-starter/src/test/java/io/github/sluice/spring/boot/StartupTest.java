@@ -251,6 +251,8 @@ class StartupTest {
         bad.put("config-watch-interval", "5ms");
         bad.put("config-reload", "keep-all");
         bad.put("no-policies", "none");
+        bad.put("top-clients", "1001");
+        bad.put("top-clients-admitted", "maybe");
         bad.put("listener", "loud");
         Set<String> expected = new TreeSet<>(SluiceConfig.SETTINGS);
         expected.remove("policies"); // sluice.policies.<name>, tested below

@@ -55,6 +55,16 @@ class ActuatorKeysBoot4Test {
             assertEquals(404, send(port, "GET", "/actuator/sluice/no-such-policy/127.0.0.1").statusCode());
             HttpResponse<String> after = send(port, "GET", "/actuator/sluice/per-ip/127.0.0.1");
             assertTrue(after.body().contains("\"remaining\":2"), "the refused reset changed nothing: " + after.body());
+
+            // A refused client is among per-ip's top refused clients (the sluicetop endpoint)
+            for (int i = 0; i < 3; i++) {
+                send(port, "GET", "/hello");
+            }
+            HttpResponse<String> top = send(port, "GET", "/actuator/sluicetop?policy=per-ip&by=denied&period=5m");
+            assertEquals(200, top.statusCode(), top.body());
+            assertTrue(top.body().contains("{\"key\":\"127.0.0.1\",\"count\":"), top.body());
+            assertEquals(400, send(port, "GET", "/actuator/sluicetop?policy=per-ip&by=denied&period=1h").statusCode());
+            assertEquals(404, send(port, "GET", "/actuator/sluicetop?policy=nope&by=denied&period=5m").statusCode());
         }
     }
 

@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Sluice in the actuator, when {@code spring-boot-actuator} is on the class path: the
- * {@link SluiceEndpoint} and, with {@code sluice-micrometer} and Micrometer present, the
+ * {@link SluiceEndpoint}, the {@link SluiceTopEndpoint} and, with {@code sluice-micrometer} and Micrometer present, the
  * {@link SluiceMetrics} meters (Boot binds every {@code MeterBinder} bean to its registries). The
  * same on Boot 3.5 and 4.0.
  *
@@ -47,6 +47,19 @@ public class SluiceActuatorAutoConfiguration {
     @ConditionalOnAvailableEndpoint
     public SluiceEndpoint sluiceEndpoint(Enforcer enforcer, SluiceProperties properties) {
         return new SluiceEndpoint(enforcer, properties.getPolicies());
+    }
+
+    /**
+     * The {@code sluicetop} endpoint: a policy's heaviest clients.
+     *
+     * @param enforcer the enforcer
+     * @return the endpoint
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint
+    public SluiceTopEndpoint sluiceTopEndpoint(Enforcer enforcer) {
+        return new SluiceTopEndpoint(enforcer);
     }
 
     /** Micrometer meters, when the {@code sluice-micrometer} module and Micrometer are present. */
