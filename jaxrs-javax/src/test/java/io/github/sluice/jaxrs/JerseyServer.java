@@ -178,6 +178,26 @@ final class JerseyServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends {@code request} (request line, headers, an empty line and the body, exactly as given,
+     * {@code Host} added) on a connection of its own, written whole before the response is read,
+     * so that a server answering before it reads the body cannot race the client's writing.
+     *
+     * @return the whole response, head and body
+     */
+    String rawExchange(String requestLine, String headersAndBody) {
+        String text = requestLine + "\r\nHost: " + base.getHost() + ':' + base.getPort() + "\r\nConnection: close\r\n"
+                + headersAndBody;
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(text.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(requestLine, e);
+        }
+    }
+
     @Override
     public void close() {
         try {
