@@ -146,8 +146,9 @@ if [ "${CPU:-0}" = 1 ]; then
   java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp single "${CPU_ROUNDS:-15}" | tee "$T/cpu-single.md"
   java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp enforcer "${CPU_ROUNDS:-15}" | tee "$T/cpu-enforcer.md"
   java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp calendar "${CPU_ROUNDS:-15}" | tee "$T/cpu-calendar.md"
+  java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp plan "${CPU_ROUNDS:-15}" | tee "$T/cpu-plan.md"
   java -Xms3g -Xmx3g -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp keys "${CPU_ROUNDS:-15}" | tee "$T/cpu-keys.md"
-  CPUOP=("$T/cpu-single.md" "$T/cpu-enforcer.md" "$T/cpu-calendar.md" "$T/cpu-keys.md")
+  CPUOP=("$T/cpu-single.md" "$T/cpu-enforcer.md" "$T/cpu-calendar.md" "$T/cpu-plan.md" "$T/cpu-keys.md")
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$T/machine-$MODE.txt"
 java -cp "$JAR" io.github.sluice.bench.report.Summary "${FILES[@]}" $HEAP $HTTPCPU $REDIS1 | tee "$T/summary-$MODE.md"

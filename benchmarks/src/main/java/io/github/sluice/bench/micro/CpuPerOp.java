@@ -42,7 +42,7 @@ import java.util.function.Function;
  * worker does here.
  *
  * <p>Usage: {@code java [-Xms3g -Xmx3g] -cp benchmarks.jar io.github.sluice.bench.micro.CpuPerOp
- * single|keys|enforcer|calendar [rounds]}. {@code enforcer}: {@code EnforcerPath}'s requests (allowed, allowed
+ * single|keys|enforcer|calendar|top|plan [rounds]}. {@code enforcer}: {@code EnforcerPath}'s requests (allowed, allowed
  * on a draining key, denied) against the floor, and the allowed request's parts alone. Prints one Markdown table: per candidate, CPU ns per operation (median
  * over rounds) and its ratio to the reference, median (min-max).
  */
@@ -76,6 +76,8 @@ public final class CpuPerOp {
             calendar(rounds);
         } else if (what.equals("top")) {
             top(rounds);
+        } else if (what.equals("plan")) {
+            plan(rounds);
         } else {
             single(rounds);
         }
@@ -141,6 +143,56 @@ public final class CpuPerOp {
                         median(allowed) <= 1.1),
                 target("calendar window, denied: cost <= 1.1x the epoch-aligned fixed window (CPU time)", denied,
                         median(denied) <= 1.1)));
+    }
+
+    /**
+     * {@code PlanPath}'s requests: a fixed policy's decision against a plan's (its override answer
+     * cached) and a cached contract's, headers written, on the benchmark thread's CPU time.
+     */
+    private static void plan(int rounds) {
+        PlanPath path = new PlanPath();
+        try {
+            path.setUp(new org.openjdk.jmh.infra.Blackhole(
+                    "Today's password is swordfish. I understand instantiating Blackholes directly is dangerous."));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        try {
+            Map<String, Batch> c = new LinkedHashMap<>();
+            c.put("fixed policy", n -> {
+                long a = 0;
+                for (int i = 0; i < n; i++) {
+                    a += path.fixed().admitted() ? 1 : 0;
+                }
+                return a;
+            });
+            c.put("plan, override cached", n -> {
+                long a = 0;
+                for (int i = 0; i < n; i++) {
+                    a += path.plan().admitted() ? 1 : 0;
+                }
+                return a;
+            });
+            c.put("contract, cached", n -> {
+                long a = 0;
+                for (int i = 0; i < n; i++) {
+                    a += path.override().admitted() ? 1 : 0;
+                }
+                return a;
+            });
+            run(c, rounds, 1_000_000, "fixed policy", false);
+            Map<String, double[]> perOp = last;
+            double[] plan = ratios(perOp.get("plan, override cached"), perOp.get("fixed policy"));
+            double[] contract = ratios(perOp.get("contract, cached"), perOp.get("fixed policy"));
+            printTargets(List.of(
+                    target("plan with a cached override: <= 1.2x a fixed policy's decision (CPU time)", plan,
+                            median(plan) <= 1.2),
+                    target("cached contract: <= 1.2x a fixed policy's decision (CPU time)", contract,
+                            median(contract) <= 1.2)));
+        } finally {
+            path.close();
+        }
     }
 
     /**
