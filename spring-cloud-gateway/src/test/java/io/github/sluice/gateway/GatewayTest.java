@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.testing.RawHttp;
 import io.github.sluice.testing.ReleaseLedger;
 import java.net.Socket;
 import java.net.URI;
@@ -127,69 +128,69 @@ class GatewayTest {
     void sluiceFilter_fromRouteProperties_limitsTheRoute_withFieldsOnProxiedResponses_andAProblemBody() {
         int hits = BACKEND_HITS.get();
         for (int i = 0; i < 2; i++) {
-            Raw.Response r = Raw.send(base(), "GET", "/get/x?y=1", "X-Client", "route");
+            RawHttp.Response r = RawHttp.send(base(), "GET", "/get/x?y=1", "X-Client", "route");
             assertEquals(200, r.status());
             assertEquals("backend /get/x?y=1", r.body()); // the path and query, unchanged
             assertEquals("yes", r.header("X-Backend"));
             assertTrue(r.header("RateLimit").startsWith("\"per-client\";r=" + (1 - i)), r.head());
             assertEquals("\"per-client\";q=2;w=60", r.header("RateLimit-Policy"), r.head());
         }
-        Raw.Response denied = Raw.send(base(), "GET", "/get/x", "X-Client", "route");
+        RawHttp.Response denied = RawHttp.send(base(), "GET", "/get/x", "X-Client", "route");
         assertEquals(429, denied.status());
         assertEquals("application/problem+json", denied.header("Content-Type"));
         assertTrue(denied.body().contains("per-client"), denied.body());
         assertTrue(denied.has("Retry-After"), denied.head());
         assertEquals(hits + 2, BACKEND_HITS.get(), "the denied request never reached the backend");
-        assertEquals(200, Raw.get(base(), "/get/x", "X-Client", "another"));
+        assertEquals(200, RawHttp.get(base(), "/get/x", "X-Client", "another"));
     }
 
     @Test
     void webFilter_inTheGateway_limitsByMatch_everySpellingOfThePath_andHead_sharingTheQuota() {
         // The starter's web filter runs before routing: GET /get/* by match, however it is spelled
         // (what the backend answers to a spelling does not matter here: the web filter counted it before routing)
-        assertNotEquals(429, Raw.get(base(), "/g%65t/a", "X-Edge", "spell", "X-Client", "s1"));
-        assertNotEquals(429, Raw.send(base(), "HEAD", "/get/a", "X-Edge", "spell", "X-Client", "s2").status());
-        Raw.Response denied = Raw.send(base(), "GET", "/get;v=1/a", "X-Edge", "spell", "X-Client", "s3");
+        assertNotEquals(429, RawHttp.get(base(), "/g%65t/a", "X-Edge", "spell", "X-Client", "s1"));
+        assertNotEquals(429, RawHttp.send(base(), "HEAD", "/get/a", "X-Edge", "spell", "X-Client", "s2").status());
+        RawHttp.Response denied = RawHttp.send(base(), "GET", "/get;v=1/a", "X-Edge", "spell", "X-Client", "s3");
         assertEquals(429, denied.status());
         assertTrue(denied.body().contains("edge"), denied.body());
-        Raw.Response head = Raw.send(base(), "HEAD", "/get//a", "X-Edge", "spell", "X-Client", "s4");
+        RawHttp.Response head = RawHttp.send(base(), "HEAD", "/get//a", "X-Edge", "spell", "X-Client", "s4");
         assertEquals(429, head.status());
         assertEquals("", head.body());
     }
 
     @Test
     void trustedProxy_forwardedFor_isTheClient_andASpoofedHopCannotMoveIt() {
-        assertEquals(200, Raw.get(base(), "/get/ip", "Forwarded", "for=203.0.113.5", "X-Client", "p1"));
-        assertEquals(429, Raw.get(base(), "/get/ip", "Forwarded", "for=\"203.0.113.5:1234\"", "X-Client", "p2"));
+        assertEquals(200, RawHttp.get(base(), "/get/ip", "Forwarded", "for=203.0.113.5", "X-Client", "p1"));
+        assertEquals(429, RawHttp.get(base(), "/get/ip", "Forwarded", "for=\"203.0.113.5:1234\"", "X-Client", "p2"));
         // A client that sends its own Forwarded first: the proxy's appended hop still counts
-        assertEquals(429, Raw.get(base(), "/get/ip", "Forwarded", "for=198.51.100.1, for=203.0.113.5",
+        assertEquals(429, RawHttp.get(base(), "/get/ip", "Forwarded", "for=198.51.100.1, for=203.0.113.5",
                 "X-Client", "p3"));
-        assertEquals(200, Raw.get(base(), "/get/ip", "Forwarded", "for=203.0.113.6", "X-Client", "p4"));
+        assertEquals(200, RawHttp.get(base(), "/get/ip", "Forwarded", "for=203.0.113.6", "X-Client", "p4"));
     }
 
     @Test
     void sluiceFilter_fromTheJavaDsl_limitsItsRoute() {
-        assertEquals(200, Raw.get(base(), "/dsl/a", "X-Client", "dsl"));
-        Raw.Response second = Raw.send(base(), "GET", "/dsl/a", "X-Client", "dsl");
+        assertEquals(200, RawHttp.get(base(), "/dsl/a", "X-Client", "dsl"));
+        RawHttp.Response second = RawHttp.send(base(), "GET", "/dsl/a", "X-Client", "dsl");
         assertEquals("dsl /dsl/a", second.body());
         assertTrue(second.header("RateLimit").startsWith("\"per-client\";r=0"), second.head());
-        assertEquals(429, Raw.get(base(), "/dsl/a", "X-Client", "dsl"));
+        assertEquals(429, RawHttp.get(base(), "/dsl/a", "X-Client", "dsl"));
     }
 
     @Test
     void requestRateLimiter_withTheSluiceRateLimiter_decidesByThePolicy_forTheKeyResolversKey() {
         for (int i = 0; i < 2; i++) {
-            Raw.Response r = Raw.send(base(), "GET", "/limited/a", "X-Client", "rrl");
+            RawHttp.Response r = RawHttp.send(base(), "GET", "/limited/a", "X-Client", "rrl");
             assertEquals(200, r.status());
             assertTrue(r.header("RateLimit").startsWith("\"gateway-api\";r=" + (1 - i)), r.head());
         }
-        Raw.Response denied = Raw.send(base(), "GET", "/limited/a", "X-Client", "rrl");
+        RawHttp.Response denied = RawHttp.send(base(), "GET", "/limited/a", "X-Client", "rrl");
         assertEquals(429, denied.status());
         assertTrue(denied.has("Retry-After") && denied.has("RateLimit"), denied.head());
         assertNull(denied.header("X-RateLimit-Remaining"), "Sluice's fields, not RedisRateLimiter's");
-        assertEquals(200, Raw.get(base(), "/limited/a", "X-Client", "rrl-other"));
+        assertEquals(200, RawHttp.get(base(), "/limited/a", "X-Client", "rrl-other"));
         // No key: the gateway's deny-empty-key answers (403 by default); the limiter is not asked
-        assertEquals(403, Raw.get(base(), "/limited/a"));
+        assertEquals(403, RawHttp.get(base(), "/limited/a"));
     }
 
     @Test
@@ -225,13 +226,13 @@ class GatewayTest {
                     String outcome;
                     try {
                         if (kind.equals("abort")) {
-                            try (Socket s = Raw.open(base(), "GET", "/slow/wait", "X-Request-Id", id)) {
+                            try (Socket s = RawHttp.open(base(), "GET", "/slow/wait", "X-Request-Id", id)) {
                                 Thread.sleep(wait);
                                 s.setSoLinger(true, 0);
                             }
                             outcome = "aborted";
                         } else {
-                            outcome = Integer.toString(Raw.get(base(), kind, "X-Request-Id", id));
+                            outcome = Integer.toString(RawHttp.get(base(), kind, "X-Request-Id", id));
                         }
                     } catch (RuntimeException | java.io.IOException | InterruptedException e) {
                         outcome = e.toString();

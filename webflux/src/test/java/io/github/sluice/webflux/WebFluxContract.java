@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.key.ForwardedHeader;
 import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.testing.RawHttp;
 import io.github.sluice.testing.ReleaseLedger;
 import java.net.Socket;
 import java.net.URI;
@@ -73,7 +74,7 @@ abstract class WebFluxContract {
     @Test
     void allowed_response_carriesRateLimitFields() {
         URI base = start("per-ip = fixed-window 3/1m key=ip match=GET:/ok");
-        Raw.Response r = Raw.send(base, "GET", "/ok");
+        RawHttp.Response r = RawHttp.send(base, "GET", "/ok");
         assertEquals(200, r.status());
         assertEquals("ok", r.body());
         assertEquals("\"per-ip\";q=3;w=60", r.header("RateLimit-Policy"), r.head());
@@ -84,10 +85,10 @@ abstract class WebFluxContract {
     void denied_response_is429WithRetryAfterFieldsAndProblemBody_andSkipsTheHandler() {
         URI base = start("per-ip = fixed-window 2/1m key=ip match=GET:/slow");
         int entered = TestApp.SLOW_ENTERED.get();
-        assertEquals(200, Raw.get(base, "/slow"));
-        assertEquals(200, Raw.get(base, "/slow"));
+        assertEquals(200, RawHttp.get(base, "/slow"));
+        assertEquals(200, RawHttp.get(base, "/slow"));
 
-        Raw.Response denied = Raw.send(base, "GET", "/slow");
+        RawHttp.Response denied = RawHttp.send(base, "GET", "/slow");
 
         assertEquals(429, denied.status());
         assertTrue(Long.parseLong(denied.header("Retry-After")) >= 1, denied.head());
@@ -101,7 +102,7 @@ abstract class WebFluxContract {
     @Test
     void noPolicyApplies_passesThroughWithoutFields() {
         URI base = start("per-ip = fixed-window 2/1m key=ip match=GET:/api/*");
-        Raw.Response r = Raw.send(base, "GET", "/ok");
+        RawHttp.Response r = RawHttp.send(base, "GET", "/ok");
         assertEquals(200, r.status());
         assertNull(r.header("RateLimit"), r.head());
     }
@@ -109,7 +110,7 @@ abstract class WebFluxContract {
     @Test
     void statusOfTheApplication_passesThrough_withTheFields() {
         URI base = start("per-ip = fixed-window 2/1m key=ip match=GET:/teapot");
-        Raw.Response r = Raw.send(base, "GET", "/teapot");
+        RawHttp.Response r = RawHttp.send(base, "GET", "/teapot");
         assertEquals(418, r.status());
         assertTrue(r.has("RateLimit"), r.head());
     }
@@ -143,7 +144,7 @@ abstract class WebFluxContract {
         int n = 0;
         for (String variant : SAME) {
             String client = "same-" + n++;
-            Raw.Response first = Raw.send(base, "POST", variant, "X-Client", client);
+            RawHttp.Response first = RawHttp.send(base, "POST", variant, "X-Client", client);
             if (first.status() != 200) {
                 continue; // refused (400) or routed to no handler (404): the login handler never ran
             }
@@ -178,16 +179,16 @@ abstract class WebFluxContract {
     void head_isLimitedByAGetPolicy_sharingItsQuota_andItsDenialHasNoBody() {
         URI base = start(PATH_POLICIES);
         for (int i = 0; i < 3; i++) {
-            assertEquals(200, Raw.get(base, "/api/reports/7", "X-Client", "get-first"));
+            assertEquals(200, RawHttp.get(base, "/api/reports/7", "X-Client", "get-first"));
         }
-        Raw.Response head = Raw.send(base, "HEAD", "/api/reports/7", "X-Client", "get-first");
+        RawHttp.Response head = RawHttp.send(base, "HEAD", "/api/reports/7", "X-Client", "get-first");
         assertEquals(429, head.status());
         assertEquals("", head.body());
         assertTrue(head.has("Retry-After") && head.has("RateLimit"), head.head());
         for (int i = 0; i < 3; i++) {
-            assertEquals(200, Raw.send(base, "HEAD", "/api/reports/7", "X-Client", "head-first").status());
+            assertEquals(200, RawHttp.send(base, "HEAD", "/api/reports/7", "X-Client", "head-first").status());
         }
-        assertEquals(429, Raw.get(base, "/api/reports/7", "X-Client", "head-first"));
+        assertEquals(429, RawHttp.get(base, "/api/reports/7", "X-Client", "head-first"));
         // A method the policy does not name is not counted (no handler: 405, not 429)
         assertNotEquals(429, post(base, "/api/reports/7", "head-first"));
     }
@@ -195,9 +196,9 @@ abstract class WebFluxContract {
     @Test
     void exemptMethod_options_passesAPolicyThatDoesNotNameIt() {
         URI base = start("all = fixed-window 1/1m key=header:X-Client");
-        assertEquals(200, Raw.get(base, "/ok", "X-Client", "c"));
-        assertEquals(429, Raw.get(base, "/ok", "X-Client", "c"));
-        assertNotEquals(429, Raw.send(base, "OPTIONS", "/ok", "X-Client", "c").status());
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Client", "c"));
+        assertEquals(429, RawHttp.get(base, "/ok", "X-Client", "c"));
+        assertNotEquals(429, RawHttp.send(base, "OPTIONS", "/ok", "X-Client", "c").status());
     }
 
     // ---- keys ---------------------------------------------------------------------------------
@@ -206,53 +207,53 @@ abstract class WebFluxContract {
     void trustedPeer_keyIsTheClientFromXForwardedFor() {
         URI base = start(Enforcer.builder().policies(withPerKey("per-ip = fixed-window 1/1m key=ip match=GET:/ok"))
                 .trustedProxies("127.0.0.1/32").build());
-        assertEquals(200, Raw.get(base, "/ok", "X-Forwarded-For", "203.0.113.1"));
-        assertEquals(429, Raw.get(base, "/ok", "X-Forwarded-For", "203.0.113.1"));
-        assertEquals(200, Raw.get(base, "/ok", "X-Forwarded-For", "203.0.113.2"));
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Forwarded-For", "203.0.113.1"));
+        assertEquals(429, RawHttp.get(base, "/ok", "X-Forwarded-For", "203.0.113.1"));
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Forwarded-For", "203.0.113.2"));
         // A client that prepends a hop cannot move out of its own bucket: the rightmost untrusted hop counts
-        assertEquals(429, Raw.get(base, "/ok", "X-Forwarded-For", "198.51.100.9, 203.0.113.1"));
+        assertEquals(429, RawHttp.get(base, "/ok", "X-Forwarded-For", "198.51.100.9, 203.0.113.1"));
     }
 
     @Test
     void untrustedPeer_forwardingHeadersAreIgnored_soTheyCannotBeSpoofed() {
         URI base = start("per-ip = fixed-window 1/1m key=ip match=GET:/ok");
-        assertEquals(200, Raw.get(base, "/ok", "X-Forwarded-For", "203.0.113.1"));
-        assertEquals(429, Raw.get(base, "/ok", "X-Forwarded-For", "203.0.113.2"));
-        assertEquals(429, Raw.get(base, "/ok", "Forwarded", "for=203.0.113.3"));
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Forwarded-For", "203.0.113.1"));
+        assertEquals(429, RawHttp.get(base, "/ok", "X-Forwarded-For", "203.0.113.2"));
+        assertEquals(429, RawHttp.get(base, "/ok", "Forwarded", "for=203.0.113.3"));
     }
 
     @Test
     void trustedPeer_withForwarded_keyIsItsForParameter_inEverySpelling() {
         URI base = start(Enforcer.builder().policies(withPerKey("per-ip = fixed-window 1/1m key=ip match=GET:/ok"))
                 .trustedProxies("127.0.0.1/32").forwardedHeader(ForwardedHeader.FORWARDED).build());
-        assertEquals(200, Raw.get(base, "/ok", "Forwarded", "for=203.0.113.7;proto=https"));
+        assertEquals(200, RawHttp.get(base, "/ok", "Forwarded", "for=203.0.113.7;proto=https"));
         // The same client spelled otherwise (quoted, with a port, another case) shares its bucket
-        assertEquals(429, Raw.get(base, "/ok", "Forwarded", "For=\"203.0.113.7:4711\""));
-        assertEquals(200, Raw.get(base, "/ok", "Forwarded", "for=\"[2001:db8::1]:4711\""));
-        assertEquals(429, Raw.get(base, "/ok", "Forwarded", "for=\"[2001:db8:0:0::1]\""));
+        assertEquals(429, RawHttp.get(base, "/ok", "Forwarded", "For=\"203.0.113.7:4711\""));
+        assertEquals(200, RawHttp.get(base, "/ok", "Forwarded", "for=\"[2001:db8::1]:4711\""));
+        assertEquals(429, RawHttp.get(base, "/ok", "Forwarded", "for=\"[2001:db8:0:0::1]\""));
         // X-Forwarded-For is not the configured header: ignored, the peer itself is the key
-        assertEquals(200, Raw.get(base, "/ok", "X-Forwarded-For", "203.0.113.8"));
-        assertEquals(429, Raw.get(base, "/ok", "X-Forwarded-For", "203.0.113.9"));
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Forwarded-For", "203.0.113.8"));
+        assertEquals(429, RawHttp.get(base, "/ok", "X-Forwarded-For", "203.0.113.9"));
     }
 
     @Test
     void principalKey_readsTheReactivePrincipal_knownAtOnceOrBySubscribing() {
         URI base = start("per-user = fixed-window 1/1m key=principal match=GET:/ok");
-        assertEquals(200, Raw.get(base, "/ok", "X-User", "alice"));
-        assertEquals(429, Raw.get(base, "/ok", "X-Deferred-User", "alice"));
-        assertEquals(200, Raw.get(base, "/ok", "X-Deferred-User", "bob"));
-        assertEquals(429, Raw.get(base, "/ok", "X-User", "bob"));
+        assertEquals(200, RawHttp.get(base, "/ok", "X-User", "alice"));
+        assertEquals(429, RawHttp.get(base, "/ok", "X-Deferred-User", "alice"));
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Deferred-User", "bob"));
+        assertEquals(429, RawHttp.get(base, "/ok", "X-User", "bob"));
         // No principal: the policy has no key and does not apply
-        assertEquals(200, Raw.get(base, "/ok"));
-        assertEquals(200, Raw.get(base, "/ok"));
+        assertEquals(200, RawHttp.get(base, "/ok"));
+        assertEquals(200, RawHttp.get(base, "/ok"));
     }
 
     @Test
     void attributeKey_readsTheExchangeAttribute() {
         URI base = start("per-tenant = fixed-window 1/1m key=attribute:tenant match=GET:/ok");
-        assertEquals(200, Raw.get(base, "/ok", "X-Tenant", "acme"));
-        assertEquals(429, Raw.get(base, "/ok", "X-Tenant", "acme"));
-        assertEquals(200, Raw.get(base, "/ok", "X-Tenant", "globex"));
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Tenant", "acme"));
+        assertEquals(429, RawHttp.get(base, "/ok", "X-Tenant", "acme"));
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Tenant", "globex"));
     }
 
     // ---- @RateLimited and functional routes ---------------------------------------------------
@@ -262,18 +263,18 @@ abstract class WebFluxContract {
         URI base = start("per-key = fixed-window 2/1m key=header:X-Api-Key match=none");
         for (String target : List.of("/annotated", "/fn")) {
             String key = "k-" + target;
-            assertEquals(200, Raw.get(base, target, "X-Api-Key", key));
-            Raw.Response second = Raw.send(base, "GET", target, "X-Api-Key", key);
+            assertEquals(200, RawHttp.get(base, target, "X-Api-Key", key));
+            RawHttp.Response second = RawHttp.send(base, "GET", target, "X-Api-Key", key);
             assertEquals(200, second.status());
             assertTrue(second.header("RateLimit").startsWith("\"per-key\";r=0"), second.head());
-            Raw.Response denied = Raw.send(base, "GET", target, "X-Api-Key", key);
+            RawHttp.Response denied = RawHttp.send(base, "GET", target, "X-Api-Key", key);
             assertEquals(429, denied.status(), target);
             assertEquals("application/problem+json", denied.header("Content-Type"), target);
             assertTrue(denied.body().contains("\"status\":429"), denied.body());
-            assertEquals(200, Raw.get(base, target, "X-Api-Key", key + "-other"));
+            assertEquals(200, RawHttp.get(base, target, "X-Api-Key", key + "-other"));
         }
         // match=none: the web filter leaves other paths alone
-        Raw.Response ok = Raw.send(base, "GET", "/ok", "X-Api-Key", "k-/annotated");
+        RawHttp.Response ok = RawHttp.send(base, "GET", "/ok", "X-Api-Key", "k-/annotated");
         assertEquals(200, ok.status());
         assertNull(ok.header("RateLimit"));
     }
@@ -288,14 +289,14 @@ abstract class WebFluxContract {
                 held   = concurrency 10 key=header:X-Client match=GET:/ok
                 """)).build());
         long t0 = System.nanoTime();
-        assertEquals(200, Raw.get(base, "/ok", "X-Client", "p"));
-        assertEquals(200, Raw.get(base, "/ok", "X-Client", "p"));
-        assertEquals(200, Raw.get(base, "/ok", "X-Client", "p"));
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Client", "p"));
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Client", "p"));
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Client", "p"));
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         assertTrue(millis >= 350, "three requests 200 ms apart took " + millis + " ms");
 
         // A client that goes away during its delay: the held permit comes back at once
-        try (Socket gone = Raw.open(base, "GET", "/ok", "X-Client", "p")) {
+        try (Socket gone = RawHttp.open(base, "GET", "/ok", "X-Client", "p")) {
             ledger.awaitHeld("held", "p", 1, SETTLE);
             gone.setSoLinger(true, 0);
         }
@@ -366,17 +367,17 @@ abstract class WebFluxContract {
                 case "abort-fn-stream" -> "/fn-stream";
                 default -> "/annotated";
             };
-            try (Socket socket = Raw.open(base, "GET", target, "X-Request-Id", id, "X-Api-Key", "k")) {
+            try (Socket socket = RawHttp.open(base, "GET", target, "X-Request-Id", id, "X-Api-Key", "k")) {
                 Thread.sleep(waitMillis);
                 socket.setSoLinger(true, 0); // a reset, as a client that goes away
             }
             return "aborted";
         }
         String target = kind.equals("fn") ? "/fn" : "/" + kind;
-        return Integer.toString(Raw.get(base, target, "X-Request-Id", id, "X-Api-Key", "k"));
+        return Integer.toString(RawHttp.get(base, target, "X-Request-Id", id, "X-Api-Key", "k"));
     }
 
     private static int post(URI base, String target, String client) {
-        return Raw.send(base, "POST", target, "X-Client", client).status();
+        return RawHttp.send(base, "POST", target, "X-Client", client).status();
     }
 }

@@ -1,4 +1,4 @@
-package io.github.sluice.gateway;
+package io.github.sluice.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,18 +9,19 @@ import java.util.Locale;
 
 /**
  * A raw HTTP/1.1 client on a connection of its own: request targets reach the server exactly as
- * written (no client library normalises {@code //}, {@code ..} or escapes first).
+ * written (no client library normalises {@code //}, {@code ..} or escapes first). Shared by the
+ * adapters' contract tests (WebFlux, the gateway).
  */
-final class Raw {
+public final class RawHttp {
 
-    private Raw() {
+    private RawHttp() {
     }
 
     /** A response: status, header block and body as ISO-8859-1 text. */
-    record Response(int status, String head, String body) {
+    public record Response(int status, String head, String body) {
 
         /** @return the first value of the header {@code name} (case-insensitive), or {@code null} */
-        String header(String name) {
+        public String header(String name) {
             for (String line : head.split("\r\n")) {
                 int colon = line.indexOf(':');
                 if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
@@ -30,13 +31,22 @@ final class Raw {
             return null;
         }
 
-        boolean has(String name) {
+        /**
+         * @param name a header name
+         * @return whether the response has it
+         */
+        public boolean has(String name) {
             return header(name) != null;
         }
     }
 
-    /** @param headers name, value, name, value... */
-    static Response send(URI base, String method, String target, String... headers) {
+    /**
+     * Sends a request without a body and reads the whole response (the connection is closed).
+     *
+     * @param headers name, value, name, value...
+     * @return the response
+     */
+    public static Response send(URI base, String method, String target, String... headers) {
         try (Socket socket = open(base, method, target, headers)) {
             String all = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
             if (!all.startsWith("HTTP/1.1 ")) {
@@ -55,12 +65,12 @@ final class Raw {
     }
 
     /** @return the status of a GET */
-    static int get(URI base, String target, String... headers) {
+    public static int get(URI base, String target, String... headers) {
         return send(base, "GET", target, headers).status();
     }
 
     /** Sends the request and returns the open connection: closing it is a client going away. */
-    static Socket open(URI base, String method, String target, String... headers) throws IOException {
+    public static Socket open(URI base, String method, String target, String... headers) throws IOException {
         StringBuilder head = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\nHost: ")
                 .append(base.getHost()).append(':').append(base.getPort())
                 .append("\r\nContent-Length: 0\r\nConnection: close\r\n");
