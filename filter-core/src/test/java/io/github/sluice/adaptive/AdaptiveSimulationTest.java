@@ -55,8 +55,9 @@ class AdaptiveSimulationTest {
     private static final long INITIAL = 20;
     /**
      * Netflix's window: 32 samples, at least 100 ms (the shortest its builder permits; it
-     * refuses less) and at most 1 s. Sluice's batch is the same 32 samples or 1 s, but without
-     * the 100 ms floor: at overload it recomputes about every 3 ms.
+     * refuses less) and at most 1 s. Sluice's batch is 32 samples or 1 s, without the 100 ms
+     * floor: at overload Gradient and AIMD recompute about every 3 ms, Vegas no sooner than four
+     * round trips after its last change.
      */
     private static final int SAMPLES = 32;
 
