@@ -24,8 +24,9 @@ import java.util.Objects;
  * <p>A batch is also kept free of a bias of its own making: after the limit changes, the
  * requests admitted under the new limit that complete first are the short ones, so completions
  * within three round trips of the change are left out, and the limit is recomputed no sooner
- * than four round trips after it (a round trip is the last batch's mean latency). The limit
- * moves about once per few round trips, as TCP Vegas's window does.
+ * than four round trips after it (a round trip is the last batch's mean latency; neither wait
+ * exceeds {@code window}). The limit moves about once per few round trips, as TCP Vegas's
+ * window does.
  *
  * <h2>Probes</h2>
  * After about {@code probe} times the limit in requests (jittered between half and all of it,
@@ -127,8 +128,9 @@ public final class Vegas extends AdaptiveLimit<AdaptiveCell> {
      * batch's mean latency) of the change are left out, by then nearly every request admitted
      * just after it has completed, whatever its length; and the limit is recomputed no sooner
      * than {@value #BATCH_RTTS} round trips after the change, so that a batch spans at least a
-     * round trip of completions. A drop counts at once. Like TCP Vegas, the limit moves about
-     * once per few round trips.
+     * round trip of completions; neither waits longer than {@code window}, so that a batch of
+     * slow requests does not hold the limit still for three times their latency. A drop counts
+     * at once. Like TCP Vegas, the limit moves about once per few round trips.
      */
     @Override
     void sample(AdaptiveCell cell, long now, long admitted, long rtt, boolean dropped, long inFlight) {
@@ -137,12 +139,12 @@ public final class Vegas extends AdaptiveLimit<AdaptiveCell> {
             return;
         }
         long since = now - epoch;
-        long roundTrip = cell.lastRtt;
-        if (!dropped && since < SETTLE_RTTS * roundTrip) {
+        long roundTrip = Math.min(cell.lastRtt, window);
+        if (!dropped && since < Math.min(SETTLE_RTTS * roundTrip, window)) {
             return;
         }
         long n = cell.addSample(rtt, drop(rtt, dropped), inFlight);
-        if ((n >= samples && since >= BATCH_RTTS * roundTrip) || now - cell.due >= 0) {
+        if ((n >= samples && since >= Math.min(BATCH_RTTS * roundTrip, window)) || now - cell.due >= 0) {
             recompute(cell, now);
         }
     }

@@ -308,6 +308,22 @@ class RulesTest {
     }
 
     @Test
+    void vegas_afterABatchOfSlowRequests_movesAgainWithinItsWindow() {
+        // The completions after a change are left out for three round trips of the last batch,
+        // but never longer than the window: a batch of 2 s requests must not hold the limit
+        // still for 6 s.
+        Driver<AdaptiveCell> d = new Driver<>(Vegas.builder().min(1).max(1000).initial(100).samples(10)
+                .window(Duration.ofMillis(100)).build());
+        d.saturate(12, 10 * MS);
+        d.round(d.cell.limit(), 2_000 * MS, 0); // a queue: the limit is cut, the round trip is 2 s
+        long cut = d.cell.limit();
+
+        d.saturate(30, 10 * MS); // 330 ms of 10 ms requests, no queue
+
+        assertTrue(d.cell.limit() > cut, cut + " -> " + d.cell.limit());
+    }
+
+    @Test
     void vegas_queueBuilds_limitFalls() {
         Driver<AdaptiveCell> d = new Driver<>(Vegas.builder().min(1).max(1000).initial(100).samples(10).build());
         d.saturate(3, 10 * MS);
