@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The full sweep is seeds 1 to 40 (about 110 CPU-seconds): it runs when the docs are
  * regenerated, or with {@code -Dsluice.adaptive.seeds=40}. A build runs seeds 1 to
- * {@value #CI_SEEDS} and the seed of the charts (about 20 CPU-seconds), with the same
+ * {@value #CI_SEEDS} and the seed of the charts (about 12 CPU-seconds), with the same
  * assertions: each holds on every seed of the full sweep, so on any subset of it.
  *
  * <p>It writes the tables, the time series of seed 17 (CSV) and the charts (SVG) to
@@ -65,7 +65,7 @@ class AdaptiveSimulationTest {
     /** The seeds of the full sweep, 1 to this: the published tables. */
     private static final int FULL_SEEDS = 40;
     /** The seeds a build runs, 1 to this, unless the docs are regenerated. */
-    private static final int CI_SEEDS = 5;
+    private static final int CI_SEEDS = 3;
     /** Where the docs are regenerated, or null. */
     private static final String DOCS = System.getProperty("sluice.adaptive.docs");
     /** Seeds of the sweep: 1 to this (the system property {@code sluice.adaptive.seeds} overrides it). */
