@@ -31,16 +31,22 @@ import org.junit.jupiter.api.Test;
  * workers, then 50, offered 0.5x, 3x, 3x and 0.5x its capacity, 30 simulated seconds each)
  * drives each of Sluice's rules and Netflix concurrency-limits' counterparts (windowed, as its
  * README recommends, with the shortest windows its builder permits; and per-request, labelled
- * so) over seeds 1 to 40, and checks the targets on every seed: at overload, goodput at least
+ * so) over a sweep of seeds, and checks the targets on every seed: at overload, goodput at least
  * 90 % of capacity and p99 latency at most twice the unloaded p99; after capacity halves, the
  * limit settles within 600 requests between 0.9x and 3.5x the workers the server has; light load
- * served. Where a target or "at least as good as Netflix" does not hold on every seed, the test
- * asserts the relation that does, and docs/adaptive.md gives the rate and the worst seed.
+ * served. Where a target or "at least as good as Netflix" does not hold on every seed of the full
+ * sweep, the test asserts the relation that does, and docs/adaptive.md gives the rate and the
+ * worst seed.
+ *
+ * <p>The full sweep is seeds 1 to 40 (about 110 CPU-seconds): it runs when the docs are
+ * regenerated, or with {@code -Dsluice.adaptive.seeds=40}. A build runs seeds 1 to
+ * {@value #CI_SEEDS} and the seed of the charts (about 12 CPU-seconds), with the same
+ * assertions: each holds on every seed of the full sweep, so on any subset of it.
  *
  * <p>It writes the tables, the time series of seed 17 (CSV) and the charts (SVG) to
  * {@code target/adaptive/}, and also to the directory named by the system property
  * {@code sluice.adaptive.docs} if set: that is how {@code docs/images/} is regenerated (see
- * docs/adaptive.md). The sweep runs two seeds at a time; it costs about 110 CPU-seconds.
+ * docs/adaptive.md). The sweep runs two seeds at a time.
  */
 class AdaptiveSimulationTest {
 
@@ -49,14 +55,22 @@ class AdaptiveSimulationTest {
     private static final long INITIAL = 20;
     /**
      * Netflix's window: 32 samples, at least 100 ms (the shortest its builder permits; it
-     * refuses less) and at most 1 s. Sluice's batch is the same 32 samples or 1 s, but without
-     * the 100 ms floor: at overload it recomputes about every 3 ms.
+     * refuses less) and at most 1 s. Sluice's batch is 32 samples or 1 s, without the 100 ms
+     * floor: at overload Gradient and AIMD recompute about every 3 ms, Vegas no sooner than four
+     * round trips after its last change.
      */
     private static final int SAMPLES = 32;
 
     private static final Simulation.Scenario SCENARIO = Simulation.Scenario.standard();
+    /** The seeds of the full sweep, 1 to this: the published tables. */
+    private static final int FULL_SEEDS = 40;
+    /** The seeds a build runs, 1 to this, unless the docs are regenerated. */
+    private static final int CI_SEEDS = 3;
+    /** Where the docs are regenerated, or null. */
+    private static final String DOCS = System.getProperty("sluice.adaptive.docs");
     /** Seeds of the sweep: 1 to this (the system property {@code sluice.adaptive.seeds} overrides it). */
-    private static final int SEEDS = Integer.getInteger("sluice.adaptive.seeds", 40);
+    private static final int SEEDS = Integer.getInteger("sluice.adaptive.seeds",
+            DOCS != null && !DOCS.isBlank() ? FULL_SEEDS : CI_SEEDS);
     private static final List<String> PHASES = List.of("light", "overload", "halved", "light-halved");
     private static double unloadedP50;
     private static double unloadedP99;
@@ -103,9 +117,8 @@ class AdaptiveSimulationTest {
             pool.shutdownNow();
         }
         write(Path.of("target", "adaptive"));
-        String docs = System.getProperty("sluice.adaptive.docs");
-        if (docs != null && !docs.isBlank()) {
-            write(Path.of(docs));
+        if (DOCS != null && !DOCS.isBlank()) {
+            write(Path.of(DOCS));
         }
     }
 
@@ -197,20 +210,9 @@ class AdaptiveSimulationTest {
     }
 
     @Test
-    void vegas_meetsEveryTargetButSettling_onEverySeed_andSettlesWithin2000() {
-        // Vegas's limit halves more slowly than the others': after the halving it falls by its
-        // estimated excess queue per batch, and its probes take a quarter off, which can dip
-        // under 0.9x the workers. Within 600 requests on most seeds, not all: docs/adaptive.md
-        // gives the rate (29 of 40 when written) and the worst seed (1,893 requests).
+    void vegas_meetsEveryTarget_onEverySeed() {
         for (Target t : targets()) {
-            if (!t.name().startsWith("settled")) {
-                assertEquals(List.of(), misses("sluice vegas", t.name()), t.name());
-            }
-        }
-        assertTrue(misses("sluice vegas", "settled within 600 after halving").size() <= SEEDS * 3 / 10,
-                () -> "settling missed on " + misses("sluice vegas", "settled within 600 after halving"));
-        for (Simulation.Run run : SWEEP.get("sluice vegas")) {
-            assertTrue(settled(run) <= 2_000, describe(run));
+            assertEquals(List.of(), misses("sluice vegas", t.name()), t.name());
         }
     }
 
@@ -243,31 +245,23 @@ class AdaptiveSimulationTest {
     }
 
     @Test
-    void vegas_atLeastAsGoodAsNetflixVegasPerRequest_inEveryPhase_onEverySeed() {
+    void vegas_atLeastAsGoodAsNetflixVegas_windowedOrPerRequest_inEveryPhase_onEverySeed() {
+        atLeastAsGood("sluice vegas", "netflix vegas windowed");
         atLeastAsGood("sluice vegas", "netflix vegas per-request");
     }
 
     @Test
-    void vegas_againstNetflixWindowedVegas_losesAfterTheHalvingByUnderTwoPoints_andWinsOverloadOnAverage() {
-        // The true relation, not a hoped-for one (docs/adaptive.md, "Where Sluice loses"):
-        // Netflix's windowed Vegas serves more after the halving on most seeds, by at most two
-        // points of goodput, at overload on a few (by up to eight points), and far less at
-        // overload on most (its mean is under 70 %). Light phases: at least as good.
-        List<Simulation.Run> s = SWEEP.get("sluice vegas");
-        List<Simulation.Run> n = SWEEP.get("netflix vegas windowed");
-        double sluiceOverload = 0;
-        double netflixOverload = 0;
-        for (int i = 0; i < s.size(); i++) {
-            String why = "seed " + (i + 1) + ":\n" + describe(s.get(i)) + describe(n.get(i));
-            for (String phase : List.of("light", "light-halved")) {
-                assertTrue(s.get(i).phase(phase).goodput() >= n.get(i).phase(phase).goodput() - 0.005, why);
-            }
-            assertTrue(s.get(i).phase("halved").goodput() >= n.get(i).phase("halved").goodput() - 0.02, why);
-            assertTrue(s.get(i).phase("overload").goodput() >= n.get(i).phase("overload").goodput() - 0.08, why);
-            sluiceOverload += s.get(i).phase("overload").goodput();
-            netflixOverload += n.get(i).phase("overload").goodput();
+    void vegas_keepsAShorterQueueThanTheOthers_butNotThanNetflixWindowedVegas() {
+        // The price of Vegas's full goodput, stated in docs/adaptive.md: its p99 stays under
+        // Gradient's and AIMD's, but over Netflix's windowed Vegas's, which holds a shorter queue
+        // (when its limit stays at capacity, on a few seeds of the full sweep).
+        for (int i = 0; i < SEEDS; i++) {
+            double vegas = SWEEP.get("sluice vegas").get(i).phase("overload").p99Millis();
+            String why = "seed " + (i + 1) + ":\n" + describe(SWEEP.get("sluice vegas").get(i));
+            assertTrue(vegas < SWEEP.get("sluice gradient").get(i).phase("overload").p99Millis(), why);
+            assertTrue(vegas < SWEEP.get("sluice aimd").get(i).phase("overload").p99Millis(), why);
+            assertTrue(vegas > SWEEP.get("netflix vegas windowed").get(i).phase("overload").p99Millis(), why);
         }
-        assertTrue(sluiceOverload >= netflixOverload + 0.1 * s.size(), sluiceOverload + " vs " + netflixOverload);
     }
 
     /**

@@ -265,12 +265,62 @@ class RulesTest {
     // ---- Vegas ------------------------------------------------------------------------------
 
     @Test
-    void vegas_noQueue_grows() {
+    void vegas_noQueue_growsOncePerFewRoundTrips() {
         Driver<AdaptiveCell> d = new Driver<>(Vegas.builder().min(1).max(1000).initial(20).samples(10).build());
 
-        d.saturate(10, 10 * MS);
+        d.saturate(8, 10 * MS);
+        long early = d.cell.limit();
+        d.saturate(20, 10 * MS);
 
+        // A change is judged on completions from three round trips after it, recomputed after four.
+        assertTrue(early < 40, "limit " + early);
         assertTrue(d.cell.limit() > 40, "limit " + d.cell.limit());
+    }
+
+    @Test
+    void vegas_fastestCompletionsRightAfterAChange_doNotCutTheLimit() {
+        // After the limit changes, the requests admitted under it that complete first are the
+        // short ones. Taken as a batch, they read as a latency without load far under the
+        // server's, and every later batch as a queue: the limit was cut under the workers.
+        Driver<AdaptiveCell> d = new Driver<>(Vegas.builder().min(1).max(1000).initial(100).samples(10).build());
+        d.saturate(12, 10 * MS);
+        long before = d.cell.limit();
+
+        for (int i = 0; i < 5; i++) {
+            long[] receipts = new long[(int) d.cell.limit()];
+            int admitted = 0;
+            while (admitted < receipts.length && d.algorithm.acquire(d.cell, d.now, 1, d.out) == Algorithm.ADMITTED) {
+                receipts[admitted++] = d.out.receipt();
+            }
+            d.now += 2 * MS; // the fastest fifth completes first
+            for (int k = 0; k < admitted / 5; k++) {
+                d.algorithm.release(d.cell, d.now, 1, receipts[k], false);
+            }
+            d.now += 10 * MS; // the others at about the service time
+            for (int k = admitted / 5; k < admitted; k++) {
+                d.algorithm.release(d.cell, d.now, 1, receipts[k], false);
+            }
+            d.now += MS;
+        }
+        d.saturate(12, 10 * MS);
+
+        assertTrue(d.cell.limit() >= before, before + " -> " + d.cell.limit());
+    }
+
+    @Test
+    void vegas_afterABatchOfSlowRequests_movesAgainWithinItsWindow() {
+        // The completions after a change are left out for three round trips of the last batch,
+        // but never longer than the window: a batch of 2 s requests must not hold the limit
+        // still for 6 s.
+        Driver<AdaptiveCell> d = new Driver<>(Vegas.builder().min(1).max(1000).initial(100).samples(10)
+                .window(Duration.ofMillis(100)).build());
+        d.saturate(12, 10 * MS);
+        d.round(d.cell.limit(), 2_000 * MS, 0); // a queue: the limit is cut, the round trip is 2 s
+        long cut = d.cell.limit();
+
+        d.saturate(30, 10 * MS); // 330 ms of 10 ms requests, no queue
+
+        assertTrue(d.cell.limit() > cut, cut + " -> " + d.cell.limit());
     }
 
     @Test
