@@ -5,9 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.key.ForwardedHeader;
+import io.github.sluice.policy.Policy;
 import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.RawHttp;
 import io.github.sluice.testing.ReleaseLedger;
 import java.net.Socket;
@@ -16,9 +20,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -299,6 +305,42 @@ abstract class WebFluxContract {
         try (Socket gone = RawHttp.open(base, "GET", "/ok", "X-Client", "p")) {
             ledger.awaitHeld("held", "p", 1, SETTLE);
             gone.setSoLinger(true, 0);
+        }
+        ledger.awaitHeld("held", "p", 0, SETTLE);
+        ledger.awaitBalanced(SETTLE);
+    }
+
+    @Test
+    void shapedRequest_clientGoneDuringItsDelay_givesBackItsPlace_soTheNextClientIsNotDelayedByIt() throws Exception {
+        // Given one request a second in a schedule on a frozen clock (every delay exact), and a
+        // concurrency permit per client that shows when a request is waiting and when it ended
+        ReleaseLedger ledger = ReleaseLedger.over(ShardedRegistry.builder().clock(new FakeClock()).build());
+        Queue<Long> delays = new ConcurrentLinkedQueue<>();
+        URI base = start(Enforcer.builder().store(ledger).listener(new EnforcementListener() {
+            @Override
+            public void shaped(Policy policy, String key, MutableDecision decision) {
+                delays.add(decision.delayNanos());
+            }
+        }).policies(withPerKey("""
+                paced  = shaping 1/1s slack=0 max-delay=10s key=header:X-Client match=GET:/ok
+                held   = concurrency 10 key=header:X-Client match=GET:/ok
+                """)).build());
+        assertEquals(200, RawHttp.get(base, "/ok", "X-Client", "p")); // the slot now, no delay
+
+        // When the next client is given the slot a second later, and goes away during its delay
+        try (Socket gone = RawHttp.open(base, "GET", "/ok", "X-Client", "p")) {
+            ledger.awaitHeld("held", "p", 1, SETTLE);
+            assertEquals(List.of(TimeUnit.SECONDS.toNanos(1)), List.copyOf(delays));
+            gone.setSoLinger(true, 0);
+        }
+        ledger.awaitHeld("held", "p", 0, SETTLE);
+
+        // Then the client after it gets that same slot, not the one after it
+        try (Socket next = RawHttp.open(base, "GET", "/ok", "X-Client", "p")) {
+            ledger.awaitHeld("held", "p", 1, SETTLE);
+            assertEquals(List.of(TimeUnit.SECONDS.toNanos(1), TimeUnit.SECONDS.toNanos(1)), List.copyOf(delays),
+                    "the abandoned request's place was not given back");
+            next.setSoLinger(true, 0);
         }
         ledger.awaitHeld("held", "p", 0, SETTLE);
         ledger.awaitBalanced(SETTLE);
