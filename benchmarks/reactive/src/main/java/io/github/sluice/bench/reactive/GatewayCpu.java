@@ -55,6 +55,7 @@ public class GatewayCpu {
     private static Enforcer memory;
     private static Enforcer redis;
     private static Toggle<ServerWebExchange, GatewayFilterChain> toggle;
+    private static GatewayFilter sluiceFilter;
 
     /** Boot creates the configuration. */
     public GatewayCpu() {
@@ -77,7 +78,8 @@ public class GatewayCpu {
     RouteLocator routes(RouteLocatorBuilder routes, RedisRateLimiter scg, KeyResolver key,
             ConfigurationService configuration, @Value("${backend}") String backend) {
         GatewayFilter sluice = new SluiceGatewayFilterFactory(memory).policies("per-ip");
-        toggle = new Toggle<>(sluice::filter, next -> next::apply);
+        toggle = new Toggle<>(next -> next::apply);
+        sluiceFilter = sluice;
         BiFunction<ServerWebExchange, GatewayFilterChain, Mono<Void>> timed = Probe.around(toggle, (e, c) -> c.filter(e));
         GatewayFilter step = timed::apply;
         GatewayFilter sluiceRedis = new SluiceGatewayFilterFactory(redis).policies("bucket");
@@ -122,8 +124,8 @@ public class GatewayCpu {
                     int connections = Integer.parseInt(clients);
                     try (Load load = new Load(port, connections)) {
                         Map<String, Rounds.Measured> m = Rounds.run(load, List.of(
-                                new Rounds.Candidate("none", "/g/x", () -> toggle.on(false)),
-                                new Rounds.Candidate("sluice", "/g/x", () -> toggle.on(true))),
+                                new Rounds.Candidate("none", "/g/x", toggle::off),
+                                new Rounds.Candidate("sluice", "/g/x", () -> toggle.on(sluiceFilter::filter))),
                                 10 * requests, requests, rounds, null);
                         WebFluxCpu.report("Spring Cloud Gateway on Reactor Netty", "the Sluice gateway filter", m,
                                 rounds, requests, connections);

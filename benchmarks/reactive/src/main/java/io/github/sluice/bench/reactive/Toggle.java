@@ -14,21 +14,26 @@ import reactor.core.publisher.Mono;
  */
 final class Toggle<E, C> implements Probe.Stage<E, C> {
 
-    private final BiFunction<E, C, Mono<Void>> sluice;
     private final Function<Function<E, Mono<Void>>, C> chainOf;
-    private volatile boolean on;
+    private final Probe.Stage<E, C> pass = (exchange, next) -> next.apply(exchange);
+    private volatile Probe.Stage<E, C> current = pass;
 
-    Toggle(BiFunction<E, C, Mono<Void>> sluice, Function<Function<E, Mono<Void>>, C> chainOf) {
-        this.sluice = sluice;
+    Toggle(Function<Function<E, Mono<Void>>, C> chainOf) {
         this.chainOf = chainOf;
     }
 
-    void on(boolean value) {
-        on = value;
+    /** Goes straight on from now. */
+    void off() {
+        current = pass;
+    }
+
+    /** Runs {@code filter} from now: Sluice's, or a part of its work. */
+    void on(BiFunction<E, C, Mono<Void>> filter) {
+        current = (exchange, next) -> filter.apply(exchange, chainOf.apply(next));
     }
 
     @Override
     public Mono<Void> filter(E exchange, Function<E, Mono<Void>> next) {
-        return on ? sluice.apply(exchange, chainOf.apply(next)) : next.apply(exchange);
+        return current.filter(exchange, next);
     }
 }

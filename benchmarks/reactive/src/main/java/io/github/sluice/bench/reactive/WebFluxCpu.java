@@ -1,10 +1,14 @@
 package io.github.sluice.bench.reactive;
 
 import io.github.sluice.http.Enforcer;
+import io.github.sluice.http.HeaderOptions;
+import io.github.sluice.http.HeaderStyle;
 import io.github.sluice.webflux.SluiceWebFilter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ReactorHttpHandlerAdapter;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -26,7 +30,9 @@ import reactor.netty.http.server.HttpServer;
  * ({@link ServerCpu}: every server thread, Netty's encoding of the two fields included) with the
  * filter minus without it, in interleaved rounds, over the same without it.
  *
- * <p>Usage: {@code WebFluxCpu [rounds 30] [requests per batch 5000] [connections 4] [warm-up 40000]}.
+ * <p>Usage: {@code WebFluxCpu [rounds 30] [requests per batch 5000] [connections 4] [warm-up 40000] [parts]};
+ * {@code parts} adds the filter on an enforcer that writes no field, a stage that only adds two
+ * fields like Sluice's, and the decision alone ({@link DecisionAlone}): where the filter's cost goes.
  */
 public final class WebFluxCpu {
 
@@ -44,9 +50,13 @@ public final class WebFluxCpu {
         int requests = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
         int connections = args.length > 2 ? Integer.parseInt(args[2]) : 4;
         int warmUp = args.length > 3 ? Integer.parseInt(args[3]) : 40000;
-        try (Enforcer enforcer = Enforcer.builder().policies(POLICY).build()) {
+        boolean parts = args.length > 4 && args[4].equals("parts");
+        try (Enforcer enforcer = Enforcer.builder().policies(POLICY).build();
+                Enforcer bare = Enforcer.builder().policies(POLICY)
+                        .headers(HeaderOptions.DEFAULT.withStyle(HeaderStyle.NONE)).build()) {
             SluiceWebFilter sluice = new SluiceWebFilter(enforcer);
-            Toggle<ServerWebExchange, WebFilterChain> toggle = new Toggle<>(sluice::filter, next -> next::apply);
+            SluiceWebFilter noFields = new SluiceWebFilter(bare);
+            Toggle<ServerWebExchange, WebFilterChain> toggle = new Toggle<>(next -> next::apply);
             BiFunction<ServerWebExchange, WebFilterChain, Mono<Void>> timed = Probe.around(toggle, (e, c) -> c.filter(e));
             WebFilter step = timed::apply;
             var handler = RouterFunctions.toWebHandler(RouterFunctions.route(RequestPredicates.GET("/hello"),
@@ -55,14 +65,31 @@ public final class WebFluxCpu {
                     .handle(new ReactorHttpHandlerAdapter(WebHttpHandlerBuilder.webHandler(handler).filter(step).build()))
                     .bindNow();
             try (Load load = new Load(server.port(), connections)) {
-                Map<String, Rounds.Measured> m = Rounds.run(load, List.of(
-                        new Rounds.Candidate("none", "/hello", () -> toggle.on(false)),
-                        new Rounds.Candidate("sluice", "/hello", () -> toggle.on(true))), warmUp, requests, rounds, null);
+                List<Rounds.Candidate> candidates = new ArrayList<>(List.of(
+                        new Rounds.Candidate("none", "/hello", toggle::off),
+                        new Rounds.Candidate("sluice", "/hello", () -> toggle.on(sluice::filter))));
+                if (parts) {
+                    candidates.add(new Rounds.Candidate("sluice, no fields", "/hello", () -> toggle.on(noFields::filter)));
+                    candidates.add(new Rounds.Candidate("two fields alone", "/hello", () -> toggle.on(WebFluxCpu::fields)));
+                    candidates.add(new Rounds.Candidate("decision alone, no field", "/hello", () -> toggle.on((e, c) -> {
+                        DecisionAlone.decide(bare, e);
+                        return c.filter(e);
+                    })));
+                }
+                Map<String, Rounds.Measured> m = Rounds.run(load, candidates, warmUp, requests, rounds, null);
                 report("WebFlux on Reactor Netty", "the SluiceWebFilter", m, rounds, requests, connections);
             } finally {
                 server.disposeNow();
             }
         }
+    }
+
+    /** Sets two fields of the length of Sluice's, as the filter does, and goes on. */
+    private static Mono<Void> fields(ServerWebExchange exchange, WebFilterChain chain) {
+        HttpHeaders h = exchange.getResponse().getHeaders();
+        h.add("RateLimit-Policy", "\"per-ip\";q=1000000000;w=1");
+        h.add("RateLimit", "\"per-ip\";r=999999999;t=0");
+        return chain.filter(exchange);
     }
 
     static void report(String server, String filter, Map<String, Rounds.Measured> m, int rounds, int requests,
@@ -71,12 +98,13 @@ public final class WebFluxCpu {
         Rounds.Measured on = m.get("sluice");
         System.out.printf(Locale.ROOT, "%n#### %s: %s's own CPU per request (%d rounds of %d requests each, "
                 + "%d connections)%n%n", server, filter, rounds, requests, connections);
-        System.out.println("| candidate | stage, ns (t1 - t0 + t3 - t2) | behind the stage, us (t2 - t1) | server CPU per "
+        System.out.println("| candidate | stage, ns (t1 - t0 + t3 - t2), and over none | behind the stage, us (t2 - t1) | server CPU per "
                 + "request end to end, us | requests/s | exchanges with a thread hop |");
         System.out.println("|---|---:|---:|---:|---:|---:|");
         for (var e : m.entrySet()) {
             Rounds.Measured v = e.getValue();
-            System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %.0f | %d |%n", e.getKey(), Rounds.spread(v.stageNs, "%.0f"),
+            System.out.printf(Locale.ROOT, "| %s | %s (%s over none) | %s | %s | %.0f | %d |%n", e.getKey(),
+                    Rounds.spread(v.stageNs, "%.0f"), Rounds.spread(Rounds.minus(v.stageNs, none.stageNs), "%+.0f"),
                     Rounds.spread(scale(v.innerNs, 1e-3), "%.2f"), Rounds.spread(v.cpuUs, "%.2f"),
                     Rounds.median(v.perSecond), v.hops);
         }
