@@ -31,6 +31,7 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -130,6 +131,7 @@ abstract class ShapingContract extends ContainerContract {
 
         try (Socket gone = RawHttp.open(server.base(), "GET", "/api/dispatch-type")) {
             ledger.awaitHeld("held", "global", 1, Duration.ofSeconds(10));
+            awaitSize(delays, 1);
             assertEquals(List.of(200L), List.copyOf(delays));
             gone.setSoLinger(true, 0);
         }
@@ -138,6 +140,7 @@ abstract class ShapingContract extends ContainerContract {
 
         try (Socket next = RawHttp.open(server.base(), "GET", "/api/dispatch-type")) {
             ledger.awaitHeld("held", "global", 1, Duration.ofSeconds(10));
+            awaitSize(delays, 2);
             // Given back if and only if it never ran: the container noticed the client gone and
             // ended the suspended request (async), so that the timer found it ended; else it ran at
             // its slot (Jetty 12 and Tomcat 10.1 do not notice a client gone from a suspended
@@ -151,6 +154,15 @@ abstract class ShapingContract extends ContainerContract {
         }
         ledger.awaitHeld("held", "global", 0, Duration.ofSeconds(10));
         ledger.awaitBalanced(Duration.ofSeconds(10));
+    }
+
+    /** Waits until the listener has seen {@code n} decisions: it is told after the store counted them. */
+    private static void awaitSize(Queue<Long> seen, int n) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (seen.size() < n && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        assertEquals(n, seen.size(), seen.toString());
     }
 
     /**
