@@ -31,6 +31,8 @@ final class Rounds {
         /** The rest of the chain behind the stage, ns ({@link Probe}). */
         final double[] innerNs;
         long hops;
+        /** CPU ns by thread group over every measured batch (with {@code -Dbench.threads=true}). */
+        final Map<String, Long> groups = new java.util.TreeMap<>();
 
         Measured(int rounds) {
             stageNs = new double[rounds];
@@ -41,7 +43,28 @@ final class Rounds {
         }
     }
 
+    /** Whether to keep the CPU by thread group ({@code -Dbench.threads=true}). */
+    static final boolean GROUPS = Boolean.getBoolean("bench.threads");
+
     private Rounds() {
+    }
+
+    /** Prints each candidate's CPU per request by thread group, if kept. */
+    static void printGroups(Map<String, Measured> m, int requests) {
+        if (!GROUPS) {
+            return;
+        }
+        for (var e : m.entrySet()) {
+            StringBuilder b = new StringBuilder("threads, ").append(e.getKey()).append(", us per request:");
+            int rounds = e.getValue().cpuUs.length;
+            e.getValue().groups.forEach((k, v) -> {
+                double us = v / 1000.0 / requests / rounds;
+                if (us >= 0.5) {
+                    b.append(String.format(Locale.ROOT, " %s %.1f;", k, us));
+                }
+            });
+            System.out.println(b);
+        }
     }
 
     /**
@@ -76,9 +99,14 @@ final class Rounds {
                 load.run(c.path(), requests / 10); // settle after the switch, unmeasured
                 long o0 = other == null ? 0 : other.getAsLong();
                 Probe.reset();
+                Map<String, Long> g0 = GROUPS ? ServerCpu.byGroup() : null;
                 long c0 = ServerCpu.nanos();
                 long wall = load.run(c.path(), requests);
                 long c1 = ServerCpu.nanos();
+                if (GROUPS) {
+                    Map<String, Long> into = out.get(c.name()).groups;
+                    ServerCpu.byGroup().forEach((k, v) -> into.merge(k, v - g0.getOrDefault(k, 0L), Long::sum));
+                }
                 long o1 = other == null ? 0 : other.getAsLong();
                 Measured m = out.get(c.name());
                 m.cpuUs[r] = (c1 - c0) / 1000.0 / requests;
