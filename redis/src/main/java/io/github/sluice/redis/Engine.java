@@ -310,6 +310,11 @@ final class Engine implements Reporter.Sink {
             // it neither holds its decision for the whole timeout nor wakes this thread at its
             // deadline (5-15 us of this thread's CPU per decision on the gateway benchmark).
             t.setRemoveOnCancelPolicy(true);
+            // Arming a timeout that becomes the queue's head wakes this thread (it waits for the
+            // head's deadline): with one request at a time, every decision would. A no-op every
+            // half timeout keeps a nearer head, so arming a command timeout never wakes it.
+            long beat = Math.max(1, timeoutNanos / 2);
+            t.scheduleAtFixedRate(() -> { }, beat, beat, TimeUnit.NANOSECONDS);
             timer = t;
         }
         return timer;
