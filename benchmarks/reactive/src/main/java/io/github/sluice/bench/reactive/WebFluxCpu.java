@@ -114,8 +114,8 @@ public final class WebFluxCpu {
         System.out.println();
         System.out.println("| target | measured | verdict |");
         System.out.println("|---|---|---|");
-        String base = server + ": " + filter + " adds <= 3 % of an unprotected request's CPU (server CPU per request "
-                + "end to end without the filter, in-process); ";
+        String base = server + ": " + filter + " adds <= 3 % of an unprotected request's CPU (the whole request's server "
+                + "CPU without the filter, in-process); ";
         List<String> rows = List.of(
                 "| " + base + "the filter stage itself, timed in its thread's CPU (decision, fields, operators, release), "
                 + "minus an empty stage, paired rounds | " + Rounds.overhead(plusOf(scale(own, 1e-3), none.cpuUs),
