@@ -19,6 +19,9 @@
 #                in-process, over the no-filter servers' CPU per request end to end; ~2 minutes;
 #                FILTER_ROUNDS=15); HTTP_BASE="jetty=<us>,tomcat=<us>" runs the composition alone,
 #                on no-filter figures from an earlier http-cpu.sh run;
+#                REACTIVE=1 also runs the reactive stacks' CPU per request (benchmarks/reactive-cpu.sh,
+#                about 10 minutes: the WebFlux and gateway filters' own CPU on Reactor Netty, and the
+#                Redis token bucket against Spring Cloud Gateway's RedisRateLimiter at 1 and 16 clients);
 #                CPU=1 also measures CPU time per operation in interleaved rounds (CpuPerOp:
 #                the single-key algorithms against the floor, denied against allowed, a calendar
 #                window against the epoch-aligned fixed window, the
@@ -140,6 +143,11 @@ if [ "${HTTP:-0}" = 1 ] || [ -n "${HTTP_BASE:-}" ]; then
   # shellcheck disable=SC2086
   java -cp "$JAR" io.github.sluice.bench.http.FilterCpu "${FILTER_ROUNDS:-15}" ${HTTP_BASE:-} | tee "$T/filter-cpu.md"
   HTTPCPU="$HTTPCPU $T/filter-cpu.txt"
+fi
+if [ "${REACTIVE:-0}" = 1 ]; then
+  rm -f "$T/reactive-cpu.txt"
+  benchmarks/reactive-cpu.sh
+  HTTPCPU="$HTTPCPU $T/reactive-cpu.txt"
 fi
 CPUOP=()
 if [ "${CPU:-0}" = 1 ]; then

@@ -75,6 +75,18 @@ abstract class ContainerContract {
         return enforcer;
     }
 
+    /**
+     * An enforcer behind {@code ledger} (which the end of the test checks, as for
+     * {@link #enforcer(Enforcer.Builder)}), telling {@code listener} of its decisions.
+     */
+    Enforcer enforcer(Enforcer.Builder config, ReleaseLedger ledger, EnforcementListener listener) {
+        Enforcer enforcer = config.store(ledger).listener(listener).build();
+        ledgers.add(ledger);
+        closeables.add(ledger);
+        closeables.add(enforcer);
+        return enforcer;
+    }
+
     Enforcer enforcer(String policies) {
         return enforcer(Enforcer.builder().policies(policies));
     }

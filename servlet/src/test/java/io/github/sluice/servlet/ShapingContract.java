@@ -3,12 +3,18 @@ package io.github.sluice.servlet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.algorithm.Concurrency;
 import io.github.sluice.algorithm.ShapingLeakyBucket;
 import io.github.sluice.core.Clock;
+import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Rate;
+import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.key.KeyResolvers;
 import io.github.sluice.policy.Policy;
+import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.testing.RawHttp;
+import io.github.sluice.testing.ReleaseLedger;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -16,6 +22,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import java.io.IOException;
+import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +31,7 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,6 +91,78 @@ abstract class ShapingContract extends ContainerContract {
         long denied = responses.stream().filter(r -> r.statusCode() == 429).count();
         assertEquals(5, passed);
         assertEquals(3, denied);
+    }
+
+    @Test
+    void shaped_async_clientGoneDuringItsDelay_givesBackItsPlaceOnlyIfItNeverRan_andReleasesOnce() throws Exception {
+        assertAbandonedDuringDelay(Shaping.ASYNC);
+    }
+
+    @Test
+    void shaped_blocking_clientGoneDuringItsDelay_isServedAtItsSlot_andReleasesOnce() throws Exception {
+        assertAbandonedDuringDelay(Shaping.BLOCKING);
+    }
+
+    /**
+     * A client that goes away while its request waits out its delay. Five a second (a slot every
+     * 200 ms) on the frozen clock, so every delay is exact, with a concurrency permit that shows
+     * when a request is waiting and when it ended: the first request goes at once; the second is
+     * given the slot at 200 ms, and its client resets the connection during the wait; once that
+     * request has ended, a third is decided, and its delay tells whether the second's place came
+     * back (200 ms) or was used (400 ms): back exactly when the second never reached the
+     * application. Either way its permit comes back once (the ledger, here and after the test).
+     */
+    private void assertAbandonedDuringDelay(Shaping mode) throws Exception {
+        Queue<Long> delays = new ConcurrentLinkedQueue<>();
+        ReleaseLedger ledger = ReleaseLedger.over(ShardedRegistry.builder().clock(clock).build());
+        Enforcer enforcer = enforcer(Enforcer.builder().policy(Policy.builder("paced")
+                .algorithm(ShapingLeakyBucket.builder().rate(Rate.perSecond(5)).slack(0)
+                        .maxDelay(Duration.ofSeconds(10)).build())
+                .key(KeyResolvers.global()).build())
+                .policy(Policy.builder("held").algorithm(Concurrency.of(10)).key(KeyResolvers.global()).build()),
+                ledger, new EnforcementListener() {
+                    @Override
+                    public void shaped(Policy policy, String key, MutableDecision decision) {
+                        delays.add(TimeUnit.NANOSECONDS.toMillis(decision.delayNanos()));
+                    }
+                });
+        RunningServer server = start(Deployment.of(new SluiceFilter(enforcer, mode), app));
+        assertEquals(200, Http.get(server.uri("/api/dispatch-type")).statusCode());
+
+        try (Socket gone = RawHttp.open(server.base(), "GET", "/api/dispatch-type")) {
+            ledger.awaitHeld("held", "global", 1, Duration.ofSeconds(10));
+            awaitSize(delays, 1);
+            assertEquals(List.of(200L), List.copyOf(delays));
+            gone.setSoLinger(true, 0);
+        }
+        ledger.awaitHeld("held", "global", 0, Duration.ofSeconds(10));
+        int served = app.entries.size();
+
+        try (Socket next = RawHttp.open(server.base(), "GET", "/api/dispatch-type")) {
+            ledger.awaitHeld("held", "global", 1, Duration.ofSeconds(10));
+            awaitSize(delays, 2);
+            // Given back if and only if it never ran: the container noticed the client gone and
+            // ended the suspended request (async), so that the timer found it ended; else it ran at
+            // its slot (Jetty 12 and Tomcat 10.1 do not notice a client gone from a suspended
+            // request, a blocked thread cannot), and its slot is spent like any served request's.
+            boolean ran = served == 2;
+            assertTrue(ran || mode == Shaping.ASYNC, "a thread waiting out the delay cannot notice the client gone, "
+                    + "yet the request never reached the application");
+            assertEquals(List.of(200L, ran ? 400L : 200L), List.copyOf(delays), (ran ? "served" : "ended unserved")
+                    + ", so its place is " + (ran ? "spent" : "given back") + ": " + delays);
+            next.setSoLinger(true, 0);
+        }
+        ledger.awaitHeld("held", "global", 0, Duration.ofSeconds(10));
+        ledger.awaitBalanced(Duration.ofSeconds(10));
+    }
+
+    /** Waits until the listener has seen {@code n} decisions: it is told after the store counted them. */
+    private static void awaitSize(Queue<Long> seen, int n) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (seen.size() < n && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        assertEquals(n, seen.size(), seen.toString());
     }
 
     /**

@@ -5,9 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.core.MutableDecision;
+import io.github.sluice.http.EnforcementListener;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.key.ForwardedHeader;
+import io.github.sluice.policy.Policy;
 import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.RawHttp;
 import io.github.sluice.testing.ReleaseLedger;
 import java.net.Socket;
@@ -16,14 +20,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -302,6 +309,59 @@ abstract class WebFluxContract {
         }
         ledger.awaitHeld("held", "p", 0, SETTLE);
         ledger.awaitBalanced(SETTLE);
+    }
+
+    @Test
+    void shapedRequest_clientGoneDuringItsDelay_givesBackItsPlace_soTheNextClientIsNotDelayedByIt() throws Exception {
+        // Given four requests a second (a slot every 250 ms) in a schedule on a frozen clock, so
+        // that every delay is exact, and a concurrency permit per client that shows when a
+        // request is waiting and when it ended
+        ReleaseLedger ledger = ReleaseLedger.over(ShardedRegistry.builder().clock(new FakeClock()).build());
+        Queue<Long> delays = new ConcurrentLinkedQueue<>();
+        URI base = start(Enforcer.builder().store(ledger).listener(new EnforcementListener() {
+            @Override
+            public void shaped(Policy policy, String key, MutableDecision decision) {
+                delays.add(TimeUnit.NANOSECONDS.toMillis(decision.delayNanos()));
+            }
+        }).policies(withPerKey("""
+                paced  = shaping 4/1s slack=0 max-delay=10s key=header:X-Client match=GET:/slow
+                held   = concurrency 10 key=header:X-Client match=GET:/slow
+                """)).build());
+        assertEquals(200, RawHttp.get(base, "/slow", "X-Client", "p")); // the slot now, no delay
+        int entered = TestApp.SLOW_ENTERED.get();
+
+        // When the next client is given the slot 250 ms later, and goes away during its delay
+        try (Socket gone = RawHttp.open(base, "GET", "/slow", "X-Client", "p")) {
+            awaitSize(delays, 1);
+            ledger.awaitHeld("held", "p", 1, SETTLE);
+            assertEquals(List.of(250L), List.copyOf(delays));
+            gone.setSoLinger(true, 0);
+        }
+        ledger.awaitHeld("held", "p", 0, SETTLE);
+        boolean ran = TestApp.SLOW_ENTERED.get() > entered;
+        // Reactor Netty cancels the exchange when its connection closes: the timer is disposed
+        // and the request never runs. (A servlet container may not notice a client gone from a
+        // suspended request: then it runs at its slot, which is spent.)
+        assertTrue(!ran || kind != ReactiveServer.Kind.NETTY, "the abandoned request reached the handler");
+
+        // Then the client after it gets that same slot, not the one after it
+        try (Socket next = RawHttp.open(base, "GET", "/slow", "X-Client", "p")) {
+            awaitSize(delays, 2);
+            assertEquals(List.of(250L, ran ? 500L : 250L), List.copyOf(delays),
+                    (ran ? "served" : "ended unserved") + ", so its place is " + (ran ? "spent" : "given back"));
+            next.setSoLinger(true, 0);
+        }
+        ledger.awaitHeld("held", "p", 0, SETTLE);
+        ledger.awaitBalanced(SETTLE);
+    }
+
+    /** Waits until the listener has seen {@code n} decisions: it is told after the store counted them. */
+    private static void awaitSize(Queue<Long> seen, int n) {
+        long deadline = System.nanoTime() + SETTLE.toNanos();
+        while (seen.size() < n && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        assertEquals(n, seen.size(), seen.toString());
     }
 
     // ---- exactly-once release under mixed load -------------------------------------------------

@@ -367,6 +367,14 @@ public final class Summary {
             line("| HTTP CPU end to end (Jetty, Tomcat) | not run (HTTP=1 benchmarks/run.sh, or "
                     + "benchmarks/http-cpu.sh) | not run |%n");
         }
+        if (rows.stream().noneMatch(r -> r.contains("Reactor Netty"))) {
+            line("| WebFlux and gateway filters: their own CPU <= 3 %% of an unprotected request (Reactor Netty) | not "
+                    + "run (REACTIVE=1 benchmarks/run.sh, or benchmarks/reactive-cpu.sh) | not run |%n");
+        }
+        if (rows.stream().noneMatch(r -> r.contains("RedisRateLimiter"))) {
+            line("| Gateway, Redis token bucket: less CPU per request than RedisRateLimiter at 1 and 16 clients | not "
+                    + "run (REACTIVE=1 benchmarks/run.sh with redis-server) | not run |%n");
+        }
         rows.stream().filter(r -> !r.contains("end to end")).forEach(r -> line("%s%n", r));
         rows.stream().filter(r -> r.contains("end to end")).forEach(r -> line("%s%n", r));
     }
