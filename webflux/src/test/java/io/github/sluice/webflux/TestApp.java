@@ -23,6 +23,7 @@ import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * The WebFlux application of the contract tests: annotated controllers and a functional route,
@@ -37,6 +38,12 @@ class TestApp {
 
     /** Handler entries of the slow kinds ({@code /slow}, {@code /stream}): aborts that reached the application. */
     static final AtomicInteger SLOW_ENTERED = new AtomicInteger();
+
+    /** Requests that reached {@code /gate}, where each waits until the test opens {@link #GATE}. */
+    static final AtomicInteger GATE_ENTERED = new AtomicInteger();
+
+    /** What {@code /gate} waits for; a test closes it with a new sink and opens it by completing that. */
+    static volatile Sinks.Empty<Void> GATE = Sinks.empty();
 
     @Bean
     SluiceWebFilter sluiceWebFilter(Enforcer enforcer) {
@@ -117,6 +124,13 @@ class TestApp {
         Mono<String> slow() {
             SLOW_ENTERED.incrementAndGet();
             return Mono.delay(Duration.ofMillis(100)).thenReturn("slow");
+        }
+
+        @GetMapping("/gate")
+        Mono<String> gate() {
+            Sinks.Empty<Void> gate = GATE;
+            GATE_ENTERED.incrementAndGet();
+            return gate.asMono().thenReturn("gate");
         }
 
         @GetMapping("/stream")
