@@ -250,15 +250,15 @@ final class Acquisition {
         int groups = 0;
         int[] slots = m.length == 1 ? null : new int[m.length];
         for (Member a : m) {
-            a.tag = e.keys.tag(a.key);
+            e.keys.tag(a.key, a);
             a.at = now;
             if (slots != null) {
                 int g = 0;
-                while (g < groups && slots[g] != a.tag.slot()) {
+                while (g < groups && slots[g] != a.slot) {
                     g++;
                 }
                 if (g == groups) {
-                    slots[groups++] = a.tag.slot();
+                    slots[groups++] = a.slot;
                 }
                 a.group = g;
             } else {
@@ -382,7 +382,7 @@ final class Acquisition {
             for (Member a : m) {
                 if (a.group == g) {
                     Part p = new Part(a.binding, a.head, a.charged ? a.cost : 0);
-                    p.tag = a.tag;
+                    p.sameKeyAs(a);
                     p.id = a.id;
                     p.receipt = a.charged ? a.out.receipt() : MutableDecision.NO_RECEIPT;
                     p.at = a.at;

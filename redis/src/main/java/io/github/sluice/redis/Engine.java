@@ -17,6 +17,7 @@ import io.github.sluice.store.StoreListener;
 import java.lang.System.Logger.Level;
 import io.lettuce.core.RedisCommandExecutionException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -129,9 +130,12 @@ final class Engine implements Reporter.Sink {
      *     <prefix>:~probe:<instance id>:{<tag>}}, the tag landing in the slot
      */
     Part probePart(int slot) {
-        Part p = new Part(null, probeHead, 0);
         String tag = connector.cluster() ? SlotTags.of(slot) : "";
-        p.tag = new KeyNames.Tag("", ("{" + tag + "}").getBytes(StandardCharsets.US_ASCII), slot);
+        byte[] tagBytes = ("{" + tag + "}").getBytes(StandardCharsets.US_ASCII);
+        byte[] key = Arrays.copyOf(probeHead, probeHead.length + tagBytes.length);
+        System.arraycopy(tagBytes, 0, key, probeHead.length, tagBytes.length);
+        Part p = new Part(null, key, 0);
+        KeyNames.whole(p, slot);
         return p;
     }
 

@@ -195,7 +195,7 @@ final class RedisKeySpace implements KeySpace {
      */
     void refund(String key, String leaseId, long first, long cost, long receipt) {
         Part p = new Part(binding, head, cost);
-        p.tag = engine.keys.tag(key);
+        engine.keys.tag(key, p);
         p.id = leaseId;
         p.first = first;
         p.receipt = receipt;

@@ -8,7 +8,6 @@ import io.github.sluice.redis.internal.Binding;
 import io.github.sluice.redis.internal.Bindings;
 import io.github.sluice.redis.internal.Connector;
 import io.github.sluice.redis.internal.Endpoint;
-import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.internal.LeaseBook;
 import io.github.sluice.redis.internal.Part;
 import io.github.sluice.redis.internal.ScriptCall;
@@ -437,12 +436,15 @@ public final class RedisStore implements Store {
                 }
                 for (Map.Entry<String, List<LeaseBook.Lease>> e : space.leases.redisLeases().entrySet()) {
                     List<LeaseBook.Lease> held = e.getValue();
-                    KeyNames.Tag tag = engine.keys.tag(e.getKey());
                     Part[] parts = new Part[held.size()];
                     for (int i = 0; i < held.size(); i++) {
                         LeaseBook.Lease l = held.get(i);
                         Part p = new Part(space.binding, space.head, l.count());
-                        p.tag = tag;
+                        if (i == 0) {
+                            engine.keys.tag(e.getKey(), p);
+                        } else {
+                            p.sameKeyAs(parts[0]);
+                        }
                         p.id = l.id();
                         p.first = l.first();
                         parts[i] = p;

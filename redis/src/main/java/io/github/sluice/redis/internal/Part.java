@@ -19,8 +19,17 @@ public class Part {
     public final byte[] head;
     /** Permits asked for, released or refunded. */
     public final long cost;
-    /** The client key's hash tag: the rest of the Redis key, and its cluster slot. */
-    public KeyNames.Tag tag;
+    /**
+     * The client key's hash, its first 64 bits ({@link KeyNames#tag}): with {@link #hashLow}, the
+     * rest of the Redis key after {@link #head}, written by {@link KeyNames#write}.
+     */
+    public long hashHigh;
+    /** The client key's hash, its last 56 bits. */
+    public long hashLow;
+    /** The key's cluster slot; {@code -1} until the key is hashed (a part cannot be sent so). */
+    public int slot = -1;
+    /** Whether {@link #head} is the whole key, with no hash after it (the probe's key). */
+    public boolean whole;
     /** The lease or request id, or {@code null}. */
     public String id;
     /** The index of the lease's first member. */
@@ -44,5 +53,17 @@ public class Part {
         this.binding = binding;
         this.head = head;
         this.cost = cost;
+    }
+
+    /**
+     * Gives this part the key of another of the same client key (a refund's or a renewal's).
+     *
+     * @param from a part whose key is set
+     */
+    public void sameKeyAs(Part from) {
+        hashHigh = from.hashHigh;
+        hashLow = from.hashLow;
+        slot = from.slot;
+        whole = from.whole;
     }
 }

@@ -188,7 +188,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
         Resp.bulk(buf, count);
         for (Part p : parts) {
             if (p.group == group) {
-                Resp.bulk(buf, p.head, p.tag.braced());
+                KeyNames.write(buf, p);
             }
         }
         if (now == REDIS_TIME) {
@@ -372,10 +372,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
         public ByteBuffer getFirstEncodedKey() {
             for (Part p : call.parts) {
                 if (p.group == call.group) {
-                    byte[] key = new byte[p.head.length + p.tag.braced().length];
-                    System.arraycopy(p.head, 0, key, 0, p.head.length);
-                    System.arraycopy(p.tag.braced(), 0, key, p.head.length, p.tag.braced().length);
-                    return ByteBuffer.wrap(key);
+                    return ByteBuffer.wrap(KeyNames.bytes(p));
                 }
             }
             return null;
