@@ -13,6 +13,7 @@ import io.github.sluice.redis.internal.Script;
 import io.github.sluice.redis.internal.SlotTags;
 import io.github.sluice.redis.internal.ScriptCall;
 import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.store.StoreLatency;
 import io.github.sluice.store.StoreListener;
 import java.lang.System.Logger.Level;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -74,6 +75,8 @@ final class Engine implements Reporter.Sink {
     final int denialCacheSize;
     final long leaseMicros;
     final StoreListener listener;
+    /** The round trips' latency per operation ({@link ScriptCall#OPERATIONS}), timed by {@link #send}. */
+    final StoreLatency latency;
     /**
      * The store's logger: it queues lines for the reporter's thread and never blocks, so any
      * thread may log, a request thread or a Lettuce I/O thread included.
@@ -107,6 +110,7 @@ final class Engine implements Reporter.Sink {
         this.denialCacheSize = b.denialCacheSize;
         this.leaseMicros = b.leaseTimeout.toNanos() / 1000;
         this.listener = b.listener;
+        this.latency = new StoreLatency(b.name, ScriptCall.OPERATIONS);
         this.functions = b.functions;
         this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
         this.probeHead = (probeKey() + ':').getBytes(StandardCharsets.US_ASCII);
@@ -333,8 +337,9 @@ final class Engine implements Reporter.Sink {
         }
     }
 
-    /** Sends a call; never throws, never blocks: a failure completes the call. */
+    /** Sends a call, timing its round trip; never throws, never blocks: a failure completes the call. */
     void send(ScriptCall call) {
+        call.timed(latency, realClock);
         connector.dispatch(call);
     }
 

@@ -15,6 +15,7 @@ import io.github.sluice.store.Claim;
 import io.github.sluice.store.Inheritance;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
+import io.github.sluice.store.StoreLatency;
 import io.github.sluice.store.StoreListener;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.lang.System.Logger.Level;
@@ -286,6 +287,22 @@ public final class RedisStore implements Store {
     /** @return the store's name, as given to the listener and in log lines */
     public String name() {
         return engine.name;
+    }
+
+    /**
+     * The latency of this store's script calls, per operation: {@code acquire} (a decision),
+     * {@code release} (a concurrency release or a refund), {@code renew} (a lease renewal) and
+     * {@code probe} (the health check), each timed from the moment the call is handed to the
+     * client until Redis's reply is read (an error reply included; a call that ends without a
+     * reply is not timed, and shows as a degraded decision instead). The enforcer hands it to its
+     * metrics, which export it as {@code sluice.store.latency}; timing a call takes no lock and
+     * allocates nothing.
+     *
+     * @return the store's latency histogram, always the same object
+     */
+    @Override
+    public StoreLatency latency() {
+        return engine.latency;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.github.sluice.redis.internal;
 
 import io.github.sluice.core.Clock;
+import io.github.sluice.store.StoreLatency;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.codec.StringCodec;
@@ -57,6 +58,13 @@ public final class ScriptCall extends Command<String, String, long[]> {
         }
     }
 
+    /**
+     * The operations a store's {@link StoreLatency} times, in index order: {@code acquire} (op
+     * {@code 'a'}), {@code release} ({@code 'r'}, a release or a refund), {@code renew}
+     * ({@code 'n'}) and {@code probe} ({@code 'p'}).
+     */
+    public static final String[] OPERATIONS = {"acquire", "release", "renew", "probe"};
+
     /** Told once when a call completes, however it completes. */
     public interface Callback {
         /**
@@ -95,6 +103,10 @@ public final class ScriptCall extends Command<String, String, long[]> {
     private final long argument;
     private final Callback callback;
     private volatile Thread waiter;
+    /** Times this call's round trip, or {@code null}; set with {@link #clock} and {@link #sentAt} before it is sent. */
+    private StoreLatency latency;
+    private Clock clock;
+    private long sentAt;
     @SuppressWarnings("unused") // through FINISHED
     private volatile int finished;
 
@@ -164,6 +176,21 @@ public final class ScriptCall extends Command<String, String, long[]> {
                 callback);
     }
 
+    /**
+     * Times this call: from now (call it just before sending) until Redis's reply is read, an
+     * error reply included; a call that ends without a reply (the connection failed, or it was
+     * cancelled) is not timed. The fields are published with the call to the client's I/O
+     * thread, which completes it.
+     *
+     * @param latency where to record the round trip, under this call's operation
+     * @param clock the real clock
+     */
+    public void timed(StoreLatency latency, Clock clock) {
+        this.clock = clock;
+        this.sentAt = clock.nanos();
+        this.latency = latency;
+    }
+
     /** @return the group of parts this call carries */
     public int group() {
         return group;
@@ -211,25 +238,31 @@ public final class ScriptCall extends Command<String, String, long[]> {
     @Override
     public void complete() {
         super.complete();
-        finish();
+        finish(true);
     }
 
     @Override
     public boolean completeExceptionally(Throwable throwable) {
         super.completeExceptionally(throwable);
-        finish();
+        finish(false);
         return true;
     }
 
     @Override
     public void cancel() {
         super.cancel();
-        finish();
+        finish(false);
     }
 
-    private void finish() {
+    /** @param answered whether Redis replied (then the round trip is timed) */
+    private void finish(boolean answered) {
         if (!FINISHED.compareAndSet(this, 0, 1)) {
             return;
+        }
+        // Recorded before the waiter wakes: a decision that returned has its round trip counted.
+        StoreLatency l = latency;
+        if (answered && l != null) {
+            l.record(operation(op), clock.nanos() - sentAt);
         }
         Thread w = waiter;
         if (w != null) {
@@ -264,6 +297,16 @@ public final class ScriptCall extends Command<String, String, long[]> {
             }
         }
         return true;
+    }
+
+    /** @return the index in {@link #OPERATIONS} of a call's op */
+    static int operation(char op) {
+        return switch (op) {
+            case 'a' -> 0;
+            case 'r' -> 1;
+            case 'n' -> 2;
+            default -> 3;
+        };
     }
 
     /** @return whether Redis answered that it does not have the script cached */
