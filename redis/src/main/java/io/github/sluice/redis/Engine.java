@@ -77,6 +77,7 @@ final class Engine implements Reporter.Sink {
     final StoreListener listener;
     /** The round trips' latency per operation ({@link ScriptCall#OPERATIONS}), timed by {@link #send}. */
     final StoreLatency latency;
+    private final ScriptCall.Timing timing;
     /**
      * The store's logger: it queues lines for the reporter's thread and never blocks, so any
      * thread may log, a request thread or a Lettuce I/O thread included.
@@ -111,6 +112,7 @@ final class Engine implements Reporter.Sink {
         this.leaseMicros = b.leaseTimeout.toNanos() / 1000;
         this.listener = b.listener;
         this.latency = new StoreLatency(b.name, ScriptCall.OPERATIONS);
+        this.timing = new ScriptCall.Timing(latency, realClock);
         this.functions = b.functions;
         this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
         this.probeHead = (probeKey() + ':').getBytes(StandardCharsets.US_ASCII);
@@ -138,9 +140,7 @@ final class Engine implements Reporter.Sink {
         byte[] tagBytes = ("{" + tag + "}").getBytes(StandardCharsets.US_ASCII);
         byte[] key = Arrays.copyOf(probeHead, probeHead.length + tagBytes.length);
         System.arraycopy(tagBytes, 0, key, probeHead.length, tagBytes.length);
-        Part p = new Part(null, key, 0);
-        KeyNames.whole(p, slot);
-        return p;
+        return new Part(null, KeyNames.Head.whole(key), 0);
     }
 
     /** @return the script's clock argument: the client clock in microseconds, or Redis TIME */
@@ -339,7 +339,7 @@ final class Engine implements Reporter.Sink {
 
     /** Sends a call, timing its round trip; never throws, never blocks: a failure completes the call. */
     void send(ScriptCall call) {
-        call.timed(latency, realClock);
+        call.timed(timing);
         connector.dispatch(call);
     }
 

@@ -457,11 +457,7 @@ public final class RedisStore implements Store {
                     for (int i = 0; i < held.size(); i++) {
                         LeaseBook.Lease l = held.get(i);
                         Part p = new Part(space.binding, space.head, l.count());
-                        if (i == 0) {
-                            engine.keys.tag(e.getKey(), p);
-                        } else {
-                            p.sameKeyAs(parts[0]);
-                        }
+                        p.key = e.getKey();
                         p.id = l.id();
                         p.first = l.first();
                         parts[i] = p;

@@ -23,14 +23,16 @@ import java.util.Objects;
  * can be decided by one script.
  *
  * <h2>The decision path</h2>
- * {@link #tag(String, Part)} hashes a client key into a {@link Part}'s fields (the 120 bits as two
- * {@code long}s and the cluster slot), and {@link #write(ByteBuf, Part)} writes the key's bytes
- * from them into the client's output buffer. Neither allocates: the key is encoded a chunk at a
- * time into a per-thread buffer that feeds a per-thread digest, and the HMAC is computed on that
- * same digest from pads prepared once. So a decision costs the same, in time and in bytes,
- * whether its key was seen a moment ago or never: nothing is cached, and a flood of new keys
- * cannot make the path slower or evict anything. (A table of recent keys' tags used to spare a
- * hot key its hash; a key it missed cost a digest, an encoding and four new objects, 605 to 687
+ * A {@link Part} carries its policy's {@link Head} and the client key itself; the key's name is
+ * hashed when the call is written ({@link #write(ByteBuf, Part)}, on the client's I/O thread),
+ * straight into the client's output buffer, and, for a request with several policies, when its
+ * parts are grouped by cluster slot ({@link #slot(Part)}). Neither allocates: the key is encoded a
+ * chunk at a time into a per-thread buffer that feeds a per-thread digest, and the HMAC is
+ * computed on that same digest from pads prepared once; the part holds no hash, so a decision
+ * carries no more than the reference to its key. A decision therefore costs the same, in time and
+ * in bytes, whether its key was seen a moment ago or never: nothing is cached, and a flood of new
+ * keys cannot make the path slower or evict anything. (A table of recent keys' tags used to spare
+ * a hot key its hash; a key it missed cost a digest, an encoding and four new objects, 605 to 687
  * bytes per decision on 10,000 keys against 475 to 502 on 1,000.)
  *
  * <p>The names are those the table-based code produced (SHA-256 and HMAC-SHA-256 as the JDK's
@@ -109,10 +111,46 @@ public final class KeyNames {
 
     /**
      * @param policy the policy's name
-     * @return the bytes every key of the policy starts with, {@code <prefix>:<policy>:}
+     * @return the head of every key of the policy, {@code <prefix>:<policy>:}, followed by its
+     *     client key's hash tag when written
      */
-    public byte[] head(String policy) {
-        return (prefix + ':' + policy + ':').getBytes(StandardCharsets.US_ASCII);
+    public Head head(String policy) {
+        return new Head((prefix + ':' + policy + ':').getBytes(StandardCharsets.US_ASCII), this);
+    }
+
+    /**
+     * What a part's key starts with: its policy's {@code <prefix>:<policy>:} and the names that
+     * hash the client key after it, or a whole key of its own (the probe's). Immutable.
+     */
+    public static final class Head {
+        private final byte[] bytes;
+        /** The names that hash the client key after the head, or {@code null} for a whole key. */
+        private final KeyNames names;
+
+        private Head(byte[] bytes, KeyNames names) {
+            this.bytes = bytes;
+            this.names = names;
+        }
+
+        /**
+         * A whole key, written as it is: no client key's hash follows it.
+         *
+         * @param key the key's bytes, ASCII (not copied: not to be changed)
+         * @return the head
+         */
+        public static Head whole(byte[] key) {
+            return new Head(Objects.requireNonNull(key, "key"), null);
+        }
+
+        /** @return whether this head is a whole key */
+        public boolean isWhole() {
+            return names == null;
+        }
+
+        @Override
+        public String toString() {
+            return new String(bytes, StandardCharsets.US_ASCII) + (names == null ? "" : "{...}");
+        }
     }
 
     /**
@@ -128,20 +166,14 @@ public final class KeyNames {
     }
 
     /**
-     * Hashes a client key into a part: {@link Part#hashHigh}, {@link Part#hashLow} and
-     * {@link Part#slot}, which {@link #write} turns into the key's name. Allocates nothing, and
-     * takes the same time for a key seen a moment ago as for a new one.
-     *
      * @param key the client key
-     * @param part the part to fill in
+     * @return the Redis Cluster slot of its names (what {@code SlotHash.getSlot} computes for
+     *     them); allocates nothing
      */
-    public void tag(String key, Part part) {
+    public int slot(String key) {
         Hasher h = hashers.get();
         h.hash(key);
-        part.hashHigh = h.high;
-        part.hashLow = h.low;
-        part.slot = h.slot;
-        part.whole = false;
+        return h.slot;
     }
 
     /** @return the prefix */
@@ -151,25 +183,26 @@ public final class KeyNames {
 
     /**
      * Writes a part's key, as a RESP bulk string, into the client's buffer: its head, then, unless
-     * the head is the whole key, {@code {<hash>}}. Allocates nothing.
+     * the head is a whole key, {@code {<hash of the part's client key>}}, hashed on this thread.
+     * Allocates nothing.
      *
      * @param buf the buffer
-     * @param p the part, tagged
-     * @throws IllegalStateException if the part has no key yet (neither tagged nor whole): it
-     *     would otherwise name the policy's head alone, a key every client would share
+     * @param p the part
+     * @throws IllegalStateException if the part has no client key and its head is not a whole key:
+     *     it would otherwise name the policy's head alone, a key every client would share
      */
     public static void write(ByteBuf buf, Part p) {
-        checkTagged(p);
-        if (p.whole) {
-            Resp.bulk(buf, p.head);
+        Head head = p.head;
+        if (head.names == null) {
+            Resp.bulk(buf, head.bytes);
             return;
         }
-        Resp.header(buf, p.head.length + TAG_BYTES);
-        buf.writeBytes(p.head);
+        Hasher h = head.names.hashers.get();
+        h.hash(clientKey(p));
+        Resp.header(buf, head.bytes.length + TAG_BYTES);
+        buf.writeBytes(head.bytes);
         buf.writeByte('{');
-        for (int i = 0; i < HASH_CHARS; i++) {
-            buf.writeByte(BASE64[sextet(p.hashHigh, p.hashLow, i)]);
-        }
+        buf.writeBytes(h.chars);
         buf.writeByte('}');
         buf.writeBytes(CRLF);
     }
@@ -177,40 +210,41 @@ public final class KeyNames {
     /**
      * The bytes of a part's key (for the cluster client, which routes a call by its first key).
      *
-     * @param p the part, tagged
+     * @param p the part
      * @return a new array
-     * @throws IllegalStateException if the part has no key yet
+     * @throws IllegalStateException if the part has no client key and its head is not a whole key
      */
     public static byte[] bytes(Part p) {
-        checkTagged(p);
-        if (p.whole) {
-            return p.head.clone();
+        Head head = p.head;
+        if (head.names == null) {
+            return head.bytes.clone();
         }
-        byte[] key = Arrays.copyOf(p.head, p.head.length + TAG_BYTES);
-        key[p.head.length] = '{';
-        for (int i = 0; i < HASH_CHARS; i++) {
-            key[p.head.length + 1 + i] = BASE64[sextet(p.hashHigh, p.hashLow, i)];
-        }
+        Hasher h = head.names.hashers.get();
+        h.hash(clientKey(p));
+        byte[] key = Arrays.copyOf(head.bytes, head.bytes.length + TAG_BYTES);
+        key[head.bytes.length] = '{';
+        System.arraycopy(h.chars, 0, key, head.bytes.length + 1, HASH_CHARS);
         key[key.length - 1] = '}';
         return key;
     }
 
     /**
-     * Makes a part's head its whole key, with no hash after it (the probe's key, whose tag picks
-     * a slot rather than a client).
-     *
-     * @param p the part
-     * @param slot the key's cluster slot
+     * @param p a part whose head is not a whole key
+     * @return the Redis Cluster slot of its key
+     * @throws IllegalStateException if the part has no client key
      */
-    public static void whole(Part p, int slot) {
-        p.whole = true;
-        p.slot = slot;
+    public static int slot(Part p) {
+        if (p.head.names == null) {
+            throw new IllegalStateException("a whole key's slot is its own: " + p.head);
+        }
+        return p.head.names.slot(clientKey(p));
     }
 
-    private static void checkTagged(Part p) {
-        if (p.slot < 0) {
-            throw new IllegalStateException("a part's key was written before its client key was hashed");
+    private static String clientKey(Part p) {
+        if (p.key == null) {
+            throw new IllegalStateException("a part of " + p.head + " has no client key to name");
         }
+        return p.key;
     }
 
     /**
@@ -245,8 +279,6 @@ public final class KeyNames {
         private final byte[] chunk = new byte[CHUNK];
         private final byte[] out = new byte[32];
         final byte[] chars = new byte[HASH_CHARS];
-        long high;
-        long low;
         int slot;
 
         Hasher(byte[][] pads) {
@@ -254,7 +286,7 @@ public final class KeyNames {
             this.outer = pads == null ? null : pads[1];
         }
 
-        /** Hashes {@code key} into {@link #high}, {@link #low}, {@link #chars} and {@link #slot}. */
+        /** Hashes {@code key} into {@link #chars} (its Base64) and {@link #slot}. */
         void hash(String key) {
             try {
                 if (inner != null) {
@@ -278,8 +310,6 @@ public final class KeyNames {
             for (int i = 8; i < 15; i++) {
                 l = l << 8 | (out[i] & 0xFF);
             }
-            high = h;
-            low = l;
             for (int i = 0; i < HASH_CHARS; i++) {
                 chars[i] = BASE64[sextet(h, l, i)];
             }

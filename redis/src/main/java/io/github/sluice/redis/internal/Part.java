@@ -15,21 +15,15 @@ public class Part {
 
     /** The policy's binding, or {@code null} for the probe's part. */
     public final Binding binding;
-    /** The bytes the Redis key starts with, {@code <prefix>:<policy>:}. */
-    public final byte[] head;
+    /** What the Redis key starts with, {@code <prefix>:<policy>:}, or the whole key (the probe's). */
+    public final KeyNames.Head head;
     /** Permits asked for, released or refunded. */
     public final long cost;
     /**
-     * The client key's hash, its first 64 bits ({@link KeyNames#tag}): with {@link #hashLow}, the
-     * rest of the Redis key after {@link #head}, written by {@link KeyNames#write}.
+     * The client key, whose hash tag completes the Redis key after {@link #head} (hashed when the
+     * call is written, {@link KeyNames#write}); {@code null} for a whole key.
      */
-    public long hashHigh;
-    /** The client key's hash, its last 56 bits. */
-    public long hashLow;
-    /** The key's cluster slot; {@code -1} until the key is hashed (a part cannot be sent so). */
-    public int slot = -1;
-    /** Whether {@link #head} is the whole key, with no hash after it (the probe's key). */
-    public boolean whole;
+    public String key;
     /** The lease or request id, or {@code null}. */
     public String id;
     /** The index of the lease's first member. */
@@ -49,21 +43,9 @@ public class Part {
      * @param head the key's head
      * @param cost the cost
      */
-    public Part(Binding binding, byte[] head, long cost) {
+    public Part(Binding binding, KeyNames.Head head, long cost) {
         this.binding = binding;
         this.head = head;
         this.cost = cost;
-    }
-
-    /**
-     * Gives this part the key of another of the same client key (a refund's or a renewal's).
-     *
-     * @param from a part whose key is set
-     */
-    public void sameKeyAs(Part from) {
-        hashHigh = from.hashHigh;
-        hashLow = from.hashLow;
-        slot = from.slot;
-        whole = from.whole;
     }
 }

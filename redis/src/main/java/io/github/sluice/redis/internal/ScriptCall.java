@@ -99,28 +99,27 @@ public final class ScriptCall extends Command<String, String, long[]> {
     private final long now;
     private final Part[] parts;
     private final int group;
-    private final int count;
-    private final long argument;
     private final Callback callback;
     private volatile Thread waiter;
-    /** Times this call's round trip, or {@code null}; set with {@link #clock} and {@link #sentAt} before it is sent. */
-    private StoreLatency latency;
-    private Clock clock;
+    /*
+     * A call is 80 bytes, as before it was timed: the two fields below took the place of its
+     * count of parts (counted again where needed) and of the probe's argument (its part's cost).
+     */
+    /** Times this call's round trip, or {@code null}; set with {@link #sentAt} before it is sent. */
+    private Timing timing;
     private long sentAt;
     @SuppressWarnings("unused") // through FINISHED
     private volatile int finished;
 
     private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
-            int count, long argument, boolean cluster, Callback callback) {
-        super(via.type, new Reply(op == 'a' ? count * REPLY : 0));
+            boolean cluster, Callback callback) {
+        super(via.type, new Reply(op == 'a' ? count(parts, group) * REPLY : 0));
         this.script = script;
         this.via = via;
         this.op = op;
         this.now = now;
         this.parts = parts;
         this.group = group;
-        this.count = count;
-        this.argument = argument;
         this.callback = callback;
         if (cluster) {
             // The cluster client routes a call by its first key; a standalone one never looks.
@@ -144,11 +143,20 @@ public final class ScriptCall extends Command<String, String, long[]> {
      */
     public static ScriptCall of(Script script, Via via, char op, long now, Part[] parts, int group,
             boolean cluster, Callback callback) {
+        return new ScriptCall(script, via, op, now, parts, group, cluster, callback);
+    }
+
+    /** @return how many of the parts are in the group */
+    private static int count(Part[] parts, int group) {
         int count = 0;
         for (Part p : parts) {
             count += p.group == group ? 1 : 0;
         }
-        return new ScriptCall(script, via, op, now, parts, group, count, 0, cluster, callback);
+        return count;
+    }
+
+    private int count() {
+        return count(parts, group);
     }
 
     /**
@@ -163,8 +171,11 @@ public final class ScriptCall extends Command<String, String, long[]> {
      * @return the call, not yet sent
      */
     public static ScriptCall probe(Script script, Via via, Part key, long ttlMillis, boolean cluster) {
-        return new ScriptCall(script, via, 'p', REDIS_TIME, new Part[] {key}, key.group, 1,
-                ttlMillis, cluster, null);
+        // The TTL travels as the part's cost, which a probe has no other use for
+        Part p = new Part(null, key.head, ttlMillis);
+        p.key = key.key;
+        p.group = key.group;
+        return new ScriptCall(script, via, 'p', REDIS_TIME, new Part[] {p}, p.group, cluster, null);
     }
 
     /**
@@ -172,8 +183,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
      *     missing function
      */
     public ScriptCall withSource() {
-        return new ScriptCall(script, Via.EVAL, op, now, parts, group, count, argument, args != null,
-                callback);
+        return new ScriptCall(script, Via.EVAL, op, now, parts, group, args != null, callback);
     }
 
     /**
@@ -182,13 +192,20 @@ public final class ScriptCall extends Command<String, String, long[]> {
      * cancelled) is not timed. The fields are published with the call to the client's I/O
      * thread, which completes it.
      *
-     * @param latency where to record the round trip, under this call's operation
+     * @param timing where to record the round trip, under this call's operation, and the clock
+     */
+    public void timed(Timing timing) {
+        this.sentAt = timing.clock().nanos();
+        this.timing = timing;
+    }
+
+    /**
+     * Where a store records its calls' round trips, and the real clock that times them.
+     *
+     * @param latency the store's histogram, by {@link #OPERATIONS}
      * @param clock the real clock
      */
-    public void timed(StoreLatency latency, Clock clock) {
-        this.clock = clock;
-        this.sentAt = clock.nanos();
-        this.latency = latency;
+    public record Timing(StoreLatency latency, Clock clock) {
     }
 
     /** @return the group of parts this call carries */
@@ -208,6 +225,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     @Override
     public void encode(ByteBuf buf) {
+        int count = count();
         int values = op == 'p' ? 1 : count * Binding.STRIDE;
         Resp.array(buf, 3 + count + 2 + values);
         buf.writeBytes(via == Via.FCALL ? script.fcallHead()
@@ -225,7 +243,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
         }
         buf.writeBytes(OPS[op]);
         if (op == 'p') {
-            Resp.bulk(buf, argument);
+            Resp.bulk(buf, parts[0].cost);
             return;
         }
         for (Part p : parts) {
@@ -260,9 +278,9 @@ public final class ScriptCall extends Command<String, String, long[]> {
             return;
         }
         // Recorded before the waiter wakes: a decision that returned has its round trip counted.
-        StoreLatency l = latency;
-        if (answered && l != null) {
-            l.record(operation(op), clock.nanos() - sentAt);
+        Timing t = timing;
+        if (answered && t != null) {
+            t.latency().record(operation(op), t.clock().nanos() - sentAt);
         }
         Thread w = waiter;
         if (w != null) {
@@ -359,7 +377,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     @Override
     public String toString() {
-        return "ScriptCall{" + via + ", op " + op + ", " + count + " key(s)}";
+        return "ScriptCall{" + via + ", op " + op + ", " + count() + " key(s)}";
     }
 
     /** Collects the script's integers. */
@@ -423,7 +441,8 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
         @Override
         public int count() {
-            return 2 + call.count + 2 + (call.op == 'p' ? 1 : call.count * Binding.STRIDE);
+            int count = call.count();
+            return 2 + count + 2 + (call.op == 'p' ? 1 : count * Binding.STRIDE);
         }
 
         @Override
