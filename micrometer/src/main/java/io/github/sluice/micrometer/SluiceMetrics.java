@@ -92,7 +92,7 @@ import java.util.concurrent.TimeUnit;
  *       {@code acquire}, {@code release}, {@code renew}, {@code probe})</td></tr>
  *   <tr><td>{@code sluice.store.latency.le} ({@code sluice_store_latency_le_total})</td>
  *       <td>counter</td><td>store, operation, le</td><td>those round trips that took at most
- *       {@code le} seconds (100 µs to 1 s, and {@code +Inf}): cumulative buckets for
+ *       {@code le} seconds (100 µs to 1 s, {@code le} from {@code 0.0001} to {@code 1.0}, and {@code +Inf}): cumulative buckets for
  *       {@code histogram_quantile}, 13 per operation</td></tr>
  * </table>
  * Every meter also carries the tags given to the constructor. A store's latency appears when an
@@ -259,12 +259,18 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
                         .description("round trips to the shared store, and their total time").register(registry));
                 for (int b = 0; b <= bounds.length; b++) {
                     int bucket = b;
-                    String le = b == bounds.length ? "+Inf" : Double.toString(bounds[b] / 1e9);
+                    String le = b == bounds.length ? "+Inf" : seconds(bounds[b]);
                     meters.add(FunctionCounter.builder("sluice.store.latency.le", l, s -> s.countAtMost(i, bucket))
                             .tags(t.and("le", le)).description("round trips to the shared store that took at most"
                                     + " le seconds").register(registry));
                 }
             }
+        }
+
+        /** Seconds as Prometheus' clients write {@code le}: {@code 0.0001}, {@code 0.25}, {@code 1.0}. */
+        private static String seconds(long nanos) {
+            String s = Double.toString(nanos / 1e9);
+            return s.indexOf('E') < 0 ? s : java.math.BigDecimal.valueOf(nanos / 1e9).stripTrailingZeros().toPlainString();
         }
 
         synchronized void remove() {

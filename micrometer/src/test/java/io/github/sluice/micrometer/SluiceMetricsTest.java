@@ -242,9 +242,11 @@ class SluiceMetricsTest {
 
         // Then each le counts the round trips up to it (seconds), +Inf all of them
         String acquire = "app=\"shop\",operation=\"acquire\",store=\"redis\"";
-        assertTrue(text.contains("sluice_store_latency_le_total{" + acquire.replace("app=\"shop\",",
-                "app=\"shop\",le=\"1.0E-4\",") + "} 1.0"), text);
-        assertTrue(text.contains("sluice_store_latency_le_total{app=\"shop\",le=\"5.0E-4\",operation=\"acquire\","
+        assertTrue(text.contains("sluice_store_latency_le_total{app=\"shop\",le=\"0.0001\",operation=\"acquire\","
+                + "store=\"redis\"} 1.0"), text);
+        assertTrue(text.contains("sluice_store_latency_le_total{app=\"shop\",le=\"0.00025\",operation=\"acquire\","
+                + "store=\"redis\"} 1.0"), text);
+        assertTrue(text.contains("sluice_store_latency_le_total{app=\"shop\",le=\"0.0005\",operation=\"acquire\","
                 + "store=\"redis\"} 2.0"), text);
         assertTrue(text.contains("sluice_store_latency_le_total{app=\"shop\",le=\"0.005\",operation=\"acquire\","
                 + "store=\"redis\"} 3.0"), text);
