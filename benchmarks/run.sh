@@ -12,6 +12,8 @@
 #                REDIS_THREADS="1 16 64" thread counts of the Redis benchmarks (their targets are
 #                at 1, 16 and 64 threads: most threads wait on the network, not on a core);
 #                REDIS_ROUNDS=15 rounds of the 1-thread Redis comparison in one JVM (Interleaved);
+#                KEYS_ROUNDS=15 rounds of the Redis many-keys comparison (KeyCount: 1,000, 10,000
+#                and 1,000,000 keys round-robin, bytes and decisions per second);
 #                JMH_OPTS="..." replaces the mode's fork/iteration options (smoke tests);
 #                HTTP=1 also runs the HTTP CPU-time comparison (benchmarks/http-cpu.sh, about
 #                5 minutes; HTTP_ARGS="rate requests rounds warm-up connections" sets it), then
@@ -111,6 +113,7 @@ fi
 # Redis allocation per decision, counted exactly on every thread (independent of the load).
 ALLOC=
 REDIS1=
+KEYS=
 if [ "$REDIS" = 1 ] && [[ "$REGEX" == *redis* || "$REGEX" == *Redis* ]]; then
   ALLOC="$T/redis-alloc.txt"
   java -cp "$JAR" io.github.sluice.bench.redis.AllocationPerDecision > "$ALLOC" || true
@@ -119,6 +122,11 @@ if [ "$REDIS" = 1 ] && [[ "$REGEX" == *redis* || "$REGEX" == *Redis* ]]; then
   # here when JMH's 1-thread ratio is inconclusive (its interval spans 1.5x). REDIS_ROUNDS=15.
   REDIS1="$T/redis-1thread.txt"
   java -cp "$JAR" io.github.sluice.bench.redis.Interleaved "${REDIS_ROUNDS:-15}" | tee "$REDIS1"
+  # Many keys round-robin (1,000, 10,000, 1,000,000, and one hot key) in interleaved rounds:
+  # decisions per second, CPU and bytes per decision; targets <= 500 B and within 10 % of 1,000
+  # keys. KEYS_ROUNDS=15.
+  KEYS="$T/redis-keys.txt"
+  java -cp "$JAR" io.github.sluice.bench.redis.KeyCount "${KEYS_ROUNDS:-15}" | tee "$KEYS" || true
 fi
 
 HEAP=
@@ -166,6 +174,13 @@ if [ -n "$ALLOC" ]; then
     cat "$ALLOC"; } | tee -a "$T/summary-$MODE.md"
 else
   printf '\n### Redis allocation per decision\n\n| target | measured on | measured | verdict |\n|---|---|---:|---|\n| <= 1,000 B per decision, exact counters | - | not run | not run |\n' \
+    | tee -a "$T/summary-$MODE.md"
+fi
+if [ -n "${KEYS:-}" ]; then
+  { printf '\n### Redis: many keys round-robin, 1 thread, interleaved rounds (KeyCount)\n\n'
+    sed -n '/^| keys/,$p' "$KEYS"; } | tee -a "$T/summary-$MODE.md"
+else
+  printf '\n### Redis: many keys round-robin (KeyCount)\n\nnot run (needs redis-server and a Redis regex)\n' \
     | tee -a "$T/summary-$MODE.md"
 fi
 if [ "${#CPUOP[@]}" -gt 0 ]; then

@@ -42,12 +42,20 @@ final class LocalRedis implements AutoCloseable {
         return usual.canExecute() ? usual.getPath() : null;
     }
 
-    /** Starts the server and waits until it answers {@code PING}. */
+    /** Starts the server on a free port and waits until it answers {@code PING}. */
     static LocalRedis start(String executable) throws IOException, InterruptedException {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
+        return start(executable, port);
+    }
+
+    /**
+     * Starts the server on a given port (that of one stopped before, for a Redis that comes back)
+     * and waits until it answers {@code PING}.
+     */
+    static LocalRedis start(String executable, int port) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("sluice-demo-redis");
         Process p = new ProcessBuilder(List.of(executable, "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no"))
@@ -64,6 +72,11 @@ final class LocalRedis implements AutoCloseable {
             Thread.sleep(50); // polling a starting server: there is nothing to wait on
         }
         return redis;
+    }
+
+    /** @return the port it listens on */
+    int port() {
+        return port;
     }
 
     /** @return the URL for {@code SLUICE_REDIS_URL} */

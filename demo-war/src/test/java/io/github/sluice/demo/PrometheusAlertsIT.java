@@ -40,6 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>under normal traffic no alert is pending or firing;
  *   <li>a flood (three heavy clients and many distinct addresses), a broken edit of the watched file
  *       and Redis stopped make the four alerts of those scenarios fire;
+ *   <li>Redis started again on its port, the store recovers and its decisions' round trips are
+ *       timed again: the Redis latency panel's p99 of {@code acquire} is a number;
  *   <li>every query of the dashboard returns data (at least one sample that is a number), and so
  *       does every series the rules read.
  * </ol>
@@ -87,7 +89,8 @@ class PrometheusAlertsIT {
                 + "policy.pace = shaping 20/1s slack=0 max-delay=2s key=header:X-Pace\n"
                 + "max-keys = 50\n";
         Files.writeString(config, policies);
-        LocalRedis redis = LocalRedis.start(redisServer); // closed in the scenario (Redis stopped), and at the end
+        // closed in the scenario (Redis stopped), started again on its port, and closed at the end
+        LocalRedis redis = LocalRedis.start(redisServer);
         try (RunnerProcess memory = RunnerProcess.start(Map.of("PORT", "0", "SLUICE_CONFIG", config.toString()));
                 RunnerProcess shared = RunnerProcess.start(Map.of("PORT", "0", "SLUICE_REDIS_URL", redis.url()))) {
             URI baseA = memory.awaitRunning();
@@ -150,6 +153,23 @@ class PrometheusAlertsIT {
                     flood.join(10_000);
                 }
                 assertEquals(new TreeSet<>(SCENARIO_ALERTS), new TreeSet<>(fired), "alerts that fired");
+
+                // Redis back on its port: the store recovers, and its round trips are timed again.
+                // Traffic on Redis until Prometheus has a rate of answered decisions, the input of the
+                // dashboard's Redis latency panel (without it, that panel would be checked on the
+                // outage's empty window)
+                redis = LocalRedis.start(redisServer, redis.port());
+                String answered = "sum by (store) (rate(sluice_store_latency_le_total{operation=\"acquire\","
+                        + "le=\"+Inf\"}[10s])) > 0";
+                long redisDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!hasNumber(query(api, answered)) && System.nanoTime() < redisDeadline) {
+                    b.get("servlet/hello", "X-Forwarded-For", "198.51.100." + (1 + client++ % 200));
+                    b.get("api/hello", "X-Api-Key", "normal-" + client);
+                    Thread.sleep(250); // the traffic's own pace, while Prometheus scrapes every second
+                }
+                assertTrue(hasNumber(query(api, "histogram_quantile(0.99, sum by (store, operation, le)"
+                        + " (rate(sluice_store_latency_le_total{operation=\"acquire\"}[10s])))")),
+                        "a p99 of Redis decisions after traffic on Redis: " + query(api, answered));
 
                 // Every dashboard query, and every series a rule reads, returns data
                 pace(a, 6);

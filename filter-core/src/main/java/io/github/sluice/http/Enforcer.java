@@ -158,6 +158,7 @@ public final class Enforcer implements AutoCloseable {
             throw e;
         }
         metrics.track(List.of(policies), List.of(spaces));
+        metrics.track(store.latency());
         this.headers = b.headers;
         this.plan = new RateLimitHeaders.Plan(headers);
         this.table = new Table(this, policies, spaces, plan);

@@ -5,6 +5,7 @@ import io.github.sluice.core.MutableDecision;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.request.RequestView;
 import io.github.sluice.store.KeySpace;
+import io.github.sluice.store.StoreLatency;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -84,6 +85,14 @@ public final class EnforcerMetrics implements EnforcementListener {
          */
         default void storeAdded(StoreHealth store) {
         }
+
+        /**
+         * An enforcer with a store that times its round trips was built with these metrics.
+         *
+         * @param latency the store's latency histogram
+         */
+        default void storeLatencyAdded(StoreLatency latency) {
+        }
     }
 
     private final EnforcementListener next;
@@ -92,6 +101,7 @@ public final class EnforcerMetrics implements EnforcementListener {
     /** Policy names in the order they were first counted. */
     private final List<String> order = new CopyOnWriteArrayList<>();
     private final ConcurrentHashMap<String, StoreHealth> stores = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, StoreLatency> latencies = new ConcurrentHashMap<>();
     private final List<Observer> observers = new CopyOnWriteArrayList<>();
     private final int topClients;
     private final boolean topClientsAdmitted;
@@ -255,6 +265,34 @@ public final class EnforcerMetrics implements EnforcementListener {
     /** @return the health of every store that reported an event, by name; an unmodifiable copy */
     public Map<String, StoreHealth> stores() {
         return Collections.unmodifiableMap(new java.util.TreeMap<>(stores));
+    }
+
+    /**
+     * @return the round-trip latency of every store that times them ({@link io.github.sluice.store.Store#latency()}) and
+     *     that an enforcer counting here was built with, by store name; an unmodifiable copy
+     */
+    public Map<String, StoreLatency> storeLatencies() {
+        return Collections.unmodifiableMap(new java.util.TreeMap<>(latencies));
+    }
+
+    /**
+     * Counts a store's round-trip latency from now on: called by the enforcer when it is built
+     * with the store. The first store of a name is kept (a second one of the same name is not
+     * exported: give stores distinct names).
+     *
+     * @param latency the store's histogram, or {@code null} (a store that times nothing)
+     */
+    void track(StoreLatency latency) {
+        if (latency == null || latencies.putIfAbsent(latency.store(), latency) != null) {
+            return;
+        }
+        for (Observer o : observers) {
+            try {
+                o.storeLatencyAdded(latency);
+            } catch (RuntimeException ignored) {
+                // See Observer.
+            }
+        }
     }
 
     /** @return the listener every event is passed on to */

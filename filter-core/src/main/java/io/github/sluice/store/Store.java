@@ -158,6 +158,19 @@ public interface Store extends AutoCloseable {
         return InTurn.from(Objects.requireNonNull(claims, "claims"), claims);
     }
 
+    /**
+     * How long this store's round trips take, per operation, for metrics: the enforcer hands it
+     * to its {@code EnforcerMetrics} when it is built with this store, and the metrics binders
+     * export it ({@code sluice.store.latency}). The default is {@code null}, right for a store
+     * that makes no round trips (the in-memory {@link ShardedRegistry}).
+     *
+     * @return the store's latency histogram, always the same object, or {@code null} if it times
+     *     nothing
+     */
+    default StoreLatency latency() {
+        return null;
+    }
+
     /** Releases resources (connections, threads). The default does nothing. */
     @Override
     default void close() {

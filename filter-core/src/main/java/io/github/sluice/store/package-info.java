@@ -30,6 +30,9 @@
  *       can hear the enforcer and its store.
  *   <li>{@link io.github.sluice.store.KeyBytes}: the lossless bytes of a key, for a store that
  *       hashes or writes keys, so that two keys never share state.
+ *   <li>{@link io.github.sluice.store.StoreLatency}: a fixed-bucket histogram of a shared store's
+ *       round trips per operation, returned by {@code Store.latency()}, which the enforcer hands
+ *       to its metrics (exported by {@code sluice-micrometer} as {@code sluice.store.latency}).
  *   <li>The asynchronous decision: {@code Store.acquireAllAsync} and {@code KeySpace.acquireAsync}
  *       decide without blocking the calling thread (their defaults decide at once, right for a
  *       store in memory; a remote store overrides them), returning the shared completed stages of

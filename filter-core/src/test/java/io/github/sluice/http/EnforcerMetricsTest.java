@@ -10,7 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.config.SluiceConfig;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.policy.Policy;
+import io.github.sluice.core.Algorithm;
+import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.store.Store;
+import io.github.sluice.store.StoreLatency;
 import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.FakeRequest;
 import java.time.Duration;
@@ -327,5 +331,41 @@ class EnforcerMetricsTest {
         IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
                 () -> EnforcerMetrics.builder().next(shared));
         assertTrue(twice.getMessage().startsWith("next must not be an EnforcerMetrics"), twice.getMessage());
+    }
+
+    @Test
+    void storeThatTimesItsRoundTrips_isTrackedWhenTheEnforcerIsBuilt_andObserversAreTold() {
+        // Given a store that times its round trips, and metrics with an observer
+        ShardedRegistry memory = ShardedRegistry.builder().build();
+        StoreLatency latency = new StoreLatency("redis", "acquire");
+        Store timed = new Store() {
+            @Override
+            public KeySpace keySpace(String name, Algorithm<?> algorithm) {
+                return memory.keySpace(name, algorithm);
+            }
+
+            @Override
+            public StoreLatency latency() {
+                return latency;
+            }
+        };
+        EnforcerMetrics metrics = EnforcerMetrics.builder().build();
+        List<StoreLatency> told = new ArrayList<>();
+        metrics.observe(new EnforcerMetrics.Observer() {
+            @Override
+            public void storeLatencyAdded(StoreLatency l) {
+                told.add(l);
+            }
+        });
+
+        // When two enforcers are built with it
+        f.builder("p = token-bucket 1/1m key=ip").store(timed).listener(metrics).build();
+        f.builder("q = token-bucket 1/1m key=ip").store(timed).listener(metrics).build();
+
+        // Then its histogram is there once, before any request, and the observer heard it once
+        assertEquals(java.util.Map.of("redis", latency), metrics.storeLatencies());
+        assertEquals(List.of(latency), told);
+        // and a store that times nothing (the in-memory one) adds none
+        assertTrue(f.builder("r = token-bucket 1/1m key=ip").build().metrics().storeLatencies().isEmpty());
     }
 }

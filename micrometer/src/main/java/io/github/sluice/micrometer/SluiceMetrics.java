@@ -4,6 +4,7 @@ import io.github.sluice.http.Enforcer;
 import io.github.sluice.http.EnforcerMetrics;
 import io.github.sluice.http.PolicyMetrics;
 import io.github.sluice.http.StoreHealth;
+import io.github.sluice.store.StoreLatency;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -85,8 +86,17 @@ import java.util.concurrent.TimeUnit;
  *       <td>counter</td><td>store</td><td>time spent degraded, all episodes</td></tr>
  *   <tr><td>{@code sluice.store.degradations} ({@code sluice_store_degradations_total})</td>
  *       <td>counter</td><td>store</td><td>times the store became degraded</td></tr>
+ *   <tr><td>{@code sluice.store.latency} ({@code sluice_store_latency_seconds_count}, {@code _sum})</td>
+ *       <td>timer</td><td>store, operation</td><td>round trips to a shared store that Redis
+ *       answered, and their total time ({@link StoreLatency}; the Redis store's operations:
+ *       {@code acquire}, {@code release}, {@code renew}, {@code probe})</td></tr>
+ *   <tr><td>{@code sluice.store.latency.le} ({@code sluice_store_latency_le_total})</td>
+ *       <td>counter</td><td>store, operation, le</td><td>those round trips that took at most
+ *       {@code le} seconds (100 µs to 1 s, {@code le} from {@code 0.0001} to {@code 1.0}, and {@code +Inf}): cumulative buckets for
+ *       {@code histogram_quantile}, 13 per operation</td></tr>
  * </table>
- * Every meter also carries the tags given to the constructor. A store appears when it reports its
+ * Every meter also carries the tags given to the constructor. A store's latency appears when an
+ * enforcer is built with the store ({@code Store.latency()}); its health appears when it reports its
  * first event (to an {@link EnforcerMetrics} that the store was given as its listener); a denial
  * status other than the policy's own appears the first time it is counted.
  *
@@ -144,6 +154,11 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
         @Override
         public synchronized void storeAdded(StoreHealth store) {
             store(store);
+        }
+
+        @Override
+        public synchronized void storeLatencyAdded(StoreLatency latency) {
+            latency(latency);
         }
 
         synchronized void policy(PolicyMetrics p) {
@@ -233,6 +248,31 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
                     .description("times the store became degraded").register(registry));
         }
 
+        /** A timer (count and total) and cumulative buckets per operation of a store. */
+        synchronized void latency(StoreLatency l) {
+            long[] bounds = StoreLatency.bounds();
+            for (int op = 0; op < l.operations().size(); op++) {
+                int i = op;
+                Tags t = tags.and("store", l.store()).and("operation", l.operations().get(op));
+                meters.add(FunctionTimer.builder("sluice.store.latency", l, s -> s.count(i), s -> s.totalNanos(i),
+                        TimeUnit.NANOSECONDS).tags(t)
+                        .description("round trips to the shared store, and their total time").register(registry));
+                for (int b = 0; b <= bounds.length; b++) {
+                    int bucket = b;
+                    String le = b == bounds.length ? "+Inf" : seconds(bounds[b]);
+                    meters.add(FunctionCounter.builder("sluice.store.latency.le", l, s -> s.countAtMost(i, bucket))
+                            .tags(t.and("le", le)).description("round trips to the shared store that took at most"
+                                    + " le seconds").register(registry));
+                }
+            }
+        }
+
+        /** Seconds as Prometheus' clients write {@code le}: {@code 0.0001}, {@code 0.25}, {@code 1.0}. */
+        private static String seconds(long nanos) {
+            String s = Double.toString(nanos / 1e9);
+            return s.indexOf('E') < 0 ? s : java.math.BigDecimal.valueOf(nanos / 1e9).stripTrailingZeros().toPlainString();
+        }
+
         synchronized void remove() {
             for (Meter m : meters) {
                 registry.remove(m);
@@ -256,7 +296,8 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
      *
      * @param enforcer the enforcer
      * @param tags tags for every meter; none may be named {@code policy}, {@code outcome},
-     *     {@code status}, {@code cause}, {@code store} or {@code result}
+     *     {@code status}, {@code cause}, {@code store}, {@code result}, {@code le} or
+     *     {@code operation}
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if a tag uses one of the names above
      */
@@ -264,7 +305,7 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
         this.enforcer = Objects.requireNonNull(enforcer, "enforcer");
         this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
         for (Tag t : this.tags) {
-            if (List.of("policy", "outcome", "status", "cause", "store", "result", "le").contains(t.getKey())) {
+            if (List.of("policy", "outcome", "status", "cause", "store", "result", "le", "operation").contains(t.getKey())) {
                 throw new IllegalArgumentException("tags must not use the name '" + t.getKey()
                         + "', which Sluice's meters set themselves, but had " + t);
             }
@@ -292,6 +333,9 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
             }
             for (StoreHealth s : metrics.stores().values()) {
                 b.store(s);
+            }
+            for (StoreLatency l : metrics.storeLatencies().values()) {
+                b.latency(l);
             }
         }
         synchronized (bound) {

@@ -16,6 +16,7 @@ import io.github.sluice.policy.Policy;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.store.Store;
+import io.github.sluice.store.StoreLatency;
 import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.FakeRequest;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -222,6 +223,64 @@ class SluiceMetricsTest {
     }
 
     @Test
+    void storeLatency_isATimerAndCumulativeBucketsPerOperation_fromTheEnforcersBuild() {
+        // Given an enforcer on a store that times its round trips, bound before any round trip
+        StoreLatency latency = new StoreLatency("redis", "acquire", "release");
+        Enforcer e = Enforcer.builder().store(timed(registry, latency)).listener(EnforcementListener.NONE)
+                .policy(Policy.parse("p = token-bucket 1/1m key=ip")).build();
+        PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new SluiceMetrics(e, Tags.of("app", "shop")).bindTo(r);
+        assertTrue(r.scrape().contains(
+                "sluice_store_latency_seconds_count{app=\"shop\",operation=\"acquire\",store=\"redis\"} 0"));
+
+        // When three decisions take 80 us, 400 us and 3 ms, and a release 2 s
+        latency.record(0, 80_000);
+        latency.record(0, 400_000);
+        latency.record(0, 3_000_000);
+        latency.record(1, 2_000_000_000L);
+        String text = r.scrape();
+
+        // Then each le counts the round trips up to it (seconds), +Inf all of them
+        String acquire = "app=\"shop\",operation=\"acquire\",store=\"redis\"";
+        assertTrue(text.contains("sluice_store_latency_le_total{app=\"shop\",le=\"0.0001\",operation=\"acquire\","
+                + "store=\"redis\"} 1.0"), text);
+        assertTrue(text.contains("sluice_store_latency_le_total{app=\"shop\",le=\"0.00025\",operation=\"acquire\","
+                + "store=\"redis\"} 1.0"), text);
+        assertTrue(text.contains("sluice_store_latency_le_total{app=\"shop\",le=\"0.0005\",operation=\"acquire\","
+                + "store=\"redis\"} 2.0"), text);
+        assertTrue(text.contains("sluice_store_latency_le_total{app=\"shop\",le=\"0.005\",operation=\"acquire\","
+                + "store=\"redis\"} 3.0"), text);
+        assertTrue(text.contains("sluice_store_latency_le_total{app=\"shop\",le=\"+Inf\",operation=\"release\","
+                + "store=\"redis\"} 1.0"), text);
+        assertTrue(text.contains("sluice_store_latency_le_total{app=\"shop\",le=\"1.0\",operation=\"release\","
+                + "store=\"redis\"} 0.0"), text);
+        assertTrue(text.contains("sluice_store_latency_seconds_count{" + acquire + "} 3"), text);
+        assertTrue(text.contains("sluice_store_latency_seconds_sum{" + acquire + "} 0.00348"), text);
+        // 13 buckets and a timer per operation: bounded, whatever the traffic
+        assertEquals(2 * 13, text.lines().filter(l -> l.startsWith("sluice_store_latency_le_total{")).count());
+    }
+
+    @Test
+    void storeLatencyOfAStoreAddedAfterBinding_isRegisteredThen_andOperationIsAReservedTag() {
+        EnforcerMetrics metrics = EnforcerMetrics.builder().clock(clock).build();
+        Enforcer first = Enforcer.builder().store(registry).listener(metrics)
+                .policy(Policy.parse("p = token-bucket 1/1m key=ip")).build();
+        SimpleMeterRegistry r = new SimpleMeterRegistry();
+        new SluiceMetrics(first).bindTo(r);
+        assertTrue(r.find("sluice.store.latency").meters().isEmpty());
+
+        StoreLatency latency = new StoreLatency("redis", "acquire");
+        Enforcer.builder().store(timed(registry, latency)).listener(metrics)
+                .policy(Policy.parse("q = token-bucket 1/1m key=ip")).build();
+        latency.record(0, 1_000_000);
+
+        FunctionTimer t = r.get("sluice.store.latency").tags("store", "redis", "operation", "acquire").functionTimer();
+        assertEquals(1, t.count());
+        assertEquals(1, t.totalTime(TimeUnit.MILLISECONDS), 1e-9);
+        assertThrows(IllegalArgumentException.class, () -> new SluiceMetrics(first, Tags.of("operation", "x")));
+    }
+
+    @Test
     void gaugesForTheAlerts_keyBound_adaptiveLimit_andConfigReloads() {
         // Given a registry bounded at 50 keys per policy, an adaptive policy and a rate policy
         ShardedRegistry bounded = ShardedRegistry.builder().clock(clock).shards(4).maxKeys(50).build();
@@ -272,6 +331,21 @@ class SluiceMetricsTest {
         assertEquals("tags must not use the name 'policy', which Sluice's meters set themselves, but had "
                 + "tag(policy=mine)", x.getMessage());
         assertNotNull(new SluiceMetrics(e, List.of(Tag.of("app", "shop"))).toString());
+    }
+
+    /** A store that decides in memory and has a latency histogram, as the Redis store has. */
+    private static Store timed(Store real, StoreLatency latency) {
+        return new Store() {
+            @Override
+            public KeySpace keySpace(String name, Algorithm<?> algorithm) {
+                return real.keySpace(name, algorithm);
+            }
+
+            @Override
+            public StoreLatency latency() {
+                return latency;
+            }
+        };
     }
 
     /** A store whose decisions are all marked degraded, as a Redis store that is down marks them. */

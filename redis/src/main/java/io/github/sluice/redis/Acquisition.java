@@ -48,7 +48,6 @@ final class Acquisition {
      */
     static final class Member extends Part {
         final RedisKeySpace space;
-        final String key;
         final MutableDecision out;
         /** Permits taken: by Redis (a whole group admitted) or by the failure policy. */
         boolean charged;
@@ -241,7 +240,8 @@ final class Acquisition {
 
     /**
      * Groups the members by cluster slot (the same client key gives the same hash tag, hence one
-     * slot), hashes their keys, names the leases of concurrency members, and stamps each with
+     * slot; a request with one policy is one group, and its key is hashed only when the call is
+     * written), names the leases of concurrency members, and stamps each with
      * the instance's reading {@code now} (a calendar window sends the bounds around it).
      *
      * @return the number of groups, each one script call
@@ -249,16 +249,19 @@ final class Acquisition {
     static int prepare(Engine e, Member[] m, long now) {
         int groups = 0;
         int[] slots = m.length == 1 ? null : new int[m.length];
-        for (Member a : m) {
-            a.tag = e.keys.tag(a.key);
+        for (int i = 0; i < m.length; i++) {
+            Member a = m[i];
             a.at = now;
             if (slots != null) {
+                // Policies of one client key share its slot: hashed once per distinct key
+                int same = sameKeyBefore(m, i);
+                int slot = same >= 0 ? slots[m[same].group] : e.keys.slot(a.key);
                 int g = 0;
-                while (g < groups && slots[g] != a.tag.slot()) {
+                while (g < groups && slots[g] != slot) {
                     g++;
                 }
                 if (g == groups) {
-                    slots[groups++] = a.tag.slot();
+                    slots[groups++] = slot;
                 }
                 a.group = g;
             } else {
@@ -269,6 +272,16 @@ final class Acquisition {
             }
         }
         return groups;
+    }
+
+    /** @return the first member before {@code i} with the same client key, or {@code -1} */
+    private static int sameKeyBefore(Member[] m, int i) {
+        for (int j = 0; j < i; j++) {
+            if (m[j].key.equals(m[i].key)) {
+                return j;
+            }
+        }
+        return -1;
     }
 
     private static ScriptCall awaitReply(Engine e, ScriptCall call, long deadline) {
@@ -382,7 +395,7 @@ final class Acquisition {
             for (Member a : m) {
                 if (a.group == g) {
                     Part p = new Part(a.binding, a.head, a.charged ? a.cost : 0);
-                    p.tag = a.tag;
+                    p.key = a.key;
                     p.id = a.id;
                     p.receipt = a.charged ? a.out.receipt() : MutableDecision.NO_RECEIPT;
                     p.at = a.at;

@@ -13,10 +13,12 @@ import io.github.sluice.redis.internal.Script;
 import io.github.sluice.redis.internal.SlotTags;
 import io.github.sluice.redis.internal.ScriptCall;
 import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.store.StoreLatency;
 import io.github.sluice.store.StoreListener;
 import java.lang.System.Logger.Level;
 import io.lettuce.core.RedisCommandExecutionException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -73,6 +75,9 @@ final class Engine implements Reporter.Sink {
     final int denialCacheSize;
     final long leaseMicros;
     final StoreListener listener;
+    /** The round trips' latency per operation ({@link ScriptCall#OPERATIONS}), timed by {@link #send}. */
+    final StoreLatency latency;
+    private final ScriptCall.Timing timing;
     /**
      * The store's logger: it queues lines for the reporter's thread and never blocks, so any
      * thread may log, a request thread or a Lettuce I/O thread included.
@@ -106,6 +111,8 @@ final class Engine implements Reporter.Sink {
         this.denialCacheSize = b.denialCacheSize;
         this.leaseMicros = b.leaseTimeout.toNanos() / 1000;
         this.listener = b.listener;
+        this.latency = new StoreLatency(b.name, ScriptCall.OPERATIONS);
+        this.timing = new ScriptCall.Timing(latency, realClock);
         this.functions = b.functions;
         this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
         this.probeHead = (probeKey() + ':').getBytes(StandardCharsets.US_ASCII);
@@ -129,10 +136,11 @@ final class Engine implements Reporter.Sink {
      *     <prefix>:~probe:<instance id>:{<tag>}}, the tag landing in the slot
      */
     Part probePart(int slot) {
-        Part p = new Part(null, probeHead, 0);
         String tag = connector.cluster() ? SlotTags.of(slot) : "";
-        p.tag = new KeyNames.Tag("", ("{" + tag + "}").getBytes(StandardCharsets.US_ASCII), slot);
-        return p;
+        byte[] tagBytes = ("{" + tag + "}").getBytes(StandardCharsets.US_ASCII);
+        byte[] key = Arrays.copyOf(probeHead, probeHead.length + tagBytes.length);
+        System.arraycopy(tagBytes, 0, key, probeHead.length, tagBytes.length);
+        return new Part(null, KeyNames.Head.whole(key), 0);
     }
 
     /** @return the script's clock argument: the client clock in microseconds, or Redis TIME */
@@ -338,8 +346,9 @@ final class Engine implements Reporter.Sink {
         }
     }
 
-    /** Sends a call; never throws, never blocks: a failure completes the call. */
+    /** Sends a call, timing its round trip; never throws, never blocks: a failure completes the call. */
     void send(ScriptCall call) {
+        call.timed(timing);
         connector.dispatch(call);
     }
 

@@ -4,6 +4,7 @@ import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.redis.internal.Binding;
 import io.github.sluice.redis.internal.DenialCache;
+import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.internal.LeaseBook;
 import io.github.sluice.redis.internal.Part;
 import io.github.sluice.store.KeySpace;
@@ -22,7 +23,7 @@ final class RedisKeySpace implements KeySpace {
     final String name;
     final Binding binding;
     /** {@code <prefix>:<policy>:}, the bytes every key of this policy starts with. */
-    final byte[] head;
+    final KeyNames.Head head;
     final long limit;
     /** Denials cached until their retry-after, or {@code null} when off or for concurrency. */
     final DenialCache cache;
@@ -195,7 +196,7 @@ final class RedisKeySpace implements KeySpace {
      */
     void refund(String key, String leaseId, long first, long cost, long receipt) {
         Part p = new Part(binding, head, cost);
-        p.tag = engine.keys.tag(key);
+        p.key = key;
         p.id = leaseId;
         p.first = first;
         p.receipt = receipt;

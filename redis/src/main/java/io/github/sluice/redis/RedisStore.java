@@ -8,7 +8,6 @@ import io.github.sluice.redis.internal.Binding;
 import io.github.sluice.redis.internal.Bindings;
 import io.github.sluice.redis.internal.Connector;
 import io.github.sluice.redis.internal.Endpoint;
-import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.internal.LeaseBook;
 import io.github.sluice.redis.internal.Part;
 import io.github.sluice.redis.internal.ScriptCall;
@@ -16,6 +15,7 @@ import io.github.sluice.store.Claim;
 import io.github.sluice.store.Inheritance;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
+import io.github.sluice.store.StoreLatency;
 import io.github.sluice.store.StoreListener;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.lang.System.Logger.Level;
@@ -290,6 +290,22 @@ public final class RedisStore implements Store {
     }
 
     /**
+     * The latency of this store's script calls, per operation: {@code acquire} (a decision),
+     * {@code release} (a concurrency release or a refund), {@code renew} (a lease renewal) and
+     * {@code probe} (the health check), each timed from the moment the call is handed to the
+     * client until Redis's reply is read (an error reply included; a call that ends without a
+     * reply is not timed, and shows as a degraded decision instead). The enforcer hands it to its
+     * metrics, which export it as {@code sluice.store.latency}; timing a call takes no lock and
+     * allocates nothing.
+     *
+     * @return the store's latency histogram, always the same object
+     */
+    @Override
+    public StoreLatency latency() {
+        return engine.latency;
+    }
+
+    /**
      * @return how many log lines the store dropped, and breaker transitions it merged, because
      *     the log handler or the listener could not keep up with the store's event thread (see
      *     docs/redis.md); 0 unless one of them is slow
@@ -437,12 +453,11 @@ public final class RedisStore implements Store {
                 }
                 for (Map.Entry<String, List<LeaseBook.Lease>> e : space.leases.redisLeases().entrySet()) {
                     List<LeaseBook.Lease> held = e.getValue();
-                    KeyNames.Tag tag = engine.keys.tag(e.getKey());
                     Part[] parts = new Part[held.size()];
                     for (int i = 0; i < held.size(); i++) {
                         LeaseBook.Lease l = held.get(i);
                         Part p = new Part(space.binding, space.head, l.count());
-                        p.tag = tag;
+                        p.key = e.getKey();
                         p.id = l.id();
                         p.first = l.first();
                         parts[i] = p;

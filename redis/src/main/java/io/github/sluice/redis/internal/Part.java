@@ -15,12 +15,15 @@ public class Part {
 
     /** The policy's binding, or {@code null} for the probe's part. */
     public final Binding binding;
-    /** The bytes the Redis key starts with, {@code <prefix>:<policy>:}. */
-    public final byte[] head;
+    /** What the Redis key starts with, {@code <prefix>:<policy>:}, or the whole key (the probe's). */
+    public final KeyNames.Head head;
     /** Permits asked for, released or refunded. */
     public final long cost;
-    /** The client key's hash tag: the rest of the Redis key, and its cluster slot. */
-    public KeyNames.Tag tag;
+    /**
+     * The client key, whose hash tag completes the Redis key after {@link #head} (hashed when the
+     * call is written, {@link KeyNames#write}); {@code null} for a whole key.
+     */
+    public String key;
     /** The lease or request id, or {@code null}. */
     public String id;
     /** The index of the lease's first member. */
@@ -40,7 +43,7 @@ public class Part {
      * @param head the key's head
      * @param cost the cost
      */
-    public Part(Binding binding, byte[] head, long cost) {
+    public Part(Binding binding, KeyNames.Head head, long cost) {
         this.binding = binding;
         this.head = head;
         this.cost = cost;

@@ -59,6 +59,19 @@ public final class Resp {
     }
 
     /**
+     * Writes a bulk string's header, {@code $<length>\r\n}: the caller writes its bytes and the
+     * closing {@code \r\n}.
+     *
+     * @param buf the buffer
+     * @param length the string's length in bytes
+     */
+    public static void header(ByteBuf buf, int length) {
+        buf.writeByte('$');
+        digits(buf, length);
+        buf.writeBytes(CRLF);
+    }
+
+    /**
      * Writes an ASCII string as a bulk string, without encoding it to an array first.
      *
      * @param buf the buffer

@@ -1,6 +1,7 @@
 package io.github.sluice.redis.internal;
 
 import io.github.sluice.core.Clock;
+import io.github.sluice.store.StoreLatency;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.codec.StringCodec;
@@ -57,6 +58,13 @@ public final class ScriptCall extends Command<String, String, long[]> {
         }
     }
 
+    /**
+     * The operations a store's {@link StoreLatency} times, in index order: {@code acquire} (op
+     * {@code 'a'}), {@code release} ({@code 'r'}, a release or a refund), {@code renew}
+     * ({@code 'n'}) and {@code probe} ({@code 'p'}).
+     */
+    public static final String[] OPERATIONS = {"acquire", "release", "renew", "probe"};
+
     /** Told once when a call completes, however it completes. */
     public interface Callback {
         /**
@@ -92,14 +100,25 @@ public final class ScriptCall extends Command<String, String, long[]> {
     private final Part[] parts;
     private final int group;
     private final int count;
-    private final long argument;
     private final Callback callback;
     private volatile Thread waiter;
+    /*
+     * A call is 80 bytes, as before it was timed: the two fields below took the place of the
+     * probe's argument (now its part's cost).
+     */
+    /** Times this call's round trip, or {@code null}; set with {@link #sentMicros} before it is sent. */
+    private Timing timing;
+    /**
+     * The clock's reading when the call was sent, in microseconds, cut to an int: a difference
+     * of two such readings is exact for round trips under 35 minutes, and the histogram's first
+     * bucket is 100 µs.
+     */
+    private int sentMicros;
     @SuppressWarnings("unused") // through FINISHED
     private volatile int finished;
 
     private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
-            int count, long argument, boolean cluster, Callback callback) {
+            int count, boolean cluster, Callback callback) {
         super(via.type, new Reply(op == 'a' ? count * REPLY : 0));
         this.script = script;
         this.via = via;
@@ -108,7 +127,6 @@ public final class ScriptCall extends Command<String, String, long[]> {
         this.parts = parts;
         this.group = group;
         this.count = count;
-        this.argument = argument;
         this.callback = callback;
         if (cluster) {
             // The cluster client routes a call by its first key; a standalone one never looks.
@@ -136,7 +154,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
         for (Part p : parts) {
             count += p.group == group ? 1 : 0;
         }
-        return new ScriptCall(script, via, op, now, parts, group, count, 0, cluster, callback);
+        return new ScriptCall(script, via, op, now, parts, group, count, cluster, callback);
     }
 
     /**
@@ -151,8 +169,11 @@ public final class ScriptCall extends Command<String, String, long[]> {
      * @return the call, not yet sent
      */
     public static ScriptCall probe(Script script, Via via, Part key, long ttlMillis, boolean cluster) {
-        return new ScriptCall(script, via, 'p', REDIS_TIME, new Part[] {key}, key.group, 1,
-                ttlMillis, cluster, null);
+        // The TTL travels as the part's cost, which a probe has no other use for
+        Part p = new Part(null, key.head, ttlMillis);
+        p.key = key.key;
+        p.group = key.group;
+        return new ScriptCall(script, via, 'p', REDIS_TIME, new Part[] {p}, p.group, 1, cluster, null);
     }
 
     /**
@@ -160,8 +181,33 @@ public final class ScriptCall extends Command<String, String, long[]> {
      *     missing function
      */
     public ScriptCall withSource() {
-        return new ScriptCall(script, Via.EVAL, op, now, parts, group, count, argument, args != null,
-                callback);
+        return new ScriptCall(script, Via.EVAL, op, now, parts, group, count, args != null, callback);
+    }
+
+    /**
+     * Times this call: from now (call it just before sending) until Redis's reply is read, an
+     * error reply included; a call that ends without a reply (the connection failed, or it was
+     * cancelled) is not timed. The fields are published with the call to the client's I/O
+     * thread, which completes it.
+     *
+     * @param timing where to record the round trip, under this call's operation, and the clock
+     */
+    public void timed(Timing timing) {
+        this.sentMicros = micros(timing.clock());
+        this.timing = timing;
+    }
+
+    private static int micros(Clock clock) {
+        return (int) (clock.nanos() / 1000);
+    }
+
+    /**
+     * Where a store records its calls' round trips, and the real clock that times them.
+     *
+     * @param latency the store's histogram, by {@link #OPERATIONS}
+     * @param clock the real clock
+     */
+    public record Timing(StoreLatency latency, Clock clock) {
     }
 
     /** @return the group of parts this call carries */
@@ -188,7 +234,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
         Resp.bulk(buf, count);
         for (Part p : parts) {
             if (p.group == group) {
-                Resp.bulk(buf, p.head, p.tag.braced());
+                KeyNames.write(buf, p);
             }
         }
         if (now == REDIS_TIME) {
@@ -198,7 +244,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
         }
         buf.writeBytes(OPS[op]);
         if (op == 'p') {
-            Resp.bulk(buf, argument);
+            Resp.bulk(buf, parts[0].cost);
             return;
         }
         for (Part p : parts) {
@@ -211,25 +257,31 @@ public final class ScriptCall extends Command<String, String, long[]> {
     @Override
     public void complete() {
         super.complete();
-        finish();
+        finish(true);
     }
 
     @Override
     public boolean completeExceptionally(Throwable throwable) {
         super.completeExceptionally(throwable);
-        finish();
+        finish(false);
         return true;
     }
 
     @Override
     public void cancel() {
         super.cancel();
-        finish();
+        finish(false);
     }
 
-    private void finish() {
+    /** @param answered whether Redis replied (then the round trip is timed) */
+    private void finish(boolean answered) {
         if (!FINISHED.compareAndSet(this, 0, 1)) {
             return;
+        }
+        // Recorded before the waiter wakes: a decision that returned has its round trip counted.
+        Timing t = timing;
+        if (answered && t != null) {
+            t.latency().record(operation(op), (micros(t.clock()) - sentMicros) * 1000L);
         }
         Thread w = waiter;
         if (w != null) {
@@ -264,6 +316,16 @@ public final class ScriptCall extends Command<String, String, long[]> {
             }
         }
         return true;
+    }
+
+    /** @return the index in {@link #OPERATIONS} of a call's op */
+    static int operation(char op) {
+        return switch (op) {
+            case 'a' -> 0;
+            case 'r' -> 1;
+            case 'n' -> 2;
+            default -> 3;
+        };
     }
 
     /** @return whether Redis answered that it does not have the script cached */
@@ -372,10 +434,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
         public ByteBuffer getFirstEncodedKey() {
             for (Part p : call.parts) {
                 if (p.group == call.group) {
-                    byte[] key = new byte[p.head.length + p.tag.braced().length];
-                    System.arraycopy(p.head, 0, key, 0, p.head.length);
-                    System.arraycopy(p.tag.braced(), 0, key, p.head.length, p.tag.braced().length);
-                    return ByteBuffer.wrap(key);
+                    return ByteBuffer.wrap(KeyNames.bytes(p));
                 }
             }
             return null;
