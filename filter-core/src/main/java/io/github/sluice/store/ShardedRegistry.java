@@ -147,6 +147,12 @@ public final class ShardedRegistry implements Store {
     private static final int CONCURRENCY_SCAN = 64;
     /** Retry-after reported when a concurrency key cannot be kept because every key holds permits. */
     private static final long FULL_RETRY_NANOS = 1_000_000_000L;
+    /**
+     * The {@code now} given to an algorithm that said it does not read it
+     * ({@link Algorithm#readsClockToDecide()}, {@link Algorithm#readsClockAtRelease()}): no reading
+     * was taken.
+     */
+    private static final long NOT_READ = 0;
 
     private final Clock clock;
     private final int shardCount;
@@ -526,11 +532,20 @@ public final class ShardedRegistry implements Store {
          * older re-reads the clock, see {@link #fence}.
          */
         private final AtomicLongArray retiredAt;
+        /** {@link Algorithm#readsClockToDecide()}: false spares a clock reading per decision on a kept key. */
+        private final boolean clockToDecide;
+        /** {@link Algorithm#readsClockAtRelease()}: false spares a clock reading per release. */
+        private final boolean clockAtRelease;
+        /** Whether admissions hold permits that a release gives back: their cell is handed to the decision. */
+        private final boolean holds;
 
         @SuppressWarnings("unchecked")
         Space(String name, Algorithm<S> algorithm, long perKey, int bound, ShardedRegistry registry) {
             this.name = name;
             this.algorithm = algorithm;
+            this.clockToDecide = algorithm.readsClockToDecide();
+            this.clockAtRelease = algorithm.readsClockAtRelease();
+            this.holds = algorithm.concurrency();
             this.clock = registry.clock;
             this.listener = registry.listener;
             this.perKey = perKey;
@@ -586,6 +601,9 @@ public final class ShardedRegistry implements Store {
         Space(Space<S> shared, Algorithm<S> algorithm) {
             this.name = shared.name;
             this.algorithm = algorithm;
+            this.clockToDecide = algorithm.readsClockToDecide();
+            this.clockAtRelease = algorithm.readsClockAtRelease();
+            this.holds = algorithm.concurrency();
             this.clock = shared.clock;
             this.listener = shared.listener;
             this.perKey = shared.perKey;
@@ -655,9 +673,14 @@ public final class ShardedRegistry implements Store {
 
         /** Decides; {@code wait}: whether a concurrency limit's {@code maxWait} may be waited on this thread. */
         private boolean decide(String key, int partition, long cost, MutableDecision out, boolean wait) {
-            long now = clock.nanos();
+            // An algorithm that decides without the time (a concurrency limit without a wait) is
+            // spared the reading on a kept key; a new key's cell, and its keeping, still need it.
+            long now = clockToDecide ? clock.nanos() : NOT_READ;
             S cell = map.get(key);
-            now = fence(key, now);
+            boolean read = clockToDecide || cell == null;
+            if (read) {
+                now = fence(key, clockToDecide ? now : clock.nanos());
+            }
             while (true) {
                 if (cell == null) {
                     // Decide on a cell nobody else sees yet, then keep it only if it holds state:
@@ -670,6 +693,7 @@ public final class ShardedRegistry implements Store {
                     }
                     cell = keep(key, fresh, now);
                     if (cell == fresh) {
+                        held(out, cell);
                         return true;
                     }
                     if (cell == null) {
@@ -680,7 +704,11 @@ public final class ShardedRegistry implements Store {
                 int result = wait ? algorithm.acquireOrWait(cell, now, clock, cost, partition, out)
                         : algorithm.acquire(cell, now, cost, out);
                 if (result != Algorithm.RETIRED) {
-                    return result == Algorithm.ADMITTED;
+                    if (result == Algorithm.ADMITTED) {
+                        held(out, cell);
+                        return true;
+                    }
+                    return false;
                 }
                 // Dropped under a shard's lock, which is about to take it out of the map too;
                 // helping is harmless, since remove(key, cell) cannot take out a newer cell. It
@@ -688,7 +716,19 @@ public final class ShardedRegistry implements Store {
                 // earlier than the sweep's (the group's record may not be written yet).
                 map.remove(key, cell);
                 cell = map.get(key);
-                now = Math.max(now, clock.nanos());
+                now = read ? Math.max(now, clock.nanos()) : clock.nanos();
+                read = true;
+            }
+        }
+
+        /**
+         * Hands the cell that now holds an admission's permits to its decision, when it keeps one
+         * ({@link CellHolder}), so that the release goes back to it without a lookup. A rate
+         * limit's admission holds nothing while the request runs: nothing to hand.
+         */
+        private void held(MutableDecision out, S cell) {
+            if (holds && out instanceof CellHolder holder) {
+                holder.holdCell(cell);
             }
         }
 
@@ -819,10 +859,30 @@ public final class ShardedRegistry implements Store {
         public long release(String key, long cost, long receipt, boolean dropped) {
             S cell = shard(key).map.get(key);
             if (cell != null) {
-                return algorithm.release(cell, clock.nanos(), cost, receipt, dropped);
+                return algorithm.release(cell, clockAtRelease ? clock.nanos() : NOT_READ, cost, receipt, dropped);
             }
             // No cell: nothing held here could match (a key holding permits is never dropped).
             return algorithm.concurrency() ? Math.max(0, cost) : 0;
+        }
+
+        /**
+         * {@inheritDoc}
+         *
+         * <p>On the kept cell itself: it is the cell the admission's permits are in, also after
+         * the policy's limit changed (a changed concurrency limit decides on the same cells; a
+         * change to another algorithm leaves these cells to the requests they admitted), so the
+         * release costs no lookup. A cell holding permits is never retired; a release on a
+         * retired cell (a second release after its key went idle and was dropped) matches
+         * nothing and is returned as unmatched, and never frees a permit of a newer cell of the
+         * same key.
+         */
+        @Override
+        @SuppressWarnings("unchecked")
+        public long release(String key, Cell held, long cost, long receipt, boolean dropped) {
+            if (held == null) {
+                return release(key, cost, receipt, dropped);
+            }
+            return algorithm.release((S) held, clockAtRelease ? clock.nanos() : NOT_READ, cost, receipt, dropped);
         }
 
         /**
