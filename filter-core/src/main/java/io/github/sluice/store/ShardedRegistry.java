@@ -675,13 +675,52 @@ public final class ShardedRegistry implements Store {
         private boolean decide(String key, int partition, long cost, MutableDecision out, boolean wait) {
             // An algorithm that decides without the time (a concurrency limit without a wait) is
             // spared the reading on a kept key; a new key's cell, and its keeping, still need it.
+            // The common case, a kept key decided at once, stays small enough to be inlined into
+            // the caller; a new key and a retired cell go to decideAgain.
             long now = clockToDecide ? clock.nanos() : NOT_READ;
             S cell = map.get(key);
-            boolean read = clockToDecide || cell == null;
-            if (read) {
-                now = fence(key, clockToDecide ? now : clock.nanos());
+            if (cell == null) {
+                return decideAgain(key, partition, cost, out, wait, now, null);
+            }
+            if (clockToDecide) {
+                now = fence(key, now);
+            }
+            int result = wait ? algorithm.acquireOrWait(cell, now, clock, cost, partition, out)
+                    : algorithm.acquire(cell, now, cost, out);
+            if (result == Algorithm.ADMITTED) {
+                held(out, cell);
+                return true;
+            }
+            return result == Algorithm.DENIED ? false : decideAgain(key, partition, cost, out, wait, now, cell);
+        }
+
+        /**
+         * Decides for a key that had no cell at the lookup ({@code retired} null), or whose cell
+         * was found retired: on a new cell, kept if it holds state, or on the cell another thread
+         * kept meanwhile.
+         *
+         * @param now the reading {@link #decide} took, fenced if the key had a cell; {@link #NOT_READ}
+         *     if the algorithm does not read it
+         */
+        private boolean decideAgain(String key, int partition, long cost, MutableDecision out, boolean wait, long now,
+                S retired) {
+            S cell = retired;
+            boolean read = clockToDecide;
+            if (cell == null) {
+                now = fence(key, read ? now : clock.nanos());
+                read = true;
             }
             while (true) {
+                if (cell != null) {
+                    // Dropped under a shard's lock, which is about to take it out of the map too;
+                    // helping is harmless, since remove(key, cell) cannot take out a newer cell. It
+                    // was retired after the sweep read the clock, so a reading taken now is no
+                    // earlier than the sweep's (the group's record may not be written yet).
+                    map.remove(key, cell);
+                    cell = map.get(key);
+                    now = read ? Math.max(now, clock.nanos()) : clock.nanos();
+                    read = true;
+                }
                 if (cell == null) {
                     // Decide on a cell nobody else sees yet, then keep it only if it holds state:
                     // the decision is the algorithm's own, whatever happens to the registry.
@@ -710,14 +749,6 @@ public final class ShardedRegistry implements Store {
                     }
                     return false;
                 }
-                // Dropped under a shard's lock, which is about to take it out of the map too;
-                // helping is harmless, since remove(key, cell) cannot take out a newer cell. It
-                // was retired after the sweep read the clock, so a reading taken now is no
-                // earlier than the sweep's (the group's record may not be written yet).
-                map.remove(key, cell);
-                cell = map.get(key);
-                now = read ? Math.max(now, clock.nanos()) : clock.nanos();
-                read = true;
             }
         }
 
