@@ -538,6 +538,16 @@ public final class ShardedRegistry implements Store {
         private final boolean clockAtRelease;
         /** Whether admissions hold permits that a release gives back: their cell is handed to the decision. */
         private final boolean holds;
+        /**
+         * The key this space kept first, or last kept again after its cell was dropped, with its
+         * cell: a key that every request resolves to the same string (a global or constant key)
+         * finds its cell here by identity, without the map. Only a new cell replaces it, so that
+         * a decision allocates nothing. The cell is the map's while it is not retired (a cell
+         * leaves the map only after it is retired, and a key gets a new cell only after its old
+         * one left), and a decision on a retired cell is refused by the algorithm and made again
+         * on the map's cell, so a stale slot costs a retry, never a wrong decision.
+         */
+        private volatile Hot<S> hot;
 
         @SuppressWarnings("unchecked")
         Space(String name, Algorithm<S> algorithm, long perKey, int bound, ShardedRegistry registry) {
@@ -614,6 +624,7 @@ public final class ShardedRegistry implements Store {
             this.mask = shared.mask;
             // The shards record their sweeps in the space that created them: the same table.
             this.retiredAt = shared.retiredAt;
+            this.hot = shared.hot;
         }
 
         /**
@@ -678,7 +689,8 @@ public final class ShardedRegistry implements Store {
             // The common case, a kept key decided at once, stays small enough to be inlined into
             // the caller; a new key and a retired cell go to decideAgain.
             long now = clockToDecide ? clock.nanos() : NOT_READ;
-            S cell = map.get(key);
+            Hot<S> h = hot;
+            S cell = h != null && h.key == key ? h.cell : map.get(key);
             if (cell == null) {
                 return decideAgain(key, partition, cost, out, wait, now, null);
             }
@@ -842,6 +854,10 @@ public final class ShardedRegistry implements Store {
                             return kept;
                         }
                         shard.append(key, limit);
+                        Hot<S> h = hot;
+                        if (h == null || h.key.equals(key)) {
+                            hot = new Hot<>(key, cell); // with the new cell's own allocation, never on a kept key
+                        }
                         return cell;
                     } finally {
                         shard.lock.unlock();
@@ -984,6 +1000,17 @@ public final class ShardedRegistry implements Store {
         public String toString() {
             return "KeySpace{" + name + ", " + algorithm + ", keys=" + size() + ", bound=" + bound
                     + '}';
+        }
+    }
+
+    /** A key and its cell, published together (see {@code Space.hot}). */
+    private static final class Hot<S extends Cell> {
+        final String key;
+        final S cell;
+
+        Hot(String key, S cell) {
+            this.key = key;
+            this.cell = cell;
         }
     }
 

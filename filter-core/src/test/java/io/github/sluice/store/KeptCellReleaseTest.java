@@ -105,6 +105,29 @@ class KeptCellReleaseTest {
     }
 
     @Test
+    void sameKeyString_afterItsCellWasForgottenOrDropped_isDecidedOnTheNewCell_notTheRetiredOne() {
+        // Given a key that every request resolves to the same string (as key=global does), its
+        // cell found without the map, and a window of 2 it has used up
+        KeySpace window = registry.keySpace("window", io.github.sluice.algorithm.FixedWindow.builder().limit(2)
+                .window(Duration.ofHours(1)).build());
+        String global = "global";
+        assertTrue(window.acquire(global, 1, new MutableDecision()));
+        assertTrue(window.acquire(global, 1, new MutableDecision()));
+        assertTrue(!window.acquire(global, 1, new MutableDecision()), "the window is used up");
+
+        // When the operator forgets the key (its cell is retired and leaves the map)
+        assertTrue(window.reset(global));
+
+        // Then the same string is decided on a fresh cell, and that cell is the one kept from then on
+        assertTrue(window.acquire(global, 1, new MutableDecision()));
+        assertTrue(window.acquire(global, 1, new MutableDecision()));
+        assertTrue(!window.acquire(global, 1, new MutableDecision()), "the new cell counts: 2 of 2");
+        MutableDecision peek = new MutableDecision();
+        window.inspect(global, peek);
+        assertEquals(0, peek.remaining(), "the map's cell is the one that counted");
+    }
+
+    @Test
     void clockReadings_onlyWhereTheAlgorithmNeedsThem() {
         CountingClock counting = new CountingClock();
         ShardedRegistry r = ShardedRegistry.builder().clock(counting).build();
