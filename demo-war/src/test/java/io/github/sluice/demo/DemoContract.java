@@ -257,6 +257,63 @@ abstract class DemoContract {
         assertEquals(400, http.get("api/adaptive?ms=x").statusCode());
     }
 
+    /** Clients of the adaptive flood: three times the policy's initial limit of 8. */
+    private static final int FLOOD_CLIENTS = 24;
+    /** Requests each flood client sends, one after the other (a closed loop, as {@code xargs -P} runs). */
+    private static final int FLOOD_ROUNDS = 2;
+    /**
+     * The work of a flood request: 1 s of one of the 4 modelled workers. An admitted request holds
+     * its permit at least that long, so every client's first request arrives while the first
+     * admitted ones are still in flight, however slow the machine: the server's capacity, not the
+     * machine's speed, is the bottleneck.
+     */
+    private static final int FLOOD_MS = 1_000;
+
+    /**
+     * The README's adaptive flood, smaller (docs/adaptive.md, "In the demo"): more clients than
+     * the limit, each sending its requests in turn. It sheds (503 at once, the policy's refusal),
+     * every request gets 200 or 503, and the demo's counters moved by exactly those numbers.
+     */
+    @Test
+    void apiAdaptive_aFloodFromMoreClientsThanTheLimit_shedsAndEveryRequestIsAnswered() throws Exception {
+        // Given the limit now (the initial 8, or where earlier requests moved it): below the clients
+        String allowed = "sluice_decisions_total{filter=\"jaxrs\",outcome=\"allowed\",policy=\"adaptive\",status=\"none\"}";
+        String denied = "sluice_decisions_total{filter=\"jaxrs\",outcome=\"denied\",policy=\"adaptive\",status=\"503\"}";
+        String policy = Http.header(http.get("api/adaptive?ms=0"), "RateLimit-Policy");
+        int limit = Integer.parseInt(policy.replaceAll(".*;q=([0-9]+);.*", "$1"));
+        assertTrue(limit < FLOOD_CLIENTS, "the flood needs more clients than the limit: " + policy);
+        String before = http.get("metrics").body();
+
+        // When the clients start together, each sending its requests one after the other
+        AtomicInteger ok = new AtomicInteger();
+        AtomicInteger shed = new AtomicInteger();
+        java.util.Queue<String> other = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        List<CompletableFuture<Void>> clients = new ArrayList<>();
+        for (int c = 0; c < FLOOD_CLIENTS; c++) {
+            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+            for (int i = 0; i < FLOOD_ROUNDS; i++) {
+                chain = chain.thenCompose(x -> http.getAsync("api/adaptive?ms=" + FLOOD_MS)).thenAccept(r -> {
+                    switch (r.statusCode()) {
+                        case 200 -> ok.incrementAndGet();
+                        case 503 -> shed.incrementAndGet();
+                        default -> other.add(r.statusCode() + " " + r.body());
+                    }
+                });
+            }
+            clients.add(chain);
+        }
+        CompletableFuture.allOf(clients.toArray(new CompletableFuture<?>[0])).get(2, TimeUnit.MINUTES);
+        String after = http.get("metrics").body();
+
+        // Then some were shed, every request was answered, and the counts add up, here and in /metrics
+        assertTrue(other.isEmpty(), () -> "neither 200 nor 503: " + other);
+        assertTrue(shed.get() > 0, "the flood shed nothing: " + ok + " answered");
+        assertTrue(ok.get() > 0, "the flood was refused whole: " + shed + " refused");
+        assertEquals(FLOOD_CLIENTS * FLOOD_ROUNDS, ok.get() + shed.get());
+        assertEquals(ok.get(), sample(after, allowed) - sample(before, allowed), "allowed, counted");
+        assertEquals(shed.get(), sample(after, denied) - sample(before, denied), "denied, counted");
+    }
+
     /** Long enough that the four requests overlap even on a busy machine. */
     private static final long SLOW_MS = 2_000;
 
@@ -306,6 +363,66 @@ abstract class DemoContract {
         // and /metrics itself is never limited
         for (int i = 0; i < 10; i++) {
             assertEquals(200, http.get("metrics", "X-Forwarded-For", "192.0.2.1").statusCode());
+        }
+    }
+
+    /**
+     * The {@code /metrics} snippets of the README and docs/operations.md are what the demo serves:
+     * each shows the output of its own command ({@code curl ... | grep '^prefix'}) after the
+     * README's six requests on a fresh demo. Here the same requests run on the deployed WAR and
+     * the same command's lines are compared with the documented ones: the same series (names and
+     * labels, in the same order, none missing and none extra), and each documented value is what
+     * the six requests added (a fresh demo starts every counter at 0).
+     */
+    @Test
+    void metrics_documentedSnippets_listEverySeriesTheDemoServes_withTheSixRequestsCounts() throws Exception {
+        List<Snippet> snippets = List.of(Snippet.of(Path.of("..", "README.md"), "### Metrics"),
+                Snippet.of(Path.of("..", "docs", "operations.md"), "### In a web application"));
+        String before = http.get("metrics").body();
+
+        // The README's six requests, from a client of their own: five pass, the sixth is refused
+        String client = nextAddress();
+        for (int i = 0; i < Burst.SIZE; i++) {
+            http.get("servlet/hello", "X-Forwarded-For", client);
+        }
+        String after = http.get("metrics").body();
+
+        for (Snippet doc : snippets) {
+            List<String> served = after.lines().filter(l -> l.startsWith(doc.prefix())).toList();
+            assertEquals(series(doc.lines()), series(served), () -> doc.where() + ": the documented series of `grep '^"
+                    + doc.prefix() + "'` drifted from the demo's; it serves:\n" + String.join("\n", served));
+            for (String line : doc.lines()) {
+                String name = line.substring(0, line.lastIndexOf(' '));
+                double documented = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                assertEquals(documented, sample(after, name) - sample(before, name),
+                        () -> doc.where() + ": what the six requests add to " + name);
+            }
+        }
+    }
+
+    /** A scrape's lines without their values: the series, in order. */
+    private static List<String> series(List<String> lines) {
+        return lines.stream().map(l -> l.substring(0, l.lastIndexOf(' '))).toList();
+    }
+
+    /**
+     * A documented {@code /metrics} command and its output: the code block of a document's section
+     * that starts {@code $ curl -s ...metrics | grep '^prefix'}, its other lines the output.
+     */
+    private record Snippet(String where, String prefix, List<String> lines) {
+
+        static Snippet of(Path doc, String heading) throws java.io.IOException {
+            String text = Files.readString(doc);
+            int from = text.indexOf("\n" + heading + "\n");
+            assertTrue(from >= 0, doc + " has no section '" + heading + "'");
+            java.util.regex.Matcher m = java.util.regex.Pattern
+                    .compile("```\n\\$ curl -s \\S*/metrics \\| grep '\\^([^'\\\\\\[*.$]+)'\n((?:[^`].*\n)*)```")
+                    .matcher(text);
+            assertTrue(m.find(from), doc + ", " + heading + ": no block `$ curl -s .../metrics | grep '^prefix'`"
+                    + " with a literal prefix, followed by its output");
+            List<String> lines = m.group(2).lines().filter(l -> !l.isBlank()).toList();
+            assertFalse(lines.isEmpty(), doc + ", " + heading + ": the block shows no output");
+            return new Snippet(doc + ", " + heading, m.group(1), lines);
         }
     }
 

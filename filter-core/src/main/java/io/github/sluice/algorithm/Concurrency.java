@@ -178,6 +178,18 @@ public final class Concurrency extends Algorithm<Concurrency.PermitCell> {
         return true;
     }
 
+    /** @return {@code false}: permits go back whatever the time */
+    @Override
+    public boolean readsClockAtRelease() {
+        return false;
+    }
+
+    /** @return {@code true} only with a bounded wait, whose deadline is measured from the reading */
+    @Override
+    public boolean readsClockToDecide() {
+        return maxWait > 0;
+    }
+
     @Override
     public PermitCell newCell(long now) {
         return new PermitCell();

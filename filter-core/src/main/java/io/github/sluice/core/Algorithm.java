@@ -82,6 +82,39 @@ public abstract class Algorithm<S extends Cell> {
     }
 
     /**
+     * Tells whether {@link #release(Cell, long, long, long, boolean)} reads its {@code now}
+     * argument. A store reads its clock for every release of an algorithm that answers
+     * {@code true} (the default, always safe); for one that answers {@code false} it may skip the
+     * reading and pass any value. A concurrency limit gives its permits back whatever the time,
+     * so it answers {@code false}; an adaptive limit learns from the time between the admission
+     * and the release, so it needs the reading.
+     *
+     * <p>The answer is part of the algorithm's configuration: the same for every call.
+     *
+     * @return {@code true} if a release needs the clock's reading
+     */
+    public boolean readsClockAtRelease() {
+        return true;
+    }
+
+    /**
+     * Tells whether deciding on a key's existing cell ({@link #acquire}, {@link #acquireOrWait})
+     * reads the {@code now} argument. A store reads its clock before every decision of an
+     * algorithm that answers {@code true} (the default, always safe); for one that answers
+     * {@code false} it may skip the reading when the key already has a cell, and pass any value.
+     * It still reads the clock for a key's first cell ({@link #newCell}, {@link #isFresh}), which
+     * its eviction bookkeeping needs. A concurrency limit without a bounded wait decides by the
+     * permits held alone and answers {@code false}; with a wait, the deadline needs the reading.
+     *
+     * <p>The answer is part of the algorithm's configuration: the same for every call.
+     *
+     * @return {@code true} if a decision on an existing cell needs the clock's reading
+     */
+    public boolean readsClockToDecide() {
+        return true;
+    }
+
+    /**
      * Creates the state of a key seen for the first time: the state that admits the most.
      *
      * @param now the clock reading, nanoseconds

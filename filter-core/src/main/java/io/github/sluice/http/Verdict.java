@@ -1,5 +1,6 @@
 package io.github.sluice.http;
 
+import io.github.sluice.core.Cell;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
@@ -7,6 +8,7 @@ import io.github.sluice.policy.Policy;
 import io.github.sluice.request.BodySink;
 import io.github.sluice.request.HeaderSink;
 import io.github.sluice.request.RequestView;
+import io.github.sluice.store.CellHolder;
 import io.github.sluice.store.Claim;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
@@ -60,7 +62,7 @@ import java.util.Objects;
  * <h2>Allocation</h2>
  * A request that no policy applies to gets a shared verdict. Otherwise a verdict is one object
  * (24 bytes with compressed references), plus one entry per applied policy, which is also that
- * policy's decision (96 bytes: the decision's numbers, the policy, the key, the partition, and the
+ * policy's decision (96 bytes: the decision's numbers, the policy, the key, the partition, the cell that holds its concurrency permits, and the
  * request's own cost with the byte that says whether it was refused); there is no array. The header values that do not change between requests
  * ({@code RateLimit-Policy}, the header names) are formatted once per policy set; a policy's
  * {@code RateLimit} member and {@code Retry-After} value are reused while their numbers repeat
@@ -124,13 +126,19 @@ public final class Verdict implements ReleaseHandle {
      * One applied policy: how it is applied, the request's key, and the policy's decision. It is
      * the policy's {@link Claim} in {@link Store#acquireAll}.
      */
-    static final class Entry extends MutableDecision implements Claim {
+    static final class Entry extends MutableDecision implements Claim, CellHolder {
         final Enforcement how;
         final String key;
         /* The next entry of the same kind (enforced or dry-run). */
         Entry next;
-        /* The request's partition of an adaptive algorithm, or NO_PARTITION. */
-        final int partition;
+        /*
+         * The cell the admission's concurrency permits are in, handed over by the in-memory store
+         * (CellHolder), or null: the release goes back to it without a lookup. It takes the place
+         * the partition had before it became a short, so that an entry stays 96 bytes.
+         */
+        private Cell cell;
+        /* The request's partition of an adaptive algorithm (at most AdaptiveLimit.MAX_PARTITIONS), or NO_PARTITION. */
+        final short partition;
         /* The permits asked for: the policy's cost, or this request's (CostReader). */
         final long cost;
         /* Why the entry is refused before the store is asked, or CostReader.NONE; a byte fits the padding. */
@@ -140,7 +148,9 @@ public final class Verdict implements ReleaseHandle {
         Entry(Enforcement how, String key, int partition, long cost) {
             this.how = how;
             this.key = key;
-            this.partition = partition;
+            // Any value outside the algorithm's partitions means none: kept so in a short.
+            this.partition = partition >= Short.MIN_VALUE && partition <= Short.MAX_VALUE ? (short) partition
+                    : (short) io.github.sluice.core.Algorithm.NO_PARTITION;
             this.refusal = CostReader.refusal(how, cost);
             this.cost = CostReader.charged(how, cost);
         }
@@ -173,6 +183,11 @@ public final class Verdict implements ReleaseHandle {
         @Override
         public MutableDecision decision() {
             return this; // the entry is its policy's decision: one object per applied policy, not two
+        }
+
+        @Override
+        public void holdCell(Cell cell) {
+            this.cell = cell;
         }
 
         @Override
@@ -229,7 +244,8 @@ public final class Verdict implements ReleaseHandle {
             // how long requests take (adaptive limits); the others ignore it. A failure teaches
             // nothing: released without the receipt.
             boolean dropped = ending == TIMED_OUT || (how.adaptive && how.policy.drop().contains(ending));
-            long unmatched = how.space.release(key, cost,
+            // To the cell the permits were taken from, kept at the admission (no lookup).
+            long unmatched = how.space.release(key, cell, cost,
                     ending == FAILED ? MutableDecision.NO_RECEIPT : receipt(), dropped);
             EnforcementListener told = how.group.enforcer.told();
             try {

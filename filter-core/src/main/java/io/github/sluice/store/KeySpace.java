@@ -1,6 +1,7 @@
 package io.github.sluice.store;
 
 import io.github.sluice.core.Algorithm;
+import io.github.sluice.core.Cell;
 import io.github.sluice.core.MutableDecision;
 
 /**
@@ -118,6 +119,25 @@ public interface KeySpace {
     default long release(String key, long cost, long receipt, boolean dropped) {
         release(key, cost);
         return 0;
+    }
+
+    /**
+     * Gives back the permits of a request that has ended, as
+     * {@link #release(String, long, long, boolean)} does, to the cell its admission took them from:
+     * the cell this key space handed to the admission's decision ({@link CellHolder}), or
+     * {@code null} if it handed none. The default ignores the cell and looks the key up; the
+     * in-memory store releases on the cell itself, with no lookup.
+     *
+     * @param key the client key the admission was for
+     * @param held the cell this key space handed to the admission's decision, or {@code null}
+     * @param cost the admission's cost, {@code >= 0}
+     * @param receipt the admission's receipt, or {@link MutableDecision#NO_RECEIPT}
+     * @param dropped {@code true} if the request failed in a way that signals overload
+     * @return the permits of {@code cost} that matched nothing the cell held, as
+     *     {@link #release(String, long, long, boolean)} returns them
+     */
+    default long release(String key, Cell held, long cost, long receipt, boolean dropped) {
+        return release(key, cost, receipt, dropped);
     }
 
     /**

@@ -147,6 +147,12 @@ public final class ShardedRegistry implements Store {
     private static final int CONCURRENCY_SCAN = 64;
     /** Retry-after reported when a concurrency key cannot be kept because every key holds permits. */
     private static final long FULL_RETRY_NANOS = 1_000_000_000L;
+    /**
+     * The {@code now} given to an algorithm that said it does not read it
+     * ({@link Algorithm#readsClockToDecide()}, {@link Algorithm#readsClockAtRelease()}): no reading
+     * was taken.
+     */
+    private static final long NOT_READ = 0;
 
     private final Clock clock;
     private final int shardCount;
@@ -526,11 +532,30 @@ public final class ShardedRegistry implements Store {
          * older re-reads the clock, see {@link #fence}.
          */
         private final AtomicLongArray retiredAt;
+        /** {@link Algorithm#readsClockToDecide()}: false spares a clock reading per decision on a kept key. */
+        private final boolean clockToDecide;
+        /** {@link Algorithm#readsClockAtRelease()}: false spares a clock reading per release. */
+        private final boolean clockAtRelease;
+        /** Whether admissions hold permits that a release gives back: their cell is handed to the decision. */
+        private final boolean holds;
+        /**
+         * The key this space kept first, or last kept again after its cell was dropped, with its
+         * cell: a key that every request resolves to the same string (a global or constant key)
+         * finds its cell here by identity, without the map. Only a new cell replaces it, so that
+         * a decision allocates nothing. The cell is the map's while it is not retired (a cell
+         * leaves the map only after it is retired, and a key gets a new cell only after its old
+         * one left), and a decision on a retired cell is refused by the algorithm and made again
+         * on the map's cell, so a stale slot costs a retry, never a wrong decision.
+         */
+        private volatile Hot<S> hot;
 
         @SuppressWarnings("unchecked")
         Space(String name, Algorithm<S> algorithm, long perKey, int bound, ShardedRegistry registry) {
             this.name = name;
             this.algorithm = algorithm;
+            this.clockToDecide = algorithm.readsClockToDecide();
+            this.clockAtRelease = algorithm.readsClockAtRelease();
+            this.holds = algorithm.concurrency();
             this.clock = registry.clock;
             this.listener = registry.listener;
             this.perKey = perKey;
@@ -586,6 +611,9 @@ public final class ShardedRegistry implements Store {
         Space(Space<S> shared, Algorithm<S> algorithm) {
             this.name = shared.name;
             this.algorithm = algorithm;
+            this.clockToDecide = algorithm.readsClockToDecide();
+            this.clockAtRelease = algorithm.readsClockAtRelease();
+            this.holds = algorithm.concurrency();
             this.clock = shared.clock;
             this.listener = shared.listener;
             this.perKey = shared.perKey;
@@ -596,6 +624,7 @@ public final class ShardedRegistry implements Store {
             this.mask = shared.mask;
             // The shards record their sweeps in the space that created them: the same table.
             this.retiredAt = shared.retiredAt;
+            this.hot = shared.hot;
         }
 
         /**
@@ -655,10 +684,55 @@ public final class ShardedRegistry implements Store {
 
         /** Decides; {@code wait}: whether a concurrency limit's {@code maxWait} may be waited on this thread. */
         private boolean decide(String key, int partition, long cost, MutableDecision out, boolean wait) {
-            long now = clock.nanos();
-            S cell = map.get(key);
-            now = fence(key, now);
+            // An algorithm that decides without the time (a concurrency limit without a wait) is
+            // spared the reading on a kept key; a new key's cell, and its keeping, still need it.
+            // The common case, a kept key decided at once, stays small enough to be inlined into
+            // the caller; a new key and a retired cell go to decideAgain.
+            long now = clockToDecide ? clock.nanos() : NOT_READ;
+            Hot<S> h = hot;
+            S cell = h != null && h.key == key ? h.cell : map.get(key);
+            if (cell == null) {
+                return decideAgain(key, partition, cost, out, wait, now, null);
+            }
+            if (clockToDecide) {
+                now = fence(key, now);
+            }
+            int result = wait ? algorithm.acquireOrWait(cell, now, clock, cost, partition, out)
+                    : algorithm.acquire(cell, now, cost, out);
+            if (result == Algorithm.ADMITTED) {
+                held(out, cell);
+                return true;
+            }
+            return result == Algorithm.DENIED ? false : decideAgain(key, partition, cost, out, wait, now, cell);
+        }
+
+        /**
+         * Decides for a key that had no cell at the lookup ({@code retired} null), or whose cell
+         * was found retired: on a new cell, kept if it holds state, or on the cell another thread
+         * kept meanwhile.
+         *
+         * @param now the reading {@link #decide} took, fenced if the key had a cell; {@link #NOT_READ}
+         *     if the algorithm does not read it
+         */
+        private boolean decideAgain(String key, int partition, long cost, MutableDecision out, boolean wait, long now,
+                S retired) {
+            S cell = retired;
+            boolean read = clockToDecide;
+            if (cell == null) {
+                now = fence(key, read ? now : clock.nanos());
+                read = true;
+            }
             while (true) {
+                if (cell != null) {
+                    // Dropped under a shard's lock, which is about to take it out of the map too;
+                    // helping is harmless, since remove(key, cell) cannot take out a newer cell. It
+                    // was retired after the sweep read the clock, so a reading taken now is no
+                    // earlier than the sweep's (the group's record may not be written yet).
+                    map.remove(key, cell);
+                    cell = map.get(key);
+                    now = read ? Math.max(now, clock.nanos()) : clock.nanos();
+                    read = true;
+                }
                 if (cell == null) {
                     // Decide on a cell nobody else sees yet, then keep it only if it holds state:
                     // the decision is the algorithm's own, whatever happens to the registry.
@@ -670,6 +744,7 @@ public final class ShardedRegistry implements Store {
                     }
                     cell = keep(key, fresh, now);
                     if (cell == fresh) {
+                        held(out, cell);
                         return true;
                     }
                     if (cell == null) {
@@ -680,15 +755,23 @@ public final class ShardedRegistry implements Store {
                 int result = wait ? algorithm.acquireOrWait(cell, now, clock, cost, partition, out)
                         : algorithm.acquire(cell, now, cost, out);
                 if (result != Algorithm.RETIRED) {
-                    return result == Algorithm.ADMITTED;
+                    if (result == Algorithm.ADMITTED) {
+                        held(out, cell);
+                        return true;
+                    }
+                    return false;
                 }
-                // Dropped under a shard's lock, which is about to take it out of the map too;
-                // helping is harmless, since remove(key, cell) cannot take out a newer cell. It
-                // was retired after the sweep read the clock, so a reading taken now is no
-                // earlier than the sweep's (the group's record may not be written yet).
-                map.remove(key, cell);
-                cell = map.get(key);
-                now = Math.max(now, clock.nanos());
+            }
+        }
+
+        /**
+         * Hands the cell that now holds an admission's permits to its decision, when it keeps one
+         * ({@link CellHolder}), so that the release goes back to it without a lookup. A rate
+         * limit's admission holds nothing while the request runs: nothing to hand.
+         */
+        private void held(MutableDecision out, S cell) {
+            if (holds && out instanceof CellHolder holder) {
+                holder.holdCell(cell);
             }
         }
 
@@ -771,6 +854,10 @@ public final class ShardedRegistry implements Store {
                             return kept;
                         }
                         shard.append(key, limit);
+                        Hot<S> h = hot;
+                        if (h == null || h.key.equals(key)) {
+                            hot = new Hot<>(key, cell); // with the new cell's own allocation, never on a kept key
+                        }
                         return cell;
                     } finally {
                         shard.lock.unlock();
@@ -819,10 +906,30 @@ public final class ShardedRegistry implements Store {
         public long release(String key, long cost, long receipt, boolean dropped) {
             S cell = shard(key).map.get(key);
             if (cell != null) {
-                return algorithm.release(cell, clock.nanos(), cost, receipt, dropped);
+                return algorithm.release(cell, clockAtRelease ? clock.nanos() : NOT_READ, cost, receipt, dropped);
             }
             // No cell: nothing held here could match (a key holding permits is never dropped).
             return algorithm.concurrency() ? Math.max(0, cost) : 0;
+        }
+
+        /**
+         * {@inheritDoc}
+         *
+         * <p>On the kept cell itself: it is the cell the admission's permits are in, also after
+         * the policy's limit changed (a changed concurrency limit decides on the same cells; a
+         * change to another algorithm leaves these cells to the requests they admitted), so the
+         * release costs no lookup. A cell holding permits is never retired; a release on a
+         * retired cell (a second release after its key went idle and was dropped) matches
+         * nothing and is returned as unmatched, and never frees a permit of a newer cell of the
+         * same key.
+         */
+        @Override
+        @SuppressWarnings("unchecked")
+        public long release(String key, Cell held, long cost, long receipt, boolean dropped) {
+            if (held == null) {
+                return release(key, cost, receipt, dropped);
+            }
+            return algorithm.release((S) held, clockAtRelease ? clock.nanos() : NOT_READ, cost, receipt, dropped);
         }
 
         /**
@@ -893,6 +1000,17 @@ public final class ShardedRegistry implements Store {
         public String toString() {
             return "KeySpace{" + name + ", " + algorithm + ", keys=" + size() + ", bound=" + bound
                     + '}';
+        }
+    }
+
+    /** A key and its cell, published together (see {@code Space.hot}). */
+    private static final class Hot<S extends Cell> {
+        final String key;
+        final S cell;
+
+        Hot(String key, S cell) {
+            this.key = key;
+            this.cell = cell;
         }
     }
 

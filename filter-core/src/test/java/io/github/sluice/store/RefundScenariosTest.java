@@ -18,6 +18,7 @@ import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Outcome;
 import io.github.sluice.core.Rate;
 import io.github.sluice.limiter.TokenBucketLimiter;
+import io.github.sluice.testing.ForwardingKeySpace;
 import io.github.sluice.testing.StaleClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -48,8 +49,25 @@ class RefundScenariosTest {
     private void use(Algorithm<?> algorithm) {
         registry = ShardedRegistry.builder().clock(clock).build();
         tested = registry.keySpace("tested", algorithm);
-        gate = ShardedRegistry.builder().clock(gateClock).build().keySpace("gate", Concurrency.of(1));
+        KeySpace inner = ShardedRegistry.builder().clock(gateClock).build().keySpace("gate", Concurrency.of(1));
+        // The request that slips in runs when the gate is asked: after the tested policy's
+        // admission, before its refund. (A hook on the gate's acquisition, not on its clock: a
+        // concurrency limit decides a kept key without reading the clock.)
+        gate = new ForwardingKeySpace(inner) {
+            @Override
+            public boolean acquire(String key, int partition, long cost, MutableDecision out) {
+                Runnable run = meanwhile;
+                meanwhile = null;
+                if (run != null) {
+                    run.run();
+                }
+                return super.acquire(key, partition, cost, out);
+            }
+        };
     }
+
+    /** Runs once, at the gate's next acquisition through the chain. */
+    private Runnable meanwhile;
 
     /** @return -1 if both admitted, else the index of the first denial */
     private int acquireAll() {
@@ -74,7 +92,7 @@ class RefundScenariosTest {
      */
     private void refundedAfter(long at, Runnable meanwhile) {
         assertTrue(gate.acquire("gate", 1, other), "the gate closes");
-        gateClock.onNextReading(meanwhile);
+        this.meanwhile = meanwhile;
         clock.set(at);
         assertEquals(1, acquireAll(), "admitted by the tested policy, refused by the gate");
         assertTrue(out[0].allowed());

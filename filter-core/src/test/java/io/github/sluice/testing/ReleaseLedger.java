@@ -298,6 +298,20 @@ public final class ReleaseLedger implements Store {
             return inner.release(key, cost, receipt, dropped);
         }
 
+        /*
+         * The enforcer's release, to the cell kept at the admission: recorded, and passed on as it
+         * came, so that the ledger's contracts run the store's kept-cell path and not a lookup.
+         * (ForwardingKeySpace leaves this one to the default, which looks the key up through the
+         * wrapper's own release, so that a wrapper overriding that release sees every release.)
+         */
+        @Override
+        public long release(String key, io.github.sluice.core.Cell held, long cost, long receipt, boolean dropped) {
+            if (cost > 0) {
+                giveBack(inner.name(), key, cost, false);
+            }
+            return inner.release(key, held, cost, receipt, dropped);
+        }
+
         @Override
         public void refund(String key, long cost, MutableDecision admission) {
             if (cost > 0 && admission.allowed()) {
