@@ -40,7 +40,7 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
 
     @Override
     public Iterator<String> headers(String name) {
-        List<String> lines = request.getHeaders().get(name);
+        List<String> lines = HeaderLines.of(request.getHeaders(), name);
         return lines == null ? Collections.emptyIterator() : lines.iterator();
     }
 

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -116,7 +116,7 @@ class TestApp {
 
         @GetMapping("/teapot")
         Mono<String> teapot(ServerWebExchange exchange) {
-            exchange.getResponse().setStatusCode(HttpStatus.I_AM_A_TEAPOT);
+            exchange.getResponse().setStatusCode(HttpStatusCode.valueOf(418)); // I_AM_A_TEAPOT is deprecated in Spring 7
             return Mono.just("teapot");
         }
 
