@@ -75,8 +75,8 @@ class PathTest {
     private JerseyServer start(String container, int priority, boolean methodOverride) {
         ShardedRegistry store = ShardedRegistry.builder().clock(new FakeClock()).build();
         Enforcer enforcer = Enforcer.builder().policies("""
-                        login   = fixed-window 3/1m key=header:X-Client match=POST:/login
-                        reports = fixed-window 3/1m key=header:X-Client match=GET:/reports/*
+                        login   = fixed-window 3/1m align=first-request key=header:X-Client match=POST:/login
+                        reports = fixed-window 3/1m align=first-request key=header:X-Client match=GET:/reports/*
                         """)
                 .listener(EnforcementListener.NONE)
                 .store(store)

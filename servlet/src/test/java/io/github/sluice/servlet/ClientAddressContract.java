@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
  */
 abstract class ClientAddressContract extends ContainerContract {
 
-    private static final String ONE_PER_MINUTE = "per-ip = fixed-window 1/1m key=ip";
+    private static final String ONE_PER_MINUTE = "per-ip = fixed-window 1/1m align=first-request key=ip";
 
     ClientAddressContract(Container container) {
         super(container);

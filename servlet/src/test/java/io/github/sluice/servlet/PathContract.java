@@ -30,8 +30,8 @@ abstract class PathContract extends ContainerContract {
 
     private static final int LIMIT = 3;
     private static final String POLICIES = """
-            login   = fixed-window 3/1m key=header:X-Client match=POST:/api/login
-            reports = fixed-window 3/1m key=header:X-Client match=GET:/api/reports/*
+            login   = fixed-window 3/1m align=first-request key=header:X-Client match=POST:/api/login
+            reports = fixed-window 3/1m align=first-request key=header:X-Client match=GET:/api/reports/*
             """;
 
     /** Spellings of POST /api/login that a container may route to the servlet mapped to /api/*. */

@@ -74,14 +74,14 @@ abstract class WebFluxContract {
     /** The application names {@code per-key} in {@code @RateLimited} and a route filter: every enforcer has it. */
     private static String withPerKey(String policies) {
         return policies.contains("per-key") ? policies
-                : policies + "\nper-key = fixed-window 1000/1m key=header:X-Api-Key match=none\n";
+                : policies + "\nper-key = fixed-window 1000/1m align=first-request key=header:X-Api-Key match=none\n";
     }
 
     // ---- fields and problem bodies ------------------------------------------------------------
 
     @Test
     void allowed_response_carriesRateLimitFields() {
-        URI base = start("per-ip = fixed-window 3/1m key=ip match=GET:/ok");
+        URI base = start("per-ip = fixed-window 3/1m align=first-request key=ip match=GET:/ok");
         RawHttp.Response r = RawHttp.send(base, "GET", "/ok");
         assertEquals(200, r.status());
         assertEquals("ok", r.body());
@@ -91,7 +91,7 @@ abstract class WebFluxContract {
 
     @Test
     void denied_response_is429WithRetryAfterFieldsAndProblemBody_andSkipsTheHandler() {
-        URI base = start("per-ip = fixed-window 2/1m key=ip match=GET:/slow");
+        URI base = start("per-ip = fixed-window 2/1m align=first-request key=ip match=GET:/slow");
         int entered = TestApp.SLOW_ENTERED.get();
         assertEquals(200, RawHttp.get(base, "/slow"));
         assertEquals(200, RawHttp.get(base, "/slow"));
@@ -109,7 +109,7 @@ abstract class WebFluxContract {
 
     @Test
     void noPolicyApplies_passesThroughWithoutFields() {
-        URI base = start("per-ip = fixed-window 2/1m key=ip match=GET:/api/*");
+        URI base = start("per-ip = fixed-window 2/1m align=first-request key=ip match=GET:/api/*");
         RawHttp.Response r = RawHttp.send(base, "GET", "/ok");
         assertEquals(200, r.status());
         assertNull(r.header("RateLimit"), r.head());
@@ -117,7 +117,7 @@ abstract class WebFluxContract {
 
     @Test
     void statusOfTheApplication_passesThrough_withTheFields() {
-        URI base = start("per-ip = fixed-window 2/1m key=ip match=GET:/teapot");
+        URI base = start("per-ip = fixed-window 2/1m align=first-request key=ip match=GET:/teapot");
         RawHttp.Response r = RawHttp.send(base, "GET", "/teapot");
         assertEquals(418, r.status());
         assertTrue(r.has("RateLimit"), r.head());
@@ -140,8 +140,8 @@ abstract class WebFluxContract {
             "/api/login%20", "/api/log");
 
     private static final String PATH_POLICIES = """
-            login   = fixed-window 3/1m key=header:X-Client match=POST:/api/login
-            reports = fixed-window 3/1m key=header:X-Client match=GET:/api/reports/*
+            login   = fixed-window 3/1m align=first-request key=header:X-Client match=POST:/api/login
+            reports = fixed-window 3/1m align=first-request key=header:X-Client match=GET:/api/reports/*
             """;
 
     @Test
@@ -203,7 +203,7 @@ abstract class WebFluxContract {
 
     @Test
     void exemptMethod_options_passesAPolicyThatDoesNotNameIt() {
-        URI base = start("all = fixed-window 1/1m key=header:X-Client");
+        URI base = start("all = fixed-window 1/1m align=first-request key=header:X-Client");
         assertEquals(200, RawHttp.get(base, "/ok", "X-Client", "c"));
         assertEquals(429, RawHttp.get(base, "/ok", "X-Client", "c"));
         assertNotEquals(429, RawHttp.send(base, "OPTIONS", "/ok", "X-Client", "c").status());
@@ -213,7 +213,7 @@ abstract class WebFluxContract {
 
     @Test
     void trustedPeer_keyIsTheClientFromXForwardedFor() {
-        URI base = start(Enforcer.builder().policies(withPerKey("per-ip = fixed-window 1/1m key=ip match=GET:/ok"))
+        URI base = start(Enforcer.builder().policies(withPerKey("per-ip = fixed-window 1/1m align=first-request key=ip match=GET:/ok"))
                 .trustedProxies("127.0.0.1/32").build());
         assertEquals(200, RawHttp.get(base, "/ok", "X-Forwarded-For", "203.0.113.1"));
         assertEquals(429, RawHttp.get(base, "/ok", "X-Forwarded-For", "203.0.113.1"));
@@ -224,7 +224,7 @@ abstract class WebFluxContract {
 
     @Test
     void untrustedPeer_forwardingHeadersAreIgnored_soTheyCannotBeSpoofed() {
-        URI base = start("per-ip = fixed-window 1/1m key=ip match=GET:/ok");
+        URI base = start("per-ip = fixed-window 1/1m align=first-request key=ip match=GET:/ok");
         assertEquals(200, RawHttp.get(base, "/ok", "X-Forwarded-For", "203.0.113.1"));
         assertEquals(429, RawHttp.get(base, "/ok", "X-Forwarded-For", "203.0.113.2"));
         assertEquals(429, RawHttp.get(base, "/ok", "Forwarded", "for=203.0.113.3"));
@@ -232,7 +232,7 @@ abstract class WebFluxContract {
 
     @Test
     void trustedPeer_withForwarded_keyIsItsForParameter_inEverySpelling() {
-        URI base = start(Enforcer.builder().policies(withPerKey("per-ip = fixed-window 1/1m key=ip match=GET:/ok"))
+        URI base = start(Enforcer.builder().policies(withPerKey("per-ip = fixed-window 1/1m align=first-request key=ip match=GET:/ok"))
                 .trustedProxies("127.0.0.1/32").forwardedHeader(ForwardedHeader.FORWARDED).build());
         assertEquals(200, RawHttp.get(base, "/ok", "Forwarded", "for=203.0.113.7;proto=https"));
         // The same client spelled otherwise (quoted, with a port, another case) shares its bucket
@@ -246,7 +246,7 @@ abstract class WebFluxContract {
 
     @Test
     void principalKey_readsTheReactivePrincipal_knownAtOnceOrBySubscribing() {
-        URI base = start("per-user = fixed-window 1/1m key=principal match=GET:/ok");
+        URI base = start("per-user = fixed-window 1/1m align=first-request key=principal match=GET:/ok");
         assertEquals(200, RawHttp.get(base, "/ok", "X-User", "alice"));
         assertEquals(429, RawHttp.get(base, "/ok", "X-Deferred-User", "alice"));
         assertEquals(200, RawHttp.get(base, "/ok", "X-Deferred-User", "bob"));
@@ -258,7 +258,7 @@ abstract class WebFluxContract {
 
     @Test
     void attributeKey_readsTheExchangeAttribute() {
-        URI base = start("per-tenant = fixed-window 1/1m key=attribute:tenant match=GET:/ok");
+        URI base = start("per-tenant = fixed-window 1/1m align=first-request key=attribute:tenant match=GET:/ok");
         assertEquals(200, RawHttp.get(base, "/ok", "X-Tenant", "acme"));
         assertEquals(429, RawHttp.get(base, "/ok", "X-Tenant", "acme"));
         assertEquals(200, RawHttp.get(base, "/ok", "X-Tenant", "globex"));
@@ -268,7 +268,7 @@ abstract class WebFluxContract {
 
     @Test
     void rateLimitedHandler_andFilteredRoute_applyTheirPolicy_whichTheWebFilterDoesNot() {
-        URI base = start("per-key = fixed-window 2/1m key=header:X-Api-Key match=none");
+        URI base = start("per-key = fixed-window 2/1m align=first-request key=header:X-Api-Key match=none");
         for (String target : List.of("/annotated", "/fn")) {
             String key = "k-" + target;
             assertEquals(200, RawHttp.get(base, target, "X-Api-Key", key));
