@@ -88,4 +88,11 @@ class TomcatTest {
             super(Container.TOMCAT);
         }
     }
+
+    @Nested
+    class TwoLayers extends TwoLayersContract {
+        TwoLayers() {
+            super(Container.TOMCAT);
+        }
+    }
 }
