@@ -33,8 +33,9 @@ import java.util.function.Function;
  *       a filter applying the named policies, resolved once at deployment.
  * </ul>
  * A denial aborts the request with the policy's status (429 by default), {@code Retry-After},
- * the rate-limit header fields and a problem body; an admitted response gets the header fields;
- * concurrency permits are given back once the response is written, on every path. On a runtime
+ * the rate-limit header fields and a problem body; an admitted response gets the header fields,
+ * one line of each name listing the policies of both stages and of a Sluice servlet filter in
+ * front, if any (docs/configuration.md, "Two layers on one request"); concurrency permits are given back once the response is written, on every path. On a runtime
  * older than JAX-RS 3.1 (Jersey 2, the javax build of this module), the feature also registers,
  * at the lowest priority, the {@code ExceptionMapper<Throwable>} that 3.1 requires (500, or a
  * {@code WebApplicationException}'s own response), because without one an exception nobody maps

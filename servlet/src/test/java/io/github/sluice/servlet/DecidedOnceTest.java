@@ -171,10 +171,17 @@ class DecidedOnceTest {
                     });
             this.response = (HttpServletResponse) Proxy.newProxyInstance(getClass().getClassLoader(),
                     new Class<?>[] {HttpServletResponse.class}, (proxy, m, args) -> switch (m.getName()) {
-                        case "addHeader", "setHeader" -> {
+                        case "addHeader" -> {
                             headers.add(new String[] {(String) args[0], (String) args[1]});
                             yield null;
                         }
+                        case "setHeader" -> {
+                            headers.removeIf(h -> h[0].equalsIgnoreCase((String) args[0]));
+                            headers.add(new String[] {(String) args[0], (String) args[1]});
+                            yield null;
+                        }
+                        case "getHeader" -> fields((String) args[0]).stream().findFirst().orElse(null);
+                        case "getHeaders" -> fields((String) args[0]);
                         case "getStatus" -> 200;
                         case "isCommitted" -> false;
                         case "hashCode" -> System.identityHashCode(proxy);
