@@ -27,6 +27,9 @@ import java.util.List;
  * the time until the denied request would pass (its retry-after). {@code Retry-After} is the
  * binding entry's {@code t}, at least 1, and is left out when the binding entry can never pass
  * (a cost above its limit or a bad cost, or no key with {@code unresolved=deny}). Integers are clamped to the 15 digits RFC 9651 allows.
+ *
+ * <p>Fields another layer of Sluice wrote on the same response first are merged, not repeated:
+ * see {@link LayeredFields}.
  */
 final class RateLimitHeaders {
 
@@ -98,15 +101,14 @@ final class RateLimitHeaders {
             // a Retry-After would tell the client to send it again.
             Verdict.Entry binding = v.bindingEntry();
             if (binding.retryAfterNanos() != Decision.NEVER) {
-                sink.header("Retry-After", binding.how.retryAfter(Math.max(1, resetSeconds(binding))));
+                String retryAfter = binding.how.retryAfter(Math.max(1, resetSeconds(binding)));
+                String earlier = sink.existing("Retry-After");
+                sink.header("Retry-After", earlier == null ? retryAfter : LayeredFields.retryAfter(earlier, retryAfter));
             }
         }
         if (!options.onlyOnDenial() || denied) {
             switch (options.style()) {
-                case DRAFT -> {
-                    sink.header("RateLimit-Policy", group.policyField(v));
-                    sink.header("RateLimit", limitField(v));
-                }
+                case DRAFT -> draft(v, group, sink, denied);
                 case DRAFT_06, X_RATELIMIT -> triple(v, plan, sink);
                 case NONE -> {
                 }
@@ -116,14 +118,38 @@ final class RateLimitHeaders {
         if (options.degradedHeader() != null) {
             String field = degradedField(v);
             if (field != null) {
-                sink.header(options.degradedHeader(), field);
+                writeTokens(sink, options.degradedHeader(), field);
                 degraded = true;
             }
         }
         String exposed = plan.exposed[(denied ? 2 : 0) | (degraded ? 1 : 0)];
         if (exposed != null) {
-            sink.header("Access-Control-Expose-Headers", exposed);
+            writeTokens(sink, "Access-Control-Expose-Headers", exposed);
         }
+    }
+
+    /**
+     * The two draft fields, merged with another layer's if the response has them
+     * ({@link LayeredFields}). One look-up when it has not: a layer that wrote {@code RateLimit}
+     * wrote {@code RateLimit-Policy} too.
+     */
+    private static void draft(Verdict v, PolicyGroup group, HeaderSink sink, boolean denied) {
+        String policy = group.policyField(v);
+        String limit = limitField(v);
+        String earlierPolicy = sink.existing("RateLimit-Policy");
+        if (earlierPolicy != null) {
+            String[] merged = LayeredFields.draft(earlierPolicy, sink.existing("RateLimit"), policy, limit, denied);
+            policy = merged[0];
+            limit = merged[1];
+        }
+        sink.header("RateLimit-Policy", policy);
+        sink.header("RateLimit", limit);
+    }
+
+    /** A token-list field, as the union with another layer's if the response has one. */
+    private static void writeTokens(HeaderSink sink, String name, String value) {
+        String earlier = sink.existing(name);
+        sink.header(name, earlier == null ? value : LayeredFields.tokens(earlier, value));
     }
 
     /**
@@ -257,6 +283,11 @@ final class RateLimitHeaders {
 
     private static void triple(Verdict v, Plan plan, HeaderSink sink) {
         Verdict.Entry binding = v.bindingEntry() != null ? v.bindingEntry() : v.first();
+        String earlierLimit = sink.existing(plan.limitName);
+        if (earlierLimit != null && LayeredFields.keepsEarlierTriple(earlierLimit, sink.existing(plan.remainingName),
+                binding.limit(), binding.remaining(), v.denied())) {
+            return; // another layer's policy is closer to exhaustion: its three fields stay
+        }
         sink.header(plan.limitName, Long.toString(binding.limit()));
         sink.header(plan.remainingName, Long.toString(binding.remaining()));
         sink.header(plan.resetName, Long.toString(resetSeconds(binding)));

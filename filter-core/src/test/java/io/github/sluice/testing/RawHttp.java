@@ -31,6 +31,18 @@ public final class RawHttp {
             return null;
         }
 
+        /** @return every field line of the header {@code name} (case-insensitive), in order */
+        public java.util.List<String> headers(String name) {
+            java.util.List<String> lines = new java.util.ArrayList<>();
+            for (String line : head.split("\r\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
+                    lines.add(line.substring(colon + 1).trim());
+                }
+            }
+            return lines;
+        }
+
         /**
          * @param name a header name
          * @return whether the response has it

@@ -24,13 +24,6 @@ final class InFlight {
     static final class Entry {
         private volatile Verdict global;
         private volatile Verdict resource;
-        /** Set by the {@code @RateLimited} stage and never cleared: its verdict is the one reported. */
-        private volatile boolean resourceDecided;
-
-        /** @return {@code true} if the {@code @RateLimited} stage decided the request */
-        boolean resourceDecided() {
-            return resourceDecided;
-        }
     }
 
     private final ConcurrentHashMap<ContainerRequestContext, Entry> entries = new ConcurrentHashMap<>();
@@ -42,7 +35,6 @@ final class InFlight {
             e.global = verdict;
         } else {
             e.resource = verdict;
-            e.resourceDecided = true;
         }
     }
 

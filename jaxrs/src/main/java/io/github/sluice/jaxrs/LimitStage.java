@@ -3,6 +3,7 @@ package io.github.sluice.jaxrs;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.http.PolicySet;
 import io.github.sluice.http.Verdict;
+import io.github.sluice.request.HeaderSink;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -90,16 +91,27 @@ class LimitStage implements ContainerRequestFilter, ContainerResponseFilter, Wri
         // Recorded first: whatever happens next, the response filter finds it and releases.
         inFlight.put(request, global, verdict);
         if (verdict.denied()) {
-            request.abortWith(denial(verdict));
+            request.abortWith(denial(verdict, settings.servlet()));
         } else if (verdict.shaped()) {
             settings.pause().await(verdict.delayNanos());
         }
     }
 
-    private static Response denial(Verdict verdict) {
+    private static Response denial(Verdict verdict, ServletPeer servlet) {
         Response.ResponseBuilder response = Response.status(verdict.status());
+        HeaderSink fields = new HeaderSink() {
+            @Override
+            public void header(String name, String value) {
+                response.header(name, value); // a new response: nothing of that name yet
+            }
+
+            @Override
+            public String existing(String name) {
+                return servlet == null ? null : servlet.field(name); // a servlet filter's in front
+            }
+        };
         try {
-            verdict.writeDenial(response::header, response::entity);
+            verdict.writeDenial(fields, response::entity);
         } catch (IOException e) {
             throw new UncheckedIOException(e); // cannot happen: the body goes into the builder
         }
@@ -112,7 +124,6 @@ class LimitStage implements ContainerRequestFilter, ContainerResponseFilter, Wri
         if (entry == null) {
             return;
         }
-        boolean reported = !global || !entry.resourceDecided();
         Verdict verdict = inFlight.take(request, entry, global);
         if (verdict == null) {
             return; // a second response pass for this request (e.g. after a failed write)
@@ -120,9 +131,10 @@ class LimitStage implements ContainerRequestFilter, ContainerResponseFilter, Wri
         // The status is final here: a policy that counts by outcome is charged or refunded now, so
         // that the headers below show it.
         verdict.settle(response.getStatus());
-        // A denial carries its headers already; with both stages, the resource's verdict is reported.
-        if (verdict.admitted() && reported) {
-            verdict.writeHeaders(response.getHeaders()::add);
+        // A denial carries its headers already. With both stages (and a servlet filter in front),
+        // each one's fields are merged into those written before: one line of each, every policy.
+        if (verdict.admitted()) {
+            verdict.writeHeaders(new JaxRsFields(response.getHeaders(), settings.servlet()));
         }
         if (verdict.released()) {
             return; // holds nothing

@@ -1,6 +1,7 @@
 package io.github.sluice.jaxrs;
 
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;
@@ -9,7 +10,10 @@ import jakarta.ws.rs.core.Context;
 /**
  * The client's address in a servlet container: the TCP peer's address of the servlet request the
  * JAX-RS runtime injects ({@code @Context HttpServletRequest}, which JAX-RS guarantees in a
- * servlet container), so that {@code key=ip} needs no configuration there.
+ * servlet container), so that {@code key=ip} needs no configuration there. And the rate-limit
+ * fields a Sluice servlet filter in front wrote on the servlet response ({@code @Context
+ * HttpServletResponse}), which the stages merge theirs into ({@link JaxRsFields}): the runtime
+ * replaces a servlet response's field by the JAX-RS response's field of the same name.
  *
  * <p>The feature registers it (an instance, so the runtime injects the field, a proxy of the
  * current request) only when the servlet API is on the class path ({@link AddressSource}): this
@@ -25,6 +29,9 @@ final class ServletPeer implements ContainerRequestFilter {
     @Context
     private HttpServletRequest servletRequest;
 
+    @Context
+    private HttpServletResponse servletResponse;
+
     /** @return the servlet request's remote address, or {@code null} if there is no servlet request */
     String address() {
         HttpServletRequest r = servletRequest;
@@ -33,6 +40,27 @@ final class ServletPeer implements ContainerRequestFilter {
         }
         try {
             return r.getRemoteAddr();
+        } catch (IllegalStateException e) {
+            return null; // a proxy outside a request scope (not a servlet request)
+        }
+    }
+
+    /**
+     * @return the field's lines on the servlet response, joined by {@code ", "}; {@code null} if
+     *     absent or there is no servlet response
+     */
+    String field(String name) {
+        HttpServletResponse r = servletResponse;
+        if (r == null) {
+            return null;
+        }
+        try {
+            String first = r.getHeader(name);
+            if (first == null) {
+                return null;
+            }
+            java.util.Collection<String> lines = r.getHeaders(name);
+            return lines.size() <= 1 ? first : String.join(", ", lines);
         } catch (IllegalStateException e) {
             return null; // a proxy outside a request scope (not a servlet request)
         }

@@ -33,8 +33,9 @@ import java.util.function.Function;
  *       a filter applying the named policies, resolved once at deployment.
  * </ul>
  * A denial aborts the request with the policy's status (429 by default), {@code Retry-After},
- * the rate-limit header fields and a problem body; an admitted response gets the header fields;
- * concurrency permits are given back once the response is written, on every path. On a runtime
+ * the rate-limit header fields and a problem body; an admitted response gets the header fields,
+ * one line of each name listing the policies of both stages and of a Sluice servlet filter in
+ * front, if any (docs/configuration.md, "Two layers on one request"); concurrency permits are given back once the response is written, on every path. On a runtime
  * older than JAX-RS 3.1 (Jersey 2, the javax build of this module), the feature also registers,
  * at the lowest priority, the {@code ExceptionMapper<Throwable>} that 3.1 requires (500, or a
  * {@code WebApplicationException}'s own response), because without one an exception nobody maps
@@ -96,7 +97,7 @@ public final class SluiceFeature implements Feature {
     };
 
     private final Enforcer enforcer;
-    /** Registered so that the runtime injects the servlet request; null without the servlet API or with a lookup. */
+    /** Registered so that the runtime injects the servlet request and response; null without the servlet API. */
     private final ServletPeer servletPeer;
     private final boolean addressKnowable;
     private final StageSettings settings;
@@ -120,15 +121,15 @@ public final class SluiceFeature implements Feature {
     private SluiceFeature(Builder b) {
         this.enforcer = b.enforcer;
         Function<ContainerRequestContext, String> lookup = b.peerAddress;
-        if (lookup == null && AddressSource.servletApiPresent()) {
-            this.servletPeer = new ServletPeer();
+        // The servlet request and response, where there is a servlet API: the address (unless the
+        // application gives a lookup) and the rate-limit fields a servlet filter in front wrote.
+        this.servletPeer = AddressSource.servletApiPresent() ? new ServletPeer() : null;
+        if (lookup == null && servletPeer != null) {
             lookup = AddressSource.propertyThenServlet(servletPeer);
-        } else {
-            this.servletPeer = null;
         }
         this.addressKnowable = lookup != null;
         this.settings = new StageSettings(new PeerAddress(lookup == null ? PEER_FROM_PROPERTY : lookup),
-                b.pause, b.priority);
+                b.pause, b.priority, servletPeer);
     }
 
     /** @return a builder for a feature with options */
@@ -150,7 +151,8 @@ public final class SluiceFeature implements Feature {
         Enforcer e = enforcer != null ? enforcer : FeatureProperties.enforcer(context.getConfiguration());
         if (servletPeer != null) {
             context.register(servletPeer);
-        } else if (!addressKnowable) {
+        }
+        if (!addressKnowable) {
             String needs = AddressSource.policyNeedingAddress(e);
             if (needs != null) {
                 if (enforcer == null) {

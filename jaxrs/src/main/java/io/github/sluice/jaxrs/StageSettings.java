@@ -11,8 +11,10 @@ import java.util.Map;
  * @param peerAddress finds the TCP peer's address of a request
  * @param pause how shaped requests wait
  * @param priority the request filters' priority
+ * @param servlet the servlet request and response of the current request when the servlet API is
+ *     present, for the fields a servlet filter in front wrote; {@code null} without it
  */
-record StageSettings(PeerAddress peerAddress, Pause pause, int priority) {
+record StageSettings(PeerAddress peerAddress, Pause pause, int priority, ServletPeer servlet) {
 
     /**
      * The priority of each contract: the request filter where configured; the response filter

@@ -77,9 +77,23 @@ final class ServletRequestView implements RequestView, HeaderSink {
         return request.getAttribute(name);
     }
 
-    /** Adds a response header: Sluice never passes a name twice, so adding keeps other writers' values. */
+    /**
+     * Sets a response header: when another layer (a Sluice filter in front) wrote the field,
+     * {@code value} is the merge of both, read through {@link #existing}.
+     */
     @Override
     public void header(String name, String value) {
-        response.addHeader(name, value);
+        response.setHeader(name, value);
+    }
+
+    /** @return the field's lines already on the response, joined; {@code null} if none (no allocation then) */
+    @Override
+    public String existing(String name) {
+        String first = response.getHeader(name);
+        if (first == null) {
+            return null;
+        }
+        java.util.Collection<String> lines = response.getHeaders(name);
+        return lines.size() <= 1 ? first : String.join(", ", lines);
     }
 }

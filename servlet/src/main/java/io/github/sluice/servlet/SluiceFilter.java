@@ -213,25 +213,56 @@ public final class SluiceFilter implements Filter {
                 decide(request, response, chain);
             } finally {
                 current[0] = outer;
-                markIfAsync(request);
             }
-        } else if (type == DispatcherType.ASYNC && request.getAttribute(decidedAttribute) == null) {
-            request.setAttribute(decidedAttribute, Boolean.TRUE);
-            decide(request, response, chain);
+        } else if (type == DispatcherType.ASYNC) {
+            Object mark = request.getAttribute(decidedAttribute);
+            if (mark == null) {
+                request.setAttribute(decidedAttribute, Boolean.TRUE); // the filter met again in this dispatch passes
+                decide(request, response, chain);
+            } else if (mark instanceof Verdict held) {
+                continueAsync(request, response, chain, held);
+            } else {
+                chain.doFilter(req, res); // decided, holding nothing
+            }
         } else {
             chain.doFilter(req, res); // decided already, or a forward, include or error dispatch
         }
     }
 
     /**
-     * Leaves the mark a later ASYNC dispatch of this request reads, if the REQUEST dispatch just
-     * decided put the request in async mode (the application, a filter behind, or Sluice's
-     * shaping): such a dispatch can only start once this one has returned to the container, so
-     * the mark is there before it. A request that did not go async gets no attribute.
+     * Leaves the mark a later ASYNC dispatch of this request reads, if the dispatch just decided
+     * put the request in async mode (the application, a filter behind, or Sluice's shaping): such
+     * a dispatch can only start once this one has returned to the container, so the mark is there
+     * before it. The mark is the verdict if it still holds permits, so that a later dispatch that
+     * throws can end it ({@link #continueAsync}). A request that did not go async gets no attribute.
      */
-    private void markIfAsync(HttpServletRequest request) {
+    private void markIfAsync(HttpServletRequest request, Verdict decided) {
         if (request.isAsyncStarted()) {
-            request.setAttribute(decidedAttribute, Boolean.TRUE);
+            request.setAttribute(decidedAttribute, decided != null && !decided.released() ? decided : Boolean.TRUE);
+        }
+    }
+
+    /**
+     * Runs a later ASYNC dispatch of a decided request that holds permits. The listener registered
+     * when the request went async gives them back when the request completes, fails or times out;
+     * but a dispatch that throws after the response was committed is not always reported to it:
+     * Jetty 12 (ee10) aborts such a request without calling {@code onError} or {@code onComplete},
+     * so the permits would be held forever, and a client could exhaust a concurrency policy with a
+     * handful of such requests. An exception that ends the request (no new async cycle started)
+     * therefore ends the verdict here, as the REQUEST dispatch would: the committed status, or a
+     * failure if nothing was committed. Whatever the listener hears later is a no-op: the release
+     * is idempotent.
+     */
+    private static void continueAsync(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+            Verdict held) throws IOException, ServletException {
+        boolean threw = true;
+        try {
+            chain.doFilter(request, response);
+            threw = false;
+        } finally {
+            if (threw && !request.isAsyncStarted()) {
+                PermitRelease.whenComplete(request, response, held, true);
+            }
         }
     }
 
@@ -272,6 +303,7 @@ public final class SluiceFilter implements Filter {
             if (!suspended) {
                 PermitRelease.whenComplete(request, response, verdict, threw);
             }
+            markIfAsync(request, verdict);
         }
     }
 

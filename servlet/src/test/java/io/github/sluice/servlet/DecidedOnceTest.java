@@ -78,8 +78,9 @@ class DecidedOnceTest {
         }));
         filter.doFilter(a.request, a.response, (req, res) -> { });
 
+        // (each decision writes its field; the response object is reused, as the request is)
         assertEquals(List.of("\"per-ip\";r=99;t=60", "\"per-ip\";r=98;t=60", "\"per-ip\";r=97;t=60"),
-                a.fields("RateLimit"));
+                a.writes("RateLimit"));
     }
 
     @Test
@@ -146,6 +147,8 @@ class DecidedOnceTest {
         boolean asyncStarted;
         final Map<String, Object> attributes = new HashMap<>();
         final List<String[]> headers = new ArrayList<>();
+        /** Every field written, in order, also those a later write replaced. */
+        final List<String[]> written = new ArrayList<>();
         final HttpServletRequest request;
         final HttpServletResponse response;
 
@@ -171,10 +174,19 @@ class DecidedOnceTest {
                     });
             this.response = (HttpServletResponse) Proxy.newProxyInstance(getClass().getClassLoader(),
                     new Class<?>[] {HttpServletResponse.class}, (proxy, m, args) -> switch (m.getName()) {
-                        case "addHeader", "setHeader" -> {
+                        case "addHeader" -> {
                             headers.add(new String[] {(String) args[0], (String) args[1]});
+                            written.add(new String[] {(String) args[0], (String) args[1]});
                             yield null;
                         }
+                        case "setHeader" -> {
+                            headers.removeIf(h -> h[0].equalsIgnoreCase((String) args[0]));
+                            headers.add(new String[] {(String) args[0], (String) args[1]});
+                            written.add(new String[] {(String) args[0], (String) args[1]});
+                            yield null;
+                        }
+                        case "getHeader" -> fields((String) args[0]).stream().findFirst().orElse(null);
+                        case "getHeaders" -> fields((String) args[0]);
                         case "getStatus" -> 200;
                         case "isCommitted" -> false;
                         case "hashCode" -> System.identityHashCode(proxy);
@@ -185,6 +197,10 @@ class DecidedOnceTest {
 
         List<String> fields(String name) {
             return headers.stream().filter(h -> h[0].equals(name)).map(h -> h[1]).toList();
+        }
+
+        List<String> writes(String name) {
+            return written.stream().filter(h -> h[0].equals(name)).map(h -> h[1]).toList();
         }
     }
 }

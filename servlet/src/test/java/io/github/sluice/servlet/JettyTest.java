@@ -88,4 +88,11 @@ class JettyTest {
             super(Container.JETTY);
         }
     }
+
+    @Nested
+    class TwoLayers extends TwoLayersContract {
+        TwoLayers() {
+            super(Container.JETTY);
+        }
+    }
 }

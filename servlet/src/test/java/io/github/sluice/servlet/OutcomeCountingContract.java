@@ -31,7 +31,9 @@ abstract class OutcomeCountingContract extends ContainerContract {
     /**
      * Answers {@code ?code=N} with status N: at once, {@code /async} from another thread,
      * {@code /throw} by throwing, {@code /commit-throw} by committing N and then throwing,
-     * {@code /timeout} by letting its async request time out.
+     * {@code /async-throw} by going async, dispatching, and committing N then throwing in the
+     * {@code ASYNC} dispatch, {@code /async-throw-early} by throwing there before anything is
+     * committed, {@code /timeout} by letting its async request time out.
      */
     static final class Answers extends HttpServlet {
         private static final long serialVersionUID = 1L;
@@ -50,10 +52,13 @@ abstract class OutcomeCountingContract extends ContainerContract {
                 res.flushBuffer();
                 throw new IllegalStateException("thrown after the commit on purpose");
             }
-            if (uri.endsWith("/async-throw")) {
+            if (uri.endsWith("/async-throw") || uri.endsWith("/async-throw-early")) {
                 if (req.getDispatcherType() == jakarta.servlet.DispatcherType.REQUEST) {
                     req.startAsync().dispatch();
                     return;
+                }
+                if (uri.endsWith("/async-throw-early")) {
+                    throw new IllegalStateException("thrown by an async dispatch before the commit on purpose");
                 }
                 res.setStatus(status);
                 res.getWriter().write("committed");
@@ -88,8 +93,12 @@ abstract class OutcomeCountingContract extends ContainerContract {
     private Enforcer enforcer;
 
     void deploy(String charge) throws Exception {
+        deploy(charge, 100);
+    }
+
+    void deploy(String charge, int inFlight) throws Exception {
         enforcer = enforcer(Enforcer.builder().policies("login = fixed-window 3/1h key=global " + charge + "\n"
-                + "inflight = concurrency 100 key=global"), false);
+                + "inflight = concurrency " + inFlight + " key=global"), false);
         server = start(Deployment.of(new SluiceFilter(enforcer), new Answers()));
     }
 
@@ -154,6 +163,47 @@ abstract class OutcomeCountingContract extends ContainerContract {
         assertEquals(0, charged());
         assertEquals(401, send("/api/async?code=401"));
         assertEquals(1, charged());
+    }
+
+    /**
+     * An async dispatch that throws after its response was committed: the container ends the
+     * request one way or another (Tomcat reports the exception to {@code onError}; Jetty 12 did not
+     * end such a request at all, so its concurrency permit stayed held), and the reservation is
+     * settled once, with the committed status.
+     */
+    @Test
+    void asyncDispatchThrowingAfterTheCommit_countsTheCommittedStatus() throws Exception {
+        deploy("count=401");
+        send("/api/async-throw?code=401");
+        assertEquals(1, charged());
+        send("/api/async-throw?code=200");
+        assertEquals(1, charged());
+    }
+
+    @Test
+    void asyncDispatchThrowingBeforeTheCommit_countsAs500() throws Exception {
+        deploy("count=5xx");
+        send("/api/async-throw-early");
+        assertEquals(1, charged());
+        assertEquals(200, send("/api/login"));
+        assertEquals(1, charged());
+    }
+
+    /**
+     * The attacker's move against a container that loses such requests: async requests whose
+     * {@code ASYNC} dispatch throws after the commit, one after another, against a concurrency
+     * policy of one. Each must give its permit back when it ends, or the next is refused and an
+     * honest client after them too.
+     */
+    @Test
+    void asyncDispatchesThrowingAfterTheCommit_oneAfterAnother_neverExhaustAConcurrencyPolicy() throws Exception {
+        deploy("count=401", 1);
+        for (int i = 0; i < 3; i++) {
+            int status = send("/api/async-throw?code=200");
+            org.junit.jupiter.api.Assertions.assertNotEquals(429, status, "request " + i + " refused: a permit leaked");
+            Permits.awaitHeld(enforcer, "inflight", "global", 0, SETTLE);
+        }
+        assertEquals(200, send("/api/login?code=200"), "an honest client after them");
     }
 
     @Test

@@ -80,25 +80,18 @@ class TomcatTest {
         OutcomeCounting() {
             super(Container.TOMCAT);
         }
-
-        /**
-         * An async dispatch that throws after committing: Tomcat reports it to the listener's
-         * {@code onError}, which settles with the committed status. (Jetty 12 did not end such a
-         * request within 10 s, concurrency permits included: not covered there.)
-         */
-        @org.junit.jupiter.api.Test
-        void asyncDispatchThrowingAfterTheCommit_countsTheCommittedStatus() throws Exception {
-            deploy("count=401");
-            send("/api/async-throw?code=401");
-            org.junit.jupiter.api.Assertions.assertEquals(1, charged());
-            send("/api/async-throw?code=200");
-            org.junit.jupiter.api.Assertions.assertEquals(1, charged());
-        }
     }
 
     @Nested
     class BruteForceLoginRecipe extends BruteForceLoginRecipeContract {
         BruteForceLoginRecipe() {
+            super(Container.TOMCAT);
+        }
+    }
+
+    @Nested
+    class TwoLayers extends TwoLayersContract {
+        TwoLayers() {
             super(Container.TOMCAT);
         }
     }

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.testing.MergedFields;
 import io.github.sluice.testing.RawHttp;
+import io.github.sluice.testing.StructuredFields;
 import io.github.sluice.testing.ReleaseLedger;
 import java.net.Socket;
 import java.net.URI;
@@ -52,6 +54,8 @@ import reactor.netty.http.server.HttpServer;
             "sluice.policies.per-request=concurrency 1 key=header:X-Request-Id match=none",
             "sluice.policies.edge=fixed-window 2/1m key=header:X-Edge match=GET:/get/*",
             "sluice.policies.per-ip=fixed-window 1/1m key=ip match=GET:/get/ip",
+            "sluice.policies.layered-rrl=fixed-window 100/1m key=attribute:gateway-key match=none",
+            "sluice.policies.layered-route=fixed-window 2/1m key=header:X-Client match=none",
             "sluice.trusted-proxies=127.0.0.1/32",
             "sluice.forwarded-header=forwarded",
             "spring.cloud.gateway.server.webflux.routes[0].id=sluice",
@@ -75,6 +79,14 @@ import reactor.netty.http.server.HttpServer;
             "spring.cloud.gateway.server.webflux.routes[3].predicates[0]=Path=/down/**",
             "spring.cloud.gateway.server.webflux.routes[3].filters[0].name=Sluice",
             "spring.cloud.gateway.server.webflux.routes[3].filters[0].args.policy=inflight,per-request",
+            "spring.cloud.gateway.server.webflux.routes[4].id=layered",
+            "spring.cloud.gateway.server.webflux.routes[4].uri=${backend}",
+            "spring.cloud.gateway.server.webflux.routes[4].predicates[0]=Path=/layered/**",
+            "spring.cloud.gateway.server.webflux.routes[4].filters[0].name=RequestRateLimiter",
+            "spring.cloud.gateway.server.webflux.routes[4].filters[0].args.rate-limiter=#{@sluiceRateLimiter}",
+            "spring.cloud.gateway.server.webflux.routes[4].filters[0].args.key-resolver=#{@clientKeyResolver}",
+            "spring.cloud.gateway.server.webflux.routes[4].filters[0].args.sluice-rate-limiter.policy=layered-rrl",
+            "spring.cloud.gateway.server.webflux.routes[4].filters[1]=Sluice=layered-route",
         })
 class GatewayTest {
 
@@ -87,6 +99,7 @@ class GatewayTest {
                 return res.header("X-Backend", "yes").sendString(Mono.just("backend " + req.uri()));
             }).get("/limited/**", (req, res) -> res.sendString(Mono.just("limited " + req.uri())))
                     .get("/dsl/**", (req, res) -> res.sendString(Mono.just("dsl " + req.uri())))
+                    .get("/layered/**", (req, res) -> res.sendString(Mono.just("layered " + req.uri())))
                     .get("/slow/fail", (req, res) -> res.status(500).sendString(Mono.just("failed")))
                     .get("/slow/**", (req, res) -> res.sendString(
                             Mono.delay(Duration.ofMillis(40)).thenReturn("slow " + req.uri()))))
@@ -191,6 +204,43 @@ class GatewayTest {
         assertEquals(200, RawHttp.get(base(), "/limited/a", "X-Client", "rrl-other"));
         // No key: the gateway's deny-empty-key answers (403 by default); the limiter is not asked
         assertEquals(403, RawHttp.get(base(), "/limited/a"));
+    }
+
+    /**
+     * The starter's web filter (by match) and the route's Sluice filter on one request: one line of
+     * each field with both policies, admitted, and refused by the route filter.
+     */
+    @Test
+    void webFilterAndRouteFilter_oneLineOfEachField_withBoth() {
+        for (int i = 1; i <= 2; i++) {
+            RawHttp.Response ok = RawHttp.send(base(), "GET", "/get/two", "X-Edge", "two-" + i, "X-Client", "two");
+            assertEquals(200, ok.status(), ok.head());
+            MergedFields.assertMerged(ok::headers, List.of("edge", "per-client"), false);
+        }
+        RawHttp.Response refused = RawHttp.send(base(), "GET", "/get/two", "X-Edge", "two-3", "X-Client", "two");
+        assertEquals(429, refused.status(), refused.head());
+        List<StructuredFields.Item> limit = MergedFields.assertMerged(refused::headers, List.of("edge", "per-client"), true);
+        assertEquals("per-client", limit.get(0).value(), refused.head());
+    }
+
+    /**
+     * {@code RequestRateLimiter} with the Sluice rate limiter, then the route's Sluice filter: the
+     * filter merges its fields into those the gateway added for the limiter. (In the other order the
+     * gateway adds the limiter's fields as a second line: it does not read the response's; see
+     * docs/gateway.md.)
+     */
+    @Test
+    void requestRateLimiterThenRouteFilter_oneLineOfEachField_withBoth() {
+        for (int i = 1; i <= 2; i++) {
+            RawHttp.Response ok = RawHttp.send(base(), "GET", "/layered/a", "X-Client", "layered");
+            assertEquals(200, ok.status(), ok.head());
+            MergedFields.assertMerged(ok::headers, List.of("layered-rrl", "layered-route"), false);
+        }
+        RawHttp.Response refused = RawHttp.send(base(), "GET", "/layered/a", "X-Client", "layered");
+        assertEquals(429, refused.status(), refused.head());
+        List<StructuredFields.Item> limit = MergedFields.assertMerged(refused::headers,
+                List.of("layered-rrl", "layered-route"), true);
+        assertEquals("layered-route", limit.get(0).value(), refused.head());
     }
 
     @Test

@@ -76,9 +76,23 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
         return exchange.getAttribute(name);
     }
 
-    /** Adds a response header: Sluice never passes a name twice, so adding keeps other writers' values. */
+    /**
+     * Sets a response header: when another layer (a Sluice web filter in front of a handler filter
+     * or {@code @RateLimited}) wrote the field, {@code value} is the merge of both, read through
+     * {@link #existing}.
+     */
     @Override
     public void header(String name, String value) {
-        exchange.getResponse().getHeaders().add(name, value);
+        exchange.getResponse().getHeaders().set(name, value);
+    }
+
+    /** @return the field's lines already on the response, joined; {@code null} if none (no allocation then) */
+    @Override
+    public String existing(String name) {
+        List<String> lines = exchange.getResponse().getHeaders().get(name);
+        if (lines == null || lines.isEmpty()) {
+            return null;
+        }
+        return lines.size() == 1 ? lines.get(0) : String.join(", ", lines);
     }
 }

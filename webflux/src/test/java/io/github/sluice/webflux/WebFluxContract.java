@@ -12,7 +12,9 @@ import io.github.sluice.key.ForwardedHeader;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.store.ShardedRegistry;
 import io.github.sluice.testing.FakeClock;
+import io.github.sluice.testing.MergedFields;
 import io.github.sluice.testing.RawHttp;
+import io.github.sluice.testing.StructuredFields;
 import io.github.sluice.testing.ReleaseLedger;
 import java.net.Socket;
 import java.net.URI;
@@ -121,6 +123,36 @@ abstract class WebFluxContract {
         RawHttp.Response r = RawHttp.send(base, "GET", "/teapot");
         assertEquals(418, r.status());
         assertTrue(r.has("RateLimit"), r.head());
+    }
+
+    // ---- two layers on one request ----------------------------------------------------------
+
+    /** The web filter's policy by path, then {@code @RateLimited}'s or a handler filter's, on one request. */
+    private static final String TWO_LAYERS = "outer = concurrency 100 key=global match=GET:/annotated,GET:/fn\n"
+            + "per-key = fixed-window 2/1m key=header:X-Api-Key match=none";
+
+    @Test
+    void webFilterAndRateLimited_oneLineOfEachField_withBoth_admittedAndRefused() {
+        URI base = start(TWO_LAYERS);
+        assertTwoLayers(base, "/annotated");
+    }
+
+    @Test
+    void webFilterAndHandlerFilter_oneLineOfEachField_withBoth_admittedAndRefused() {
+        URI base = start(TWO_LAYERS);
+        assertTwoLayers(base, "/fn");
+    }
+
+    private static void assertTwoLayers(URI base, String path) {
+        for (int i = 1; i <= 2; i++) {
+            RawHttp.Response ok = RawHttp.send(base, "GET", path, "X-Api-Key", "two-layers");
+            assertEquals(200, ok.status(), ok.head());
+            MergedFields.assertMerged(ok::headers, List.of("outer", "per-key"), false);
+        }
+        RawHttp.Response refused = RawHttp.send(base, "GET", path, "X-Api-Key", "two-layers");
+        assertEquals(429, refused.status(), refused.head());
+        List<StructuredFields.Item> limit = MergedFields.assertMerged(refused::headers, List.of("outer", "per-key"), true);
+        assertEquals("per-key", limit.get(0).value(), refused.head());
     }
 
     // ---- paths and methods --------------------------------------------------------------------

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.sluice.http.Enforcer;
 import io.github.sluice.http.PolicyMetrics;
 import io.github.sluice.store.ShardedRegistry;
+import io.github.sluice.testing.MergedFields;
 import io.github.sluice.testing.ReleaseLedger;
+import io.github.sluice.testing.StructuredFields;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -119,6 +121,26 @@ abstract class StarterContract {
         assertTrue(denied.body().contains("per-key"), denied.body());
         assertTrue(denied.headers().firstValue("Retry-After").isPresent(), denied.headers().toString());
         assertEquals(200, get("/annotated", "X-Api-Key", "contract-b").statusCode(), "another key has its own quota");
+    }
+
+    /**
+     * The filter's policy (by path) and {@code @RateLimited}'s on one request: one
+     * {@code RateLimit-Policy} and one {@code RateLimit} line, both policies in each, admitted or
+     * refused by the annotation (docs/configuration.md, "Two layers on one request").
+     */
+    @Test
+    void filterAndRateLimited_oneLineOfEachField_withBothPolicies() throws Exception {
+        String key = "layered-" + UUID.randomUUID();
+        for (int i = 1; i <= 2; i++) {
+            HttpResponse<String> ok = get("/layered", "X-Api-Key", key);
+            assertEquals(200, ok.statusCode(), "request " + i);
+            MergedFields.assertMerged(name -> ok.headers().allValues(name), List.of("layered-filter", "layered-mvc"), false);
+        }
+        HttpResponse<String> denied = get("/layered", "X-Api-Key", key);
+        assertEquals(429, denied.statusCode());
+        List<StructuredFields.Item> limit = MergedFields.assertMerged(name -> denied.headers().allValues(name),
+                List.of("layered-filter", "layered-mvc"), true);
+        assertEquals("layered-mvc", limit.get(0).value(), "the refusing policy leads");
     }
 
     @Test

@@ -121,6 +121,16 @@ public class TestApplication {
         }
     }
 
+    /** An endpoint limited by the filter (by path) and by {@code @RateLimited}: two layers on one request. */
+    @RestController
+    static class Layered {
+        @GetMapping("/layered")
+        @RateLimited("layered-mvc")
+        String layered() {
+            return "layered";
+        }
+    }
+
     /** Endpoints limited by {@code @RateLimited} only (their policies are match=none). */
     @RestController
     static class Annotated {
