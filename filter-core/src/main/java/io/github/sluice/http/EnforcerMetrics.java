@@ -264,19 +264,19 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     @Override
     public void allowed(Policy policy, String key, MutableDecision decision) {
-        allowed(of(policy), policy, key, decision);
+        allowed(of(policy), policy, key, decision, MutableDecision.NO_READING);
     }
 
     @Override
     public void shaped(Policy policy, String key, MutableDecision decision) {
-        shaped(of(policy), policy, key, decision);
+        shaped(of(policy), policy, key, decision, MutableDecision.NO_READING);
     }
 
     @Override
     public void denied(Policy policy, String key, MutableDecision decision) {
         PolicyMetrics counts = of(policy);
         counts.recordDenied(decision);
-        counts.recordDeniedKey(key);
+        counts.recordDeniedKey(key, MutableDecision.NO_READING);
         counts.recordDegraded(decision);
         try {
             next.denied(policy, key, decision);
@@ -287,7 +287,7 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     @Override
     public void denied(Policy policy, String key, MutableDecision decision, RequestView request) {
-        denied(of(policy), policy, key, decision, request);
+        denied(of(policy), policy, key, decision, request, MutableDecision.NO_READING);
     }
 
     /*
@@ -300,9 +300,13 @@ public final class EnforcerMetrics implements EnforcementListener {
         return of(policy);
     }
 
-    void allowed(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
+    /**
+     * @param nanos the reading of this metrics' clock the decision was taken at, or
+     *     {@link MutableDecision#NO_READING}: the heavy hitters' minute, read only if missing
+     */
+    void allowed(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, long nanos) {
         counts.recordAllowed();
-        counts.recordAdmittedKey(key);
+        counts.recordAdmittedKey(key, nanos);
         counts.recordDegraded(decision);
         try {
             next.allowed(policy, key, decision);
@@ -311,9 +315,9 @@ public final class EnforcerMetrics implements EnforcementListener {
         }
     }
 
-    void shaped(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
+    void shaped(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, long nanos) {
         counts.recordShaped(decision);
-        counts.recordAdmittedKey(key);
+        counts.recordAdmittedKey(key, nanos);
         counts.recordDegraded(decision);
         try {
             next.shaped(policy, key, decision);
@@ -322,9 +326,10 @@ public final class EnforcerMetrics implements EnforcementListener {
         }
     }
 
-    void denied(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, RequestView request) {
+    void denied(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, RequestView request,
+            long nanos) {
         counts.recordDenied(decision);
-        counts.recordDeniedKey(key);
+        counts.recordDeniedKey(key, nanos);
         counts.recordDegraded(decision);
         try {
             next.denied(policy, key, decision, request);

@@ -85,11 +85,13 @@ final class PlanChoice {
     /**
      * @param request the request
      * @param key its key for the policy, non-null
+     * @param now with overrides, the reading of the enforcer's clock the request is decided at
+     *     (the cache's expiry is checked against it); ignored without
      * @return the enforcement that decides it (its plan's, or its contract's)
      */
-    Enforcement choose(RequestView request, String key) {
+    Enforcement choose(RequestView request, String key, long now) {
         if (overrides != null) {
-            Enforcement contract = overrides.find(key);
+            Enforcement contract = overrides.find(key, now);
             if (contract != null) {
                 return contract;
             }

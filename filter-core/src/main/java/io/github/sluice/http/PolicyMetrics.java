@@ -153,19 +153,24 @@ public final class PolicyMetrics {
         }
     }
 
-    /** Counts a refused request's key among the heavy hitters, if they are kept. */
-    void recordDeniedKey(String key) {
+    /**
+     * Counts a refused request's key among the heavy hitters, if they are kept.
+     *
+     * @param nanos the reading of the metrics' clock the decision was taken at, or
+     *     {@link MutableDecision#NO_READING} to read it
+     */
+    void recordDeniedKey(String key, long nanos) {
         TopClients top = deniedTop;
         if (top != null) {
-            top.record(key);
+            top.record(key, nanos);
         }
     }
 
-    /** Counts an admitted request's key among the heavy hitters, if they are kept. */
-    void recordAdmittedKey(String key) {
+    /** Counts an admitted request's key among the heavy hitters, if they are kept; {@code nanos} as above. */
+    void recordAdmittedKey(String key, long nanos) {
         TopClients top = admittedTop;
         if (top != null) {
-            top.record(key);
+            top.record(key, nanos);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.github.sluice.http;
 
 import io.github.sluice.core.Clock;
+import io.github.sluice.core.MutableDecision;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -173,10 +174,21 @@ public final class TopClients {
 
     /** Counts one request of {@code key} in the current minute; a null key is not counted. */
     void record(String key) {
+        record(key, MutableDecision.NO_READING);
+    }
+
+    /**
+     * Counts one request of {@code key} in the minute of {@code nanos}; a null key is not counted.
+     *
+     * @param nanos the reading of this summary's clock the request was decided at (the store's,
+     *     carried by the decision: {@link MutableDecision#nanos()}), or
+     *     {@link MutableDecision#NO_READING} to read the clock now
+     */
+    void record(String key, long nanos) {
         if (key == null) {
             return;
         }
-        long now = clock.nanos();
+        long now = nanos != MutableDecision.NO_READING ? nanos : clock.nanos();
         SpaceSaving s = current;
         if (s == null || now < s.start || now - s.start >= MINUTE_NANOS) {
             s = summaryAt(now);

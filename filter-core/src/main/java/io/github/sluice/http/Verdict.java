@@ -136,13 +136,18 @@ public final class Verdict implements ReleaseHandle {
         /* Why the entry is refused before the store is asked, or CostReader.NONE; a byte fits the padding. */
         final byte refusal;
 
-        /** @param cost the request's cost as {@link CostReader#read} returns it, or a constant */
-        Entry(Enforcement how, String key, int partition, long cost) {
+        /**
+         * @param cost the request's cost as {@link CostReader#read} returns it, or a constant
+         * @param nanos the reading of the enforcer's clock the request took before its decision
+         *     (to check the override cache), or {@link MutableDecision#NO_READING}
+         */
+        Entry(Enforcement how, String key, int partition, long cost, long nanos) {
             this.how = how;
             this.key = key;
             this.partition = partition;
             this.refusal = CostReader.refusal(how, cost);
             this.cost = CostReader.charged(how, cost);
+            at(nanos); // replaced by the store's own reading when it decides
         }
 
         /** @return {@code true} if the store is not asked: no key ({@code unresolved=deny}) or a refused cost */
@@ -181,6 +186,26 @@ public final class Verdict implements ReleaseHandle {
         }
 
         /**
+         * {@inheritDoc}
+         *
+         * <p>The reading taken to check the policy's override cache, if the store decides by the
+         * clock it was read from: the contract found is then exactly the one in force at the
+         * instant of the decision.
+         */
+        @Override
+        public long nanos(io.github.sluice.core.Clock clock) {
+            return clock == how.group.enforcer.overrideClock() ? nanos() : MutableDecision.NO_READING;
+        }
+
+        /**
+         * @return the reading the store decided this entry at, on the clock of the enforcer's
+         *     metrics, or {@link MutableDecision#NO_READING} if the store records none on it
+         */
+        long nanosFor(io.github.sluice.core.Clock clock) {
+            return clock == how.group.enforcer.decisionClock() ? nanos() : MutableDecision.NO_READING;
+        }
+
+        /**
          * @return {@code true} if this entry holds permits until the request ends: concurrency
          *     permits, or the reservation of a policy that counts by outcome
          */
@@ -192,11 +217,14 @@ public final class Verdict implements ReleaseHandle {
             try {
                 if (listener instanceof EnforcerMetrics metrics) {
                     // The enforcer's own counting: its policy's counters are found once, not by name.
+                    // The store's reading of the decision dates it among the heavy hitters, if it is
+                    // on the metrics' clock: no second reading.
                     PolicyMetrics counts = how.counts(metrics);
+                    long at = nanosFor(metrics.clock());
                     switch (outcome()) {
-                        case ALLOWED -> metrics.allowed(counts, how.policy, key, this);
-                        case SHAPED -> metrics.shaped(counts, how.policy, key, this);
-                        case DENIED -> metrics.denied(counts, how.policy, key, this, request);
+                        case ALLOWED -> metrics.allowed(counts, how.policy, key, this, at);
+                        case SHAPED -> metrics.shaped(counts, how.policy, key, this, at);
+                        case DENIED -> metrics.denied(counts, how.policy, key, this, request, at);
                     }
                     return;
                 }
@@ -281,9 +309,11 @@ public final class Verdict implements ReleaseHandle {
      * Appends an entry for {@code how}, after the entries of its kind.
      *
      * @param cost the request's cost, as {@link CostReader#read} returns it, or the constant cost
+     * @param nanos the reading of the enforcer's clock taken for the request's override, or
+     *     {@link MutableDecision#NO_READING}
      */
-    void add(Enforcement how, String key, int partition, long cost) {
-        Entry e = new Entry(how, key, partition, cost);
+    void add(Enforcement how, String key, int partition, long cost, long nanos) {
+        Entry e = new Entry(how, key, partition, cost, nanos);
         if (how.dryRun) {
             dryRun = append(dryRun, e);
         } else {

@@ -207,6 +207,29 @@ public final class ShardedRegistry implements Store {
     /**
      * {@inheritDoc}
      *
+     * <p>Here a claim of this registry's key spaces is decided at the reading its request took
+     * already ({@link Claim#nanos(Clock)}, on this registry's clock), if any, instead of reading
+     * the clock again: the enforcer's override cache reads the clock before the store decides,
+     * and the decision is taken at that same instant. Every decision records the reading it was
+     * taken at ({@link MutableDecision#nanos()}).
+     */
+    @Override
+    public boolean acquireAll(Claim claims) {
+        for (Claim c = Objects.requireNonNull(claims, "claims"); c != null; c = c.next()) {
+            KeySpace space = c.space();
+            boolean admitted = space instanceof Space<?> own && own.clock == clock
+                    ? own.decide(c.key(), c.partition(), c.cost(), c.decision(), true, c.nanos(clock))
+                    : space.acquire(c.key(), c.partition(), c.cost(), c.decision());
+            if (!admitted) {
+                return Chains.refuse(claims, c);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
      * <p>This store refuses a rebinding: a name stays bound to the first algorithm given for it,
      * because its cells are shaped by that algorithm. A changed policy needs a new name. Binding a
      * new name is checked against the memory budget (see the class documentation).
@@ -623,13 +646,13 @@ public final class ShardedRegistry implements Store {
 
         @Override
         public boolean acquire(String key, int partition, long cost, MutableDecision out) {
-            return decide(key, partition, cost, out, true);
+            return decide(key, partition, cost, out, true, MutableDecision.NO_READING);
         }
 
         /** {@inheritDoc} A concurrency limit's {@code maxWait} is not waited. */
         @Override
         public boolean acquireNoWait(String key, int partition, long cost, MutableDecision out) {
-            return decide(key, partition, cost, out, false);
+            return decide(key, partition, cost, out, false, MutableDecision.NO_READING);
         }
 
         /**
@@ -645,7 +668,7 @@ public final class ShardedRegistry implements Store {
         public java.util.concurrent.CompletionStage<Boolean> acquireAsync(String key, int partition, long cost,
                 MutableDecision out) {
             long start = clock.nanos();
-            boolean admitted = decide(key, partition, cost, out, false);
+            boolean admitted = decide(key, partition, cost, out, false, start);
             if (admitted || !(algorithm instanceof Concurrency c) || c.maxWaitNanos() == 0
                     || out.retryAfterNanos() == io.github.sluice.core.Decision.NEVER) {
                 return Decided.of(admitted);
@@ -653,9 +676,14 @@ public final class ShardedRegistry implements Store {
             return BoundedWait.poll(this, key, partition, cost, out, start + c.maxWaitNanos(), clock);
         }
 
-        /** Decides; {@code wait}: whether a concurrency limit's {@code maxWait} may be waited on this thread. */
-        private boolean decide(String key, int partition, long cost, MutableDecision out, boolean wait) {
-            long now = clock.nanos();
+        /**
+         * Decides, and records the reading decided at in {@code out} ({@link MutableDecision#at}).
+         * {@code wait}: whether a concurrency limit's {@code maxWait} may be waited on this thread;
+         * {@code given}: a reading of this registry's clock the request took already (see
+         * {@link Claim#nanos}), or {@link MutableDecision#NO_READING} to read the clock.
+         */
+        boolean decide(String key, int partition, long cost, MutableDecision out, boolean wait, long given) {
+            long now = given != MutableDecision.NO_READING ? given : clock.nanos();
             S cell = map.get(key);
             now = fence(key, now);
             while (true) {
@@ -665,6 +693,7 @@ public final class ShardedRegistry implements Store {
                     S fresh = algorithm.newCell(now);
                     int result = wait ? algorithm.acquireOrWait(fresh, now, clock, cost, partition, out)
                             : algorithm.acquire(fresh, now, cost, out);
+                    stamp(out, now);
                     if (result != Algorithm.ADMITTED || algorithm.isFresh(fresh, now)) {
                         return result == Algorithm.ADMITTED;
                     }
@@ -673,13 +702,14 @@ public final class ShardedRegistry implements Store {
                         return true;
                     }
                     if (cell == null) {
-                        return notKept(key, out);
+                        return notKept(key, out, now);
                     }
                     // Another thread kept this key first: decide again, on its cell.
                 }
                 int result = wait ? algorithm.acquireOrWait(cell, now, clock, cost, partition, out)
                         : algorithm.acquire(cell, now, cost, out);
                 if (result != Algorithm.RETIRED) {
+                    stamp(out, now);
                     return result == Algorithm.ADMITTED;
                 }
                 // Dropped under a shard's lock, which is about to take it out of the map too;
@@ -692,11 +722,18 @@ public final class ShardedRegistry implements Store {
             }
         }
 
+        /** Records the reading a decision was taken at, for what follows it on the same request. */
+        private static void stamp(MutableDecision out, long now) {
+            if (out != null) {
+                out.at(now);
+            }
+        }
+
         /** A new key's state that no shard could keep. */
-        private boolean notKept(String key, MutableDecision out) {
+        private boolean notKept(String key, MutableDecision out, long now) {
             if (algorithm.concurrency()) {
                 // Its permit would be counted nowhere: refuse rather than open the gate.
-                out.deny(algorithm.limit(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS);
+                out.deny(algorithm.limit(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS).at(now);
                 return false;
             }
             Dropped.tell(Dropped.add(null, listener, key, false), listener, name);
