@@ -562,10 +562,22 @@ public final class Enforcer implements AutoCloseable {
         }
         long now = MutableDecision.NO_READING;
         if (e.plans != null && key != null) {
-            // The override cache's expiry needs the time: the one reading of the request, which
-            // the store then decides at too (Claim.nanos), rather than a second one.
-            now = e.plans.overrides == null ? MutableDecision.NO_READING : overrideClock.nanos();
-            e = e.plans.choose(request, key, now); // the client's plan, or its contract
+            // The client's contract, else its plan.
+            Overrides overrides = e.plans.overrides;
+            Enforcement contract = null;
+            if (overrides != null) {
+                // The override cache's expiry needs the time: the request's one reading, which
+                // the store then decides at too (Claim.nanos), rather than a second one.
+                now = overrideClock.nanos();
+                Overrides.Slot answer = overrides.fresh(key, now);
+                if (answer != null) {
+                    contract = overrides.answer(answer, now);
+                } else {
+                    contract = overrides.find(key, now); // a lookup, which the request may wait for
+                    now = MutableDecision.NO_READING; // so the store reads the clock after the wait
+                }
+            }
+            e = contract != null ? contract : e.plans.plan(request);
             if (e.unlimited) {
                 return v;
             }

@@ -43,9 +43,10 @@ import java.util.function.Function;
  *
  * <p>The cached path reads the map and the entry's fields: no lock, no allocation, and no clock
  * reading of its own: the enforcer reads the clock once for the request, this cache checks the
- * expiry against that reading, and the store decides the request at the same reading
- * ({@link io.github.sluice.store.Claim#nanos}). So an entry decides exactly the requests decided
- * before its expiry, and a request at or after it looks the key up again. Thread-safe.
+ * expiry against that reading ({@link #fresh}), and the store decides the request at the same
+ * reading ({@link io.github.sluice.store.Claim#nanos}). So an entry decides exactly the requests
+ * decided before its expiry, and a request at or after it looks the key up again; such a request,
+ * which may wait for the lookup, is decided at a reading the store takes after it. Thread-safe.
  */
 final class Overrides {
 
@@ -106,9 +107,32 @@ final class Overrides {
     Enforcement find(String key, long now) {
         Slot s = cache.get(key);
         if (s != null && s.done && now - s.until < 0) {
-            return s.failure == null ? s.value : fallback(s.value, now);
+            return answer(s, now);
         }
         return slow(key, s, now);
+    }
+
+    /**
+     * The request path's first step: the key's answer if it is cached and still fresh at
+     * {@code now}, without waiting for anything; else {@link #find} looks the key up.
+     *
+     * @param key the request's key
+     * @param now the reading of the enforcer's clock the request is decided at
+     * @return the key's fresh answer ({@link #answer} gives its enforcement), or {@code null}
+     */
+    Slot fresh(String key, long now) {
+        Slot s = cache.get(key);
+        return s != null && s.done && now - s.until < 0 ? s : null;
+    }
+
+    /**
+     * @param s a fresh answer from {@link #fresh}
+     * @param now the request's reading
+     * @return its contract's enforcement, or {@code null} for the plan (no contract, or a
+     *     remembered failure, which is counted as a fallback)
+     */
+    Enforcement answer(Slot s, long now) {
+        return s.failure == null ? s.value : fallback(s.value, now);
     }
 
     private Enforcement slow(String key, Slot seen, long now) {

@@ -83,19 +83,13 @@ final class PlanChoice {
     }
 
     /**
+     * The plan's enforcement of a request that has no contract (the enforcer asks
+     * {@link #overrides} first, if any).
+     *
      * @param request the request
-     * @param key its key for the policy, non-null
-     * @param now with overrides, the reading of the enforcer's clock the request is decided at
-     *     (the cache's expiry is checked against it); ignored without
-     * @return the enforcement that decides it (its plan's, or its contract's)
+     * @return the enforcement of its plan, or of the default plan
      */
-    Enforcement choose(RequestView request, String key, long now) {
-        if (overrides != null) {
-            Enforcement contract = overrides.find(key, now);
-            if (contract != null) {
-                return contract;
-            }
-        }
+    Enforcement plan(RequestView request) {
         if (resolver == null) {
             return fallback;
         }

@@ -116,15 +116,41 @@ class OneClockReadingTest {
     }
 
     private Enforcer overrides(String ttl, AtomicInteger calls, String[] contract) {
+        return overrides(ttl, k -> {
+            calls.incrementAndGet();
+            return k.equals("partner-1") ? contract[0] : null;
+        });
+    }
+
+    private Enforcer overrides(String ttl, java.util.function.Function<String, String> lookup) {
         enforcer = Enforcer.builder().clock(clock)
                 .policies("api = fixed-window key=header:X-Api-Key plan=header:X-Plan plans=free:2/1h,pro:5/1h"
                         + " default-plan=free override=bean:contractOf override-ttl=" + ttl + " override-timeout=5s")
-                .overrideLookup("contractOf", k -> {
-                    calls.incrementAndGet();
-                    return k.equals("partner-1") ? contract[0] : null;
-                })
+                .overrideLookup("contractOf", lookup)
                 .listener(EnforcementListener.NONE).build();
         return enforcer;
+    }
+
+    @Test
+    void override_requestThatWaitedForALookup_isDecidedAtAReadingTakenAfterTheWait() {
+        // Given a lookup during which the clock moves on 30 s (a slow database, on a fake clock)
+        long thirty = Duration.ofSeconds(30).toNanos();
+        overrides("1h", k -> {
+            clock.advance(thirty);
+            return "5/1h";
+        });
+        long before = clock.now.get();
+
+        // When the key's first request waits for it
+        Verdict v = enforcer.enforce(key("partner-1"));
+
+        // Then it is decided by the contract, at the time after the wait: the reading taken
+        // before it would be stale against the key's state by then
+        assertTrue(v.admitted());
+        assertEquals(before + thirty, v.first().nanos());
+        RecordingHeaders headers = new RecordingHeaders();
+        v.writeHeaders(headers);
+        assertEquals("\"api.override\";q=5;w=3600", headers.policy);
     }
 
     @Test
