@@ -264,19 +264,19 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     @Override
     public void allowed(Policy policy, String key, MutableDecision decision) {
-        allowed(of(policy), policy, key, decision, MutableDecision.NO_READING);
+        allowed(of(policy), policy, key, decision);
     }
 
     @Override
     public void shaped(Policy policy, String key, MutableDecision decision) {
-        shaped(of(policy), policy, key, decision, MutableDecision.NO_READING);
+        shaped(of(policy), policy, key, decision);
     }
 
     @Override
     public void denied(Policy policy, String key, MutableDecision decision) {
         PolicyMetrics counts = of(policy);
         counts.recordDenied(decision);
-        counts.recordDeniedKey(key, MutableDecision.NO_READING);
+        counts.recordDeniedKey(key, decision);
         counts.recordDegraded(decision);
         try {
             next.denied(policy, key, decision);
@@ -287,7 +287,7 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     @Override
     public void denied(Policy policy, String key, MutableDecision decision, RequestView request) {
-        denied(of(policy), policy, key, decision, request, MutableDecision.NO_READING);
+        denied(of(policy), policy, key, decision, request);
     }
 
     /*
@@ -300,13 +300,9 @@ public final class EnforcerMetrics implements EnforcementListener {
         return of(policy);
     }
 
-    /**
-     * @param nanos the reading of this metrics' clock the decision was taken at, or
-     *     {@link MutableDecision#NO_READING}: the heavy hitters' minute, read only if missing
-     */
-    void allowed(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, long nanos) {
+    void allowed(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
         counts.recordAllowed();
-        counts.recordAdmittedKey(key, nanos);
+        counts.recordAdmittedKey(key, decision);
         counts.recordDegraded(decision);
         try {
             next.allowed(policy, key, decision);
@@ -315,9 +311,9 @@ public final class EnforcerMetrics implements EnforcementListener {
         }
     }
 
-    void shaped(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, long nanos) {
+    void shaped(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
         counts.recordShaped(decision);
-        counts.recordAdmittedKey(key, nanos);
+        counts.recordAdmittedKey(key, decision);
         counts.recordDegraded(decision);
         try {
             next.shaped(policy, key, decision);
@@ -326,10 +322,9 @@ public final class EnforcerMetrics implements EnforcementListener {
         }
     }
 
-    void denied(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, RequestView request,
-            long nanos) {
+    void denied(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, RequestView request) {
         counts.recordDenied(decision);
-        counts.recordDeniedKey(key, nanos);
+        counts.recordDeniedKey(key, decision);
         counts.recordDegraded(decision);
         try {
             next.denied(policy, key, decision, request);

@@ -57,7 +57,7 @@ final class PlanChoice {
         boolean single = resolver == null;
         for (int i = 0; i < list.size(); i++) {
             Plans.Plan p = list.get(i);
-            names[i] = p.name();
+            names[i] = p.name().intern();
             String label = single ? parent.policy.name() : parent.policy.name() + "." + p.name();
             int index = p.type() == Plans.Type.LIMITED ? limited++ : -1;
             byPlan[i] = child(label, p, index);
@@ -95,6 +95,13 @@ final class PlanChoice {
         }
         String name = resolver.resolve(request);
         if (name != null) {
+            // The names are interned: a resolver that returns a constant (a literal, an enum's
+            // name) matches by identity, without comparing characters.
+            for (int i = 0; i < names.length; i++) {
+                if (names[i] == name) {
+                    return byPlan[i];
+                }
+            }
             for (int i = 0; i < names.length; i++) {
                 if (names[i].equals(name)) {
                     return byPlan[i];

@@ -217,14 +217,12 @@ public final class Verdict implements ReleaseHandle {
             try {
                 if (listener instanceof EnforcerMetrics metrics) {
                     // The enforcer's own counting: its policy's counters are found once, not by name.
-                    // The store's reading of the decision dates it among the heavy hitters, if it is
-                    // on the metrics' clock: no second reading.
+                    // (The heavy hitters date this entry by the store's reading of it: nanosFor.)
                     PolicyMetrics counts = how.counts(metrics);
-                    long at = nanosFor(metrics.clock());
                     switch (outcome()) {
-                        case ALLOWED -> metrics.allowed(counts, how.policy, key, this, at);
-                        case SHAPED -> metrics.shaped(counts, how.policy, key, this, at);
-                        case DENIED -> metrics.denied(counts, how.policy, key, this, request, at);
+                        case ALLOWED -> metrics.allowed(counts, how.policy, key, this);
+                        case SHAPED -> metrics.shaped(counts, how.policy, key, this);
+                        case DENIED -> metrics.denied(counts, how.policy, key, this, request);
                     }
                     return;
                 }
