@@ -26,7 +26,8 @@
 #                Redis token bucket against Spring Cloud Gateway's RedisRateLimiter at 1 and 16 clients);
 #                CPU=1 also measures CPU time per operation in interleaved rounds (CpuPerOp:
 #                the single-key algorithms against the floor, denied against allowed, a calendar
-#                window against the epoch-aligned fixed window, the
+#                window against the epoch-aligned fixed window, a plan with a cached override
+#                against a fixed policy, outcome counting's refund against one refund, the
 #                enforcer path against the floor, and the 1M-key registry against Caffeine; steady on a loaded machine, where JMH's
 #                wall-clock scores are not; CPU_ROUNDS=15 rounds; a few minutes of CPU)
 # The Redis benchmarks start their own redis-server (and Redis Clusters of 1 and 3 masters) on
@@ -163,8 +164,10 @@ if [ "${CPU:-0}" = 1 ]; then
   java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp enforcer "${CPU_ROUNDS:-15}" | tee "$T/cpu-enforcer.md"
   java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp calendar "${CPU_ROUNDS:-15}" | tee "$T/cpu-calendar.md"
   java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp plan "${CPU_ROUNDS:-15}" | tee "$T/cpu-plan.md"
+  java -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp outcome "${CPU_ROUNDS:-15}" | tee "$T/cpu-outcome.md"
   java -Xms3g -Xmx3g -cp "$JAR" io.github.sluice.bench.micro.CpuPerOp keys "${CPU_ROUNDS:-15}" | tee "$T/cpu-keys.md"
-  CPUOP=("$T/cpu-single.md" "$T/cpu-enforcer.md" "$T/cpu-calendar.md" "$T/cpu-plan.md" "$T/cpu-keys.md")
+  CPUOP=("$T/cpu-single.md" "$T/cpu-enforcer.md" "$T/cpu-calendar.md" "$T/cpu-plan.md" "$T/cpu-outcome.md"
+         "$T/cpu-keys.md")
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$T/machine-$MODE.txt"
 java -cp "$JAR" io.github.sluice.bench.report.Summary "${FILES[@]}" $HEAP $HTTPCPU $REDIS1 | tee "$T/summary-$MODE.md"

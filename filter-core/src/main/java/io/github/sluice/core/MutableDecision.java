@@ -9,6 +9,10 @@ package io.github.sluice.core;
  * (see {@link Algorithm#refund}). Instances are not thread-safe: a holder belongs to one request
  * at a time.
  *
+ * <p>A store also records the {@linkplain #nanos() clock reading} it decided at, so that what
+ * follows the decision on the same request (the heavy hitters' minute) need not read the clock
+ * again.
+ *
  * <p>Every method is final. The class is open only so that a holder can be part of a larger
  * per-request object: Sluice's enforcer makes each applied policy's entry its decision, one
  * object per policy and request instead of two.
@@ -22,15 +26,26 @@ public class MutableDecision {
      */
     public static final long NO_RECEIPT = Long.MIN_VALUE;
 
+    /**
+     * The {@link #nanos()} of a decision no store recorded a clock reading for: one written by
+     * {@link #allow}, {@link #shape} or {@link #deny} alone (which clear the reading), or by a
+     * store that does not record one.
+     */
+    public static final long NO_READING = Long.MIN_VALUE;
+
     private Outcome outcome = Outcome.ALLOWED;
     private long limit;
     private long remaining;
     private long resetNanos;
-    private long retryAfterNanos;
-    private long delayNanos;
+    /*
+     * The retry-after of a denial or the delay of a shaped admission: never both, so one field
+     * (which keeps an enforcer's entry, a subclass, within 96 bytes with the reading below).
+     */
+    private long waitNanos;
     private boolean degraded;
     private int denialStatus;
     private long receipt = NO_RECEIPT;
+    private long nanos = NO_READING;
 
     /** Creates a holder; its content is an allowed decision with all values zero. */
     public MutableDecision() {
@@ -82,11 +97,15 @@ public class MutableDecision {
      * @return this holder
      */
     public final MutableDecision copyFrom(MutableDecision other) {
-        set(other.outcome, other.limit, other.remaining, other.resetNanos,
-                other.retryAfterNanos, other.delayNanos);
+        this.outcome = other.outcome;
+        this.limit = other.limit;
+        this.remaining = other.remaining;
+        this.resetNanos = other.resetNanos;
+        this.waitNanos = other.waitNanos;
         this.degraded = other.degraded;
         this.denialStatus = other.denialStatus;
         this.receipt = other.receipt;
+        this.nanos = other.nanos;
         return this;
     }
 
@@ -96,12 +115,38 @@ public class MutableDecision {
         this.limit = limit;
         this.remaining = Math.max(0, remaining);
         this.resetNanos = Math.max(0, resetNanos);
-        this.retryAfterNanos = retryAfterNanos;
-        this.delayNanos = Math.max(0, delayNanos);
+        this.waitNanos = outcome == Outcome.DENIED ? retryAfterNanos : Math.max(0, delayNanos);
         this.degraded = false;
         this.denialStatus = 0;
         this.receipt = NO_RECEIPT;
+        this.nanos = NO_READING;
         return this;
+    }
+
+    /**
+     * Records the clock reading the decision just written was taken at. Stores call it after
+     * their algorithm decided (with the reading they passed it as {@code now}); {@link #allow},
+     * {@link #shape} and {@link #deny} clear it, so a holder never carries the reading of an
+     * earlier decision.
+     *
+     * @param nanos the reading, on the deciding store's clock
+     * @return this holder
+     */
+    public final MutableDecision at(long nanos) {
+        this.nanos = nanos;
+        return this;
+    }
+
+    /**
+     * Returns the clock reading the deciding store took this decision at (the {@code now} it
+     * passed its algorithm: for a request that waited for a permit, the reading before the wait),
+     * on that store's clock. Sluice's in-memory store records it; a reading of another store's
+     * clock is only comparable with that clock's readings.
+     *
+     * @return the reading, or {@link #NO_READING} if none was recorded
+     */
+    public final long nanos() {
+        return nanos;
     }
 
     /**
@@ -181,17 +226,17 @@ public class MutableDecision {
 
     /** @return nanoseconds after which a denied request would be admitted; 0 unless denied */
     public final long retryAfterNanos() {
-        return retryAfterNanos;
+        return outcome == Outcome.DENIED ? waitNanos : 0;
     }
 
     /** @return nanoseconds to wait before proceeding; 0 unless shaped */
     public final long delayNanos() {
-        return delayNanos;
+        return outcome == Outcome.SHAPED ? waitNanos : 0;
     }
 
     /** @return an immutable copy of the current content */
     public final Decision toDecision() {
-        return new Decision(outcome, limit, remaining, resetNanos, retryAfterNanos, delayNanos);
+        return new Decision(outcome, limit, remaining, resetNanos, retryAfterNanos(), delayNanos());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.github.sluice.http;
 
 import io.github.sluice.core.Clock;
+import io.github.sluice.core.MutableDecision;
 import io.github.sluice.key.ClientAddress;
 import io.github.sluice.key.ForwardedHeader;
 import io.github.sluice.key.KeyResolver;
@@ -93,6 +94,11 @@ public final class Enforcer implements AutoCloseable {
     private final Map<String, java.util.function.Function<String, String>> overrideLookups;
     /** The clock of the override cache's expiry: the builder's. */
     private final io.github.sluice.core.Clock overrideClock;
+    /**
+     * The clock whose readings the store records in its decisions ({@link MutableDecision#nanos()}):
+     * the in-memory registry's; {@code null} for another store, whose readings are not used.
+     */
+    private final io.github.sluice.core.Clock decisionClock;
     /** The threads that run override lookups; made when a policy first needs them. Guarded by {@code this}. */
     private java.util.concurrent.ExecutorService lookups;
     /** The cost functions registered by name ({@code cost=bean:NAME}), for policies given to {@link #reconfigure}. */
@@ -140,6 +146,7 @@ public final class Enforcer implements AutoCloseable {
         this.namedResolvers = Map.copyOf(b.keyResolvers);
         this.overrideLookups = Map.copyOf(b.overrideLookups);
         this.overrideClock = b.clock;
+        this.decisionClock = store instanceof ShardedRegistry r ? r.clock() : null;
         this.namedCosts = Map.copyOf(b.costFunctions);
         this.registry = b.registry;
         this.maxKeyLengthForLocal = b.maxKeyLength;
@@ -494,6 +501,14 @@ public final class Enforcer implements AutoCloseable {
         return overrideClock;
     }
 
+    /**
+     * @return the clock of the readings the store records in its decisions, or {@code null} if
+     *     they are not known to be on one clock (a store other than the in-memory registry)
+     */
+    io.github.sluice.core.Clock decisionClock() {
+        return decisionClock;
+    }
+
     /** @return the threads that run override lookups, made on first use and stopped by {@link #close()} */
     synchronized java.util.concurrent.Executor lookupExecutor() {
         if (lookups == null) {
@@ -546,8 +561,24 @@ public final class Enforcer implements AutoCloseable {
                 || (e.allow != null && e.allow.allows(key, request, addresses))) {
             return v; // no key (unresolved=skip), or allowed
         }
+        long now = MutableDecision.NO_READING;
         if (e.plans != null && key != null) {
-            e = e.plans.choose(request, key); // the client's plan, or its contract
+            // The client's contract, else its plan.
+            Overrides overrides = e.plans.overrides;
+            Enforcement contract = null;
+            if (overrides != null) {
+                // The override cache's expiry needs the time: the request's one reading, which
+                // the store then decides at too (Claim.nanos), rather than a second one.
+                now = overrideClock.nanos();
+                Overrides.Slot answer = overrides.fresh(key, now);
+                if (answer != null) {
+                    contract = overrides.answer(answer, now);
+                } else {
+                    contract = overrides.find(key, now); // a lookup, which the request may wait for
+                    now = MutableDecision.NO_READING; // so the store reads the clock after the wait
+                }
+            }
+            e = contract != null ? contract : e.plans.plan(request);
             if (e.unlimited) {
                 return v;
             }
@@ -555,7 +586,8 @@ public final class Enforcer implements AutoCloseable {
         if (v == null) {
             v = new Verdict();
         }
-        v.add(e, key, e.partitionOf(request), e.requestCost == null ? e.cost : CostReader.read(e.requestCost, request));
+        v.add(e, key, e.partitionOf(request), e.requestCost == null ? e.cost : CostReader.read(e.requestCost, request),
+                now);
         return v;
     }
 

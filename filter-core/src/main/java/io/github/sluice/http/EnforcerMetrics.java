@@ -314,7 +314,7 @@ public final class EnforcerMetrics implements EnforcementListener {
     public void denied(Policy policy, String key, MutableDecision decision) {
         PolicyMetrics counts = of(policy);
         counts.recordDenied(decision);
-        counts.recordDeniedKey(key);
+        counts.recordDeniedKey(key, decision);
         counts.recordDegraded(decision);
         try {
             next.denied(policy, key, decision);
@@ -340,7 +340,7 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     void allowed(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
         counts.recordAllowed();
-        counts.recordAdmittedKey(key);
+        counts.recordAdmittedKey(key, decision);
         counts.recordDegraded(decision);
         try {
             next.allowed(policy, key, decision);
@@ -351,7 +351,7 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     void shaped(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
         counts.recordShaped(decision);
-        counts.recordAdmittedKey(key);
+        counts.recordAdmittedKey(key, decision);
         counts.recordDegraded(decision);
         try {
             next.shaped(policy, key, decision);
@@ -362,7 +362,7 @@ public final class EnforcerMetrics implements EnforcementListener {
 
     void denied(PolicyMetrics counts, Policy policy, String key, MutableDecision decision, RequestView request) {
         counts.recordDenied(decision);
-        counts.recordDeniedKey(key);
+        counts.recordDeniedKey(key, decision);
         counts.recordDegraded(decision);
         try {
             next.denied(policy, key, decision, request);

@@ -41,7 +41,12 @@ import java.util.function.Function;
  *       {@value #LOG_INTERVAL_SECONDS} seconds per policy, with the count since the last line.
  * </ul>
  *
- * <p>The cached path reads the map and the entry's fields: no lock, no allocation. Thread-safe.
+ * <p>The cached path reads the map and the entry's fields: no lock, no allocation, and no clock
+ * reading of its own: the enforcer reads the clock once for the request, this cache checks the
+ * expiry against that reading ({@link #fresh}), and the store decides the request at the same
+ * reading ({@link io.github.sluice.store.Claim#nanos}). So an entry decides exactly the requests
+ * decided before its expiry, and a request at or after it looks the key up again; such a request,
+ * which may wait for the lookup, is decided at a reading the store takes after it. Thread-safe.
  */
 final class Overrides {
 
@@ -94,16 +99,40 @@ final class Overrides {
 
     /**
      * @param key the request's key
+     * @param now the reading of the enforcer's clock ({@link Enforcer#overrideClock()}) the
+     *     request is decided at
      * @return the key's contract enforcement, or {@code null} for its plan (no contract, or no
      *     answer in time)
      */
-    Enforcement find(String key) {
+    Enforcement find(String key, long now) {
         Slot s = cache.get(key);
-        long now = clock.nanos();
         if (s != null && s.done && now - s.until < 0) {
-            return s.failure == null ? s.value : fallback(s.value);
+            return answer(s, now);
         }
         return slow(key, s, now);
+    }
+
+    /**
+     * The request path's first step: the key's answer if it is cached and still fresh at
+     * {@code now}, without waiting for anything; else {@link #find} looks the key up.
+     *
+     * @param key the request's key
+     * @param now the reading of the enforcer's clock the request is decided at
+     * @return the key's fresh answer ({@link #answer} gives its enforcement), or {@code null}
+     */
+    Slot fresh(String key, long now) {
+        Slot s = cache.get(key);
+        return s != null && s.done && now - s.until < 0 ? s : null;
+    }
+
+    /**
+     * @param s a fresh answer from {@link #fresh}
+     * @param now the request's reading
+     * @return its contract's enforcement, or {@code null} for the plan (no contract, or a
+     *     remembered failure, which is counted as a fallback)
+     */
+    Enforcement answer(Slot s, long now) {
+        return s.failure == null ? s.value : fallback(s.value, now);
     }
 
     private Enforcement slow(String key, Slot seen, long now) {
@@ -118,23 +147,23 @@ final class Overrides {
             } else {
                 pending = cache.get(key);
                 if (pending == null) {
-                    return fallback(null); // evicted at once: decide by the plan
+                    return fallback(null, now); // evicted at once: decide by the plan
                 }
             }
         }
         if (pending.done) {
-            return pending.failure == null ? pending.value : fallback(pending.value);
+            return pending.failure == null ? pending.value : fallback(pending.value, now);
         }
         try {
-            return timeoutNanos == 0 ? fallback(pending.stale)
+            return timeoutNanos == 0 ? fallback(pending.stale, now)
                     : pending.future.get(timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            return fallback(pending.stale);
+            return fallback(pending.stale, now);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return fallback(pending.stale);
+            return fallback(pending.stale, now);
         } catch (ExecutionException e) {
-            return fallback(pending.stale); // counted once more: this request too was decided without it
+            return fallback(pending.stale, now); // counted once more: this request too was decided without it
         }
     }
 
@@ -181,15 +210,17 @@ final class Overrides {
         slot.future.completeExceptionally(new IllegalStateException(why));
     }
 
-    /** A request decided without its key's answer: counted, and logged at most once per interval. */
-    private Enforcement fallback(Enforcement stale) {
+    /**
+     * A request decided without its key's answer: counted, and logged at most once per interval
+     * (of the clock reading {@code now} the request took).
+     */
+    private Enforcement fallback(Enforcement stale, long now) {
         if (stale != null) {
             return stale; // the contract cached before still holds while it is refreshed
         }
         EnforcerMetrics metrics = enforcer.metrics();
         metrics.counters(policy).recordOverrideFallback();
         unlogged.increment();
-        long now = clock.nanos();
         long last = loggedAt.get();
         if ((last == Long.MIN_VALUE || now - last >= TimeUnit.SECONDS.toNanos(LOG_INTERVAL_SECONDS))
                 && loggedAt.compareAndSet(last, now)) {

@@ -57,7 +57,7 @@ final class PlanChoice {
         boolean single = resolver == null;
         for (int i = 0; i < list.size(); i++) {
             Plans.Plan p = list.get(i);
-            names[i] = p.name();
+            names[i] = p.name().intern();
             String label = single ? parent.policy.name() : parent.policy.name() + "." + p.name();
             int index = p.type() == Plans.Type.LIMITED ? limited++ : -1;
             byPlan[i] = child(label, p, index);
@@ -83,22 +83,25 @@ final class PlanChoice {
     }
 
     /**
+     * The plan's enforcement of a request that has no contract (the enforcer asks
+     * {@link #overrides} first, if any).
+     *
      * @param request the request
-     * @param key its key for the policy, non-null
-     * @return the enforcement that decides it (its plan's, or its contract's)
+     * @return the enforcement of its plan, or of the default plan
      */
-    Enforcement choose(RequestView request, String key) {
-        if (overrides != null) {
-            Enforcement contract = overrides.find(key);
-            if (contract != null) {
-                return contract;
-            }
-        }
+    Enforcement plan(RequestView request) {
         if (resolver == null) {
             return fallback;
         }
         String name = resolver.resolve(request);
         if (name != null) {
+            // The names are interned: a resolver that returns a constant (a literal, an enum's
+            // name) matches by identity, without comparing characters.
+            for (int i = 0; i < names.length; i++) {
+                if (names[i] == name) {
+                    return byPlan[i];
+                }
+            }
             for (int i = 0; i < names.length; i++) {
                 if (names[i].equals(name)) {
                     return byPlan[i];

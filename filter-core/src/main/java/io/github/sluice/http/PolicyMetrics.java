@@ -153,20 +153,29 @@ public final class PolicyMetrics {
         }
     }
 
-    /** Counts a refused request's key among the heavy hitters, if they are kept. */
-    void recordDeniedKey(String key) {
+    /**
+     * Counts a refused request's key among the heavy hitters, if they are kept, in the minute of
+     * the decision: the store's reading of it when the decision is an enforcer's entry whose store
+     * reads the metrics' clock, else a reading taken now.
+     */
+    void recordDeniedKey(String key, MutableDecision decision) {
         TopClients top = deniedTop;
         if (top != null) {
-            top.record(key);
+            top.record(key, readingOf(decision));
         }
     }
 
-    /** Counts an admitted request's key among the heavy hitters, if they are kept. */
-    void recordAdmittedKey(String key) {
+    /** Counts an admitted request's key among the heavy hitters, if they are kept; as above. */
+    void recordAdmittedKey(String key, MutableDecision decision) {
         TopClients top = admittedTop;
         if (top != null) {
-            top.record(key);
+            top.record(key, readingOf(decision));
         }
+    }
+
+    /** The reading of the metrics' clock {@code decision} was taken at, or {@link MutableDecision#NO_READING}. */
+    private long readingOf(MutableDecision decision) {
+        return decision instanceof Verdict.Entry e ? e.nanosFor(owner.clock()) : MutableDecision.NO_READING;
     }
 
     void recordReleased() {

@@ -1,6 +1,7 @@
 package io.github.sluice.http;
 
 import io.github.sluice.core.Clock;
+import io.github.sluice.core.MutableDecision;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -48,7 +49,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <h2>Cost</h2>
  * Counting takes no lock: a scan of the {@code k} counters' hashes and one compare-and-set (a key
- * not held: a second scan for the smallest count). It allocates nothing, except once per minute
+ * not held: a second scan for the smallest count). It reads no clock of its own when the store is
+ * the in-memory registry on this summary's clock: a request is counted in the minute of the
+ * reading its decision was taken at ({@link MutableDecision#nanos()}), so a refusal costs no
+ * second clock reading and is dated by the instant it was decided, not by a later one. It allocates nothing, except once per minute
  * the new minute's summary. Reading allocates and is meant for an operator, not for a hot path.
  * Thread-safe.
  */
@@ -144,8 +148,8 @@ public final class TopClients {
     private final Clock clock;
     private final AtomicReferenceArray<SpaceSaving> ring = new AtomicReferenceArray<>(MINUTES + 1);
     /**
-     * The summary counted into last, read first: while the clock is within its minute, a request
-     * costs a clock reading, two comparisons and the summary's own work, with no division.
+     * The summary counted into last, read first: while the reading is within its minute, a request
+     * costs two comparisons and the summary's own work, with no division.
      */
     private volatile SpaceSaving current;
 
@@ -173,10 +177,21 @@ public final class TopClients {
 
     /** Counts one request of {@code key} in the current minute; a null key is not counted. */
     void record(String key) {
+        record(key, MutableDecision.NO_READING);
+    }
+
+    /**
+     * Counts one request of {@code key} in the minute of {@code nanos}; a null key is not counted.
+     *
+     * @param nanos the reading of this summary's clock the request was decided at (the store's,
+     *     carried by the decision: {@link MutableDecision#nanos()}), or
+     *     {@link MutableDecision#NO_READING} to read the clock now
+     */
+    void record(String key, long nanos) {
         if (key == null) {
             return;
         }
-        long now = clock.nanos();
+        long now = nanos != MutableDecision.NO_READING ? nanos : clock.nanos();
         SpaceSaving s = current;
         if (s == null || now < s.start || now - s.start >= MINUTE_NANOS) {
             s = summaryAt(now);

@@ -144,8 +144,12 @@ public final class Verdict implements ReleaseHandle {
         /* Why the entry is refused before the store is asked, or CostReader.NONE; a byte fits the padding. */
         final byte refusal;
 
-        /** @param cost the request's cost as {@link CostReader#read} returns it, or a constant */
-        Entry(Enforcement how, String key, int partition, long cost) {
+        /**
+         * @param cost the request's cost as {@link CostReader#read} returns it, or a constant
+         * @param nanos the reading of the enforcer's clock the request took before its decision
+         *     (to check the override cache), or {@link MutableDecision#NO_READING}
+         */
+        Entry(Enforcement how, String key, int partition, long cost, long nanos) {
             this.how = how;
             this.key = key;
             // Any value outside the algorithm's partitions means none: kept so in a short.
@@ -153,6 +157,7 @@ public final class Verdict implements ReleaseHandle {
                     : (short) io.github.sluice.core.Algorithm.NO_PARTITION;
             this.refusal = CostReader.refusal(how, cost);
             this.cost = CostReader.charged(how, cost);
+            at(nanos); // replaced by the store's own reading when it decides
         }
 
         /** @return {@code true} if the store is not asked: no key ({@code unresolved=deny}) or a refused cost */
@@ -196,6 +201,26 @@ public final class Verdict implements ReleaseHandle {
         }
 
         /**
+         * {@inheritDoc}
+         *
+         * <p>The reading taken to check the policy's override cache, if the store decides by the
+         * clock it was read from: the contract found is then exactly the one in force at the
+         * instant of the decision.
+         */
+        @Override
+        public long nanos(io.github.sluice.core.Clock clock) {
+            return clock == how.group.enforcer.overrideClock() ? nanos() : MutableDecision.NO_READING;
+        }
+
+        /**
+         * @return the reading the store decided this entry at, on the clock of the enforcer's
+         *     metrics, or {@link MutableDecision#NO_READING} if the store records none on it
+         */
+        long nanosFor(io.github.sluice.core.Clock clock) {
+            return clock == how.group.enforcer.decisionClock() ? nanos() : MutableDecision.NO_READING;
+        }
+
+        /**
          * @return {@code true} if this entry holds permits until the request ends: concurrency
          *     permits, or the reservation of a policy that counts by outcome
          */
@@ -207,6 +232,7 @@ public final class Verdict implements ReleaseHandle {
             try {
                 if (listener instanceof EnforcerMetrics metrics) {
                     // The enforcer's own counting: its policy's counters are found once, not by name.
+                    // (The heavy hitters date this entry by the store's reading of it: nanosFor.)
                     PolicyMetrics counts = how.counts(metrics);
                     switch (outcome()) {
                         case ALLOWED -> metrics.allowed(counts, how.policy, key, this);
@@ -297,9 +323,11 @@ public final class Verdict implements ReleaseHandle {
      * Appends an entry for {@code how}, after the entries of its kind.
      *
      * @param cost the request's cost, as {@link CostReader#read} returns it, or the constant cost
+     * @param nanos the reading of the enforcer's clock taken for the request's override, or
+     *     {@link MutableDecision#NO_READING}
      */
-    void add(Enforcement how, String key, int partition, long cost) {
-        Entry e = new Entry(how, key, partition, cost);
+    void add(Enforcement how, String key, int partition, long cost, long nanos) {
+        Entry e = new Entry(how, key, partition, cost, nanos);
         if (how.dryRun) {
             dryRun = append(dryRun, e);
         } else {

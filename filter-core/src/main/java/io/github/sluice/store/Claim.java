@@ -38,6 +38,21 @@ public interface Claim {
     /** @return the holder the store writes this claim's decision into, never {@code null} */
     MutableDecision decision();
 
+    /**
+     * Returns a reading of {@code clock} that this claim's request took before the store decides
+     * it (the enforcer reads the clock to check its override cache, and the decision is then taken
+     * at that instant rather than at a second reading), or {@link MutableDecision#NO_READING}. A
+     * store may decide the claim at the reading returned instead of reading its clock, and must
+     * only pass its own clock: a reading is comparable with its own clock's only. The default has
+     * none.
+     *
+     * @param clock the clock the store decides by
+     * @return a reading of that clock taken by this request, or {@link MutableDecision#NO_READING}
+     */
+    default long nanos(io.github.sluice.core.Clock clock) {
+        return MutableDecision.NO_READING;
+    }
+
     /** @return the next claim of the same request, or {@code null} if this is the last */
     Claim next();
 

@@ -213,6 +213,29 @@ public final class ShardedRegistry implements Store {
     /**
      * {@inheritDoc}
      *
+     * <p>Here a claim of this registry's key spaces is decided at the reading its request took
+     * already ({@link Claim#nanos(Clock)}, on this registry's clock), if any, instead of reading
+     * the clock again: the enforcer's override cache reads the clock before the store decides,
+     * and the decision is taken at that same instant. Every decision records the reading it was
+     * taken at ({@link MutableDecision#nanos()}).
+     */
+    @Override
+    public boolean acquireAll(Claim claims) {
+        for (Claim c = Objects.requireNonNull(claims, "claims"); c != null; c = c.next()) {
+            KeySpace space = c.space();
+            boolean admitted = space instanceof Space<?> own && own.clock == clock
+                    ? own.decide(c.key(), c.partition(), c.cost(), c.decision(), true, c.nanos(clock))
+                    : space.acquire(c.key(), c.partition(), c.cost(), c.decision());
+            if (!admitted) {
+                return Chains.refuse(claims, c);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
      * <p>This store refuses a rebinding: a name stays bound to the first algorithm given for it,
      * because its cells are shaped by that algorithm. A changed policy needs a new name. Binding a
      * new name is checked against the memory budget (see the class documentation).
@@ -652,13 +675,13 @@ public final class ShardedRegistry implements Store {
 
         @Override
         public boolean acquire(String key, int partition, long cost, MutableDecision out) {
-            return decide(key, partition, cost, out, true);
+            return decide(key, partition, cost, out, true, MutableDecision.NO_READING);
         }
 
         /** {@inheritDoc} A concurrency limit's {@code maxWait} is not waited. */
         @Override
         public boolean acquireNoWait(String key, int partition, long cost, MutableDecision out) {
-            return decide(key, partition, cost, out, false);
+            return decide(key, partition, cost, out, false, MutableDecision.NO_READING);
         }
 
         /**
@@ -674,7 +697,7 @@ public final class ShardedRegistry implements Store {
         public java.util.concurrent.CompletionStage<Boolean> acquireAsync(String key, int partition, long cost,
                 MutableDecision out) {
             long start = clock.nanos();
-            boolean admitted = decide(key, partition, cost, out, false);
+            boolean admitted = decide(key, partition, cost, out, false, start);
             if (admitted || !(algorithm instanceof Concurrency c) || c.maxWaitNanos() == 0
                     || out.retryAfterNanos() == io.github.sluice.core.Decision.NEVER) {
                 return Decided.of(admitted);
@@ -682,28 +705,43 @@ public final class ShardedRegistry implements Store {
             return BoundedWait.poll(this, key, partition, cost, out, start + c.maxWaitNanos(), clock);
         }
 
-        /** Decides; {@code wait}: whether a concurrency limit's {@code maxWait} may be waited on this thread. */
-        private boolean decide(String key, int partition, long cost, MutableDecision out, boolean wait) {
-            // An algorithm that decides without the time (a concurrency limit without a wait) is
-            // spared the reading on a kept key; a new key's cell, and its keeping, still need it.
-            // The common case, a kept key decided at once, stays small enough to be inlined into
-            // the caller; a new key and a retired cell go to decideAgain.
-            long now = clockToDecide ? clock.nanos() : NOT_READ;
+        /**
+         * Decides, and records the reading decided at in {@code out} ({@link MutableDecision#at}) when
+         * one was taken. {@code wait}: whether a concurrency limit's {@code maxWait} may be waited on
+         * this thread; {@code given}: a reading of this registry's clock the request took already (see
+         * {@link Claim#nanos}), or {@link MutableDecision#NO_READING} to read the clock if the
+         * algorithm needs it.
+         *
+         * <p>An algorithm that decides without the time (a concurrency limit without a wait) is
+         * spared the reading on a kept key, and its decision records none; a new key's cell, and its
+         * keeping, still need it. The common case, a kept key decided at once, stays small enough to
+         * be inlined into the caller; a new key and a retired cell go to decideAgain.
+         */
+        boolean decide(String key, int partition, long cost, MutableDecision out, boolean wait, long given) {
+            boolean read = given != MutableDecision.NO_READING;
+            long now = read ? given : clockToDecide ? clock.nanos() : NOT_READ;
+            read |= clockToDecide;
             Hot<S> h = hot;
             S cell = h != null && h.key == key ? h.cell : map.get(key);
             if (cell == null) {
-                return decideAgain(key, partition, cost, out, wait, now, null);
+                return decideAgain(key, partition, cost, out, wait, now, read, null);
             }
-            if (clockToDecide) {
+            if (read) {
                 now = fence(key, now);
             }
             int result = wait ? algorithm.acquireOrWait(cell, now, clock, cost, partition, out)
                     : algorithm.acquire(cell, now, cost, out);
+            if (result == Algorithm.RETIRED) {
+                return decideAgain(key, partition, cost, out, wait, now, read, cell);
+            }
+            if (read) {
+                stamp(out, now);
+            }
             if (result == Algorithm.ADMITTED) {
                 held(out, cell);
                 return true;
             }
-            return result == Algorithm.DENIED ? false : decideAgain(key, partition, cost, out, wait, now, cell);
+            return false;
         }
 
         /**
@@ -712,12 +750,11 @@ public final class ShardedRegistry implements Store {
          * kept meanwhile.
          *
          * @param now the reading {@link #decide} took, fenced if the key had a cell; {@link #NOT_READ}
-         *     if the algorithm does not read it
+         *     if the algorithm does not read it ({@code read} false)
          */
         private boolean decideAgain(String key, int partition, long cost, MutableDecision out, boolean wait, long now,
-                S retired) {
+                boolean read, S retired) {
             S cell = retired;
-            boolean read = clockToDecide;
             if (cell == null) {
                 now = fence(key, read ? now : clock.nanos());
                 read = true;
@@ -739,6 +776,7 @@ public final class ShardedRegistry implements Store {
                     S fresh = algorithm.newCell(now);
                     int result = wait ? algorithm.acquireOrWait(fresh, now, clock, cost, partition, out)
                             : algorithm.acquire(fresh, now, cost, out);
+                    stamp(out, now);
                     if (result != Algorithm.ADMITTED || algorithm.isFresh(fresh, now)) {
                         return result == Algorithm.ADMITTED;
                     }
@@ -748,13 +786,16 @@ public final class ShardedRegistry implements Store {
                         return true;
                     }
                     if (cell == null) {
-                        return notKept(key, out);
+                        return notKept(key, out, now);
                     }
                     // Another thread kept this key first: decide again, on its cell.
                 }
                 int result = wait ? algorithm.acquireOrWait(cell, now, clock, cost, partition, out)
                         : algorithm.acquire(cell, now, cost, out);
                 if (result != Algorithm.RETIRED) {
+                    if (read) {
+                        stamp(out, now);
+                    }
                     if (result == Algorithm.ADMITTED) {
                         held(out, cell);
                         return true;
@@ -775,11 +816,18 @@ public final class ShardedRegistry implements Store {
             }
         }
 
+        /** Records the reading a decision was taken at, for what follows it on the same request. */
+        private static void stamp(MutableDecision out, long now) {
+            if (out != null) {
+                out.at(now);
+            }
+        }
+
         /** A new key's state that no shard could keep. */
-        private boolean notKept(String key, MutableDecision out) {
+        private boolean notKept(String key, MutableDecision out, long now) {
             if (algorithm.concurrency()) {
                 // Its permit would be counted nowhere: refuse rather than open the gate.
-                out.deny(algorithm.limit(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS);
+                out.deny(algorithm.limit(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS).at(now);
                 return false;
             }
             Dropped.tell(Dropped.add(null, listener, key, false), listener, name);

@@ -93,13 +93,7 @@ public interface Store extends AutoCloseable {
     default boolean acquireAll(Claim claims) {
         for (Claim c = Objects.requireNonNull(claims, "claims"); c != null; c = c.next()) {
             if (!c.space().acquire(c.key(), c.partition(), c.cost(), c.decision())) {
-                for (Claim given = claims; given != c; given = given.next()) {
-                    given.space().refund(given.key(), given.cost(), given.decision());
-                }
-                for (Claim peeked = c.next(); peeked != null; peeked = peeked.next()) {
-                    peeked.space().acquire(peeked.key(), 0, peeked.decision());
-                }
-                return false;
+                return Chains.refuse(claims, c);
             }
         }
         return true;

@@ -129,6 +129,19 @@ final class Acquisition {
         return denial.space.binding.maxWaitNanos();
     }
 
+    /**
+     * Records the attempt's reading of the local clock in every member's decision that has none
+     * ({@link MutableDecision#nanos()}; the local fallback records its own, on the same clock):
+     * the instant the store decided, as the client saw it.
+     */
+    static void stamp(Member[] m, long now) {
+        for (Member a : m) {
+            if (a.out.nanos() == MutableDecision.NO_READING) {
+                a.out.at(now);
+            }
+        }
+    }
+
     /** One decision; a reply from Redis is awaited until {@code deadline} (real clock). */
     private static int once(Engine e, Member[] m, long deadline) {
         long now = e.localClock.nanos();
@@ -161,6 +174,7 @@ final class Acquisition {
                         m[j].out.allow(m[j].space.limit, m[j].space.limit, 0);
                     }
                 }
+                stamp(m, now);
                 return i;
             }
         }
@@ -335,6 +349,7 @@ final class Acquisition {
     }
 
     static int settle(Engine e, Member[] m, long now) {
+        stamp(m, now);
         int first = -1;
         for (int i = 0; i < m.length && first < 0; i++) {
             if (!m[i].out.allowed()) {

@@ -86,6 +86,26 @@ class AcquireAllTest {
     }
 
     @Test
+    void acquireAll_everyDecision_recordsTheClientClocksReadingItWasTakenAt(RedisServer redis) {
+        // Given decisions that carry the reading of an earlier one
+        out[0].at(1);
+        out[1].at(1);
+        clock.advanceNanos(42);
+
+        // When Redis admits, then denies (the per-minute key has one permit)
+        assertEquals(-1, acquireAll("alice", "alice"));
+        long admittedAt = clock.nanos();
+        assertEquals(admittedAt, out[0].nanos());
+        assertEquals(admittedAt, out[1].nanos());
+        clock.advanceNanos(7);
+        assertEquals(1, acquireAll("alice", "alice"));
+
+        // Then each records the reading of its own attempt (the store's client clock), never an earlier one
+        assertEquals(clock.nanos(), out[0].nanos());
+        assertEquals(clock.nanos(), out[1].nanos());
+    }
+
+    @Test
     void acquireAll_oneDeniesInTheSameSlot_theOthersAreNotCharged(RedisServer redis) {
         acquireAll("alice", "alice");
 

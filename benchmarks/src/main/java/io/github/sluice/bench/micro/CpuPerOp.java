@@ -42,7 +42,7 @@ import java.util.function.Function;
  * worker does here.
  *
  * <p>Usage: {@code java [-Xms3g -Xmx3g] -cp benchmarks.jar io.github.sluice.bench.micro.CpuPerOp
- * single|keys|enforcer|calendar|top|plan [rounds]}. {@code enforcer}: {@code EnforcerPath}'s requests (allowed, allowed
+ * single|keys|enforcer|calendar|top|plan|outcome [rounds]}. {@code enforcer}: {@code EnforcerPath}'s requests (allowed, allowed
  * on a draining key, denied) against the floor, and the allowed request's parts alone. Prints one Markdown table: per candidate, CPU ns per operation (median
  * over rounds) and its ratio to the reference, median (min-max).
  */
@@ -78,6 +78,8 @@ public final class CpuPerOp {
             top(rounds);
         } else if (what.equals("plan")) {
             plan(rounds);
+        } else if (what.equals("outcome")) {
+            outcome(rounds);
         } else {
             single(rounds);
         }
@@ -192,6 +194,73 @@ public final class CpuPerOp {
                             median(contract) <= 1.2)));
         } finally {
             path.close();
+        }
+    }
+
+    /**
+     * {@code OutcomeCounting}'s requests (a policy without {@code count=}, a reservation kept, one
+     * refunded), and what one refund costs alone: the same fixed window's admission with and
+     * without a refund by its receipt, on the in-memory registry. The target: a refunded request
+     * costs at most one refund more than a plain one.
+     */
+    private static void outcome(int rounds) {
+        OutcomeCounting o = new OutcomeCounting();
+        o.setUp();
+        try {
+            Map<String, Batch> c = new LinkedHashMap<>();
+            c.put("plain", n -> {
+                long a = 0;
+                for (int i = 0; i < n; i++) {
+                    a += o.plain().admitted() ? 1 : 0;
+                }
+                return a;
+            });
+            c.put("kept", n -> {
+                long a = 0;
+                for (int i = 0; i < n; i++) {
+                    a += o.kept().admitted() ? 1 : 0;
+                }
+                return a;
+            });
+            c.put("refunded", n -> {
+                long a = 0;
+                for (int i = 0; i < n; i++) {
+                    a += o.refunded().admitted() ? 1 : 0;
+                }
+                return a;
+            });
+            KeySpace space = ShardedRegistry.builder().build().keySpace("login", Configs.OPEN.fixedWindow());
+            MutableDecision out = new MutableDecision();
+            c.put("part: admission", n -> {
+                long a = 0;
+                for (int i = 0; i < n; i++) {
+                    a += space.acquire("192.0.2.33", 1, out) ? 1 : 0;
+                }
+                return a;
+            });
+            c.put("part: admission + refund", n -> {
+                long a = 0;
+                for (int i = 0; i < n; i++) {
+                    a += space.acquire("192.0.2.33", 1, out) ? 1 : 0;
+                    space.refund("192.0.2.33", 1, out);
+                }
+                return a;
+            });
+            run(c, rounds, 1_000_000, "plain", false);
+            Map<String, double[]> perOp = last;
+            double[] kept = ratios(perOp.get("kept"), perOp.get("plain"));
+            double[] extra = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                double refund = perOp.get("part: admission + refund")[r] - perOp.get("part: admission")[r];
+                extra[r] = (perOp.get("refunded")[r] - perOp.get("plain")[r]) / refund;
+            }
+            printTargets(List.of(
+                    target("outcome counting, reservation kept: cost vs a plain policy (no target; same allocation)",
+                            kept, true).replace("| met |", "| reported |"),
+                    target("outcome counting, refunded: (refunded - plain) / one refund <= 1 (CPU time)", extra,
+                            median(extra) <= 1)));
+        } finally {
+            o.close();
         }
     }
 
