@@ -274,6 +274,11 @@ public final class RedisStore implements Store {
         return AsyncAcquisition.run(engine, members);
     }
 
+    /** @return how many acquisitions wait in a queue for the next batch of their keys (tests) */
+    int queuedForBatch() {
+        return engine.queued();
+    }
+
     /** @return {@code true} while decisions follow the failure policy (the breaker is open) */
     public boolean degraded() {
         return engine.breaker.isOpen();
@@ -488,6 +493,8 @@ public final class RedisStore implements Store {
         Duration leaseTimeout = Duration.ofSeconds(30);
         StoreListener listener = StoreListener.NONE;
         boolean functions = true;
+        boolean coalescing = true;
+        int maxBatch = 128;
 
         private Builder() {
         }
@@ -749,6 +756,46 @@ public final class RedisStore implements Store {
          */
         public Builder functions(boolean enabled) {
             this.functions = enabled;
+            return this;
+        }
+
+        /**
+         * Sets whether concurrent decisions on the same keys share round trips. Default {@code
+         * true}.
+         *
+         * <p>When on, a request whose keys (the same policies' keys for the same client key) are
+         * already being decided by a call in flight from this store does not send its own call: it
+         * queues, and every request queued meanwhile is decided by the next call, a batch, sent as
+         * soon as the call in flight completes. The script decides a batch's requests one after the
+         * other in queue order, each all or nothing exactly as its own call would be, so each gets
+         * its own exact decision and no more permits are admitted than with one call each. A
+         * queued request waits for at most the rest of the call in flight plus its own batch's
+         * round trip, and never beyond the {@linkplain #commandTimeout command timeout}; a batch that
+         * fails or times out is decided for each of its requests by the failure policy. A request
+         * alone on its keys is sent at once, as without coalescing. See docs/redis.md,
+         * "Coalescing".
+         *
+         * @param enabled {@code false} to send one call per request
+         * @return this builder
+         */
+        public Builder coalescing(boolean enabled) {
+            this.coalescing = enabled;
+            return this;
+        }
+
+        /**
+         * Sets how many requests one batch decides at most (see {@link #coalescing}); more queued
+         * requests go as further batches, sent one after the other. Default 128.
+         *
+         * @param requests between 2 and 1024
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder maxBatch(int requests) {
+            if (requests < 2 || requests > 1024) {
+                throw new IllegalArgumentException("maxBatch must be between 2 and 1024 but was " + requests);
+            }
+            this.maxBatch = requests;
             return this;
         }
 

@@ -70,16 +70,23 @@ public final class ScriptCall extends Command<String, String, long[]> {
     /** Redis 7's answer to an {@code FCALL} of a function it does not have. */
     static final String NO_FUNCTION = "ERR Function not found";
 
+    /** A member of a batch waiting in its lane ({@link #take}, {@link #abandon}). */
+    private static final int QUEUED = 0;
+    private static final int TAKEN = 1;
+    private static final int ABANDONED = 2;
+    private static final VarHandle QUEUE;
+
     private static final byte[] EMPTY = Resp.encoded("");
     private static final byte[][] OPS = new byte[128][];
     private static final VarHandle FINISHED;
 
     static {
-        for (char op : new char[] {'a', 'r', 'n', 'p'}) {
+        for (char op : new char[] {'a', 'b', 'r', 'n', 'p'}) {
             OPS[op] = Resp.encoded(String.valueOf(op));
         }
         try {
             FINISHED = MethodHandles.lookup().findVarHandle(ScriptCall.class, "finished", int.class);
+            QUEUE = MethodHandles.lookup().findVarHandle(ScriptCall.class, "queue", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -94,13 +101,35 @@ public final class ScriptCall extends Command<String, String, long[]> {
     private final int count;
     private final long argument;
     private final Callback callback;
+    /**
+     * A batch's members, the requests it decides in order ({@code members[from..to)}); {@code
+     * null} for any other call.
+     */
+    private final ScriptCall[] members;
+    private final int from;
+    private final int to;
     private volatile Thread waiter;
     @SuppressWarnings("unused") // through FINISHED
     private volatile int finished;
+    /** While queued in a coalescing lane: {@link #QUEUED}, then taken or abandoned. */
+    @SuppressWarnings("unused") // through QUEUE
+    private volatile int queue;
+    /** Told first when this call finishes: it holds a coalescing lane, or {@code null}. */
+    private Callback lane;
+    /** The lane's index, when {@link #lane} is set or this is a batch. */
+    private int laneIndex;
+    /** Whose presence in the lane this call's completion ends (itself, or a batch's first member). */
+    private ScriptCall marker;
 
     private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
             int count, long argument, boolean cluster, Callback callback) {
-        super(via.type, new Reply(op == 'a' ? count * REPLY : 0));
+        this(script, via, op, now, parts, group, count, argument, cluster, callback, null, 0, 1);
+    }
+
+    private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
+            int count, long argument, boolean cluster, Callback callback, ScriptCall[] members,
+            int from, int to) {
+        super(via.type, new Reply(op == 'a' || op == 'b' ? count * REPLY * (to - from) : 0));
         this.script = script;
         this.via = via;
         this.op = op;
@@ -110,6 +139,9 @@ public final class ScriptCall extends Command<String, String, long[]> {
         this.count = count;
         this.argument = argument;
         this.callback = callback;
+        this.members = members;
+        this.from = from;
+        this.to = to;
         if (cluster) {
             // The cluster client routes a call by its first key; a standalone one never looks.
             this.args = new Route(this);
@@ -140,6 +172,34 @@ public final class ScriptCall extends Command<String, String, long[]> {
     }
 
     /**
+     * A batch: one call deciding the acquisitions {@code members[from..to)} (op {@code 'a'},
+     * every one on the same keys, see {@link #sameKeys}) one after the other, in that order, each
+     * all or nothing as its own call would be; its reply is theirs, one after the other, which
+     * {@link #completeMember} hands to each.
+     *
+     * @param script the script
+     * @param via {@link Via#FCALL} or {@link Via#EVALSHA}
+     * @param now the clock argument: the latest of the members' ({@link #REDIS_TIME} if theirs is)
+     * @param members the members
+     * @param from the first member's index
+     * @param to after the last member's index
+     * @param cluster whether the connection is to a cluster
+     * @param callback told when the batch completes
+     * @param lane the lane's index
+     * @param marker whose presence in the lane the batch's completion ends, or {@code null}
+     * @return the call, not yet sent
+     */
+    public static ScriptCall batch(Script script, Via via, long now, ScriptCall[] members, int from,
+            int to, boolean cluster, Callback callback, int lane, ScriptCall marker) {
+        ScriptCall first = members[from];
+        ScriptCall b = new ScriptCall(script, via, 'b', now, first.parts, first.group, first.count, 0,
+                cluster, callback, members, from, to);
+        b.laneIndex = lane;
+        b.marker = marker;
+        return b;
+    }
+
+    /**
      * The probe's call: runs the script, which writes the part's key with a TTL, proving that the
      * script is loaded (or loads it) and that the key's master accepts writes.
      *
@@ -160,8 +220,167 @@ public final class ScriptCall extends Command<String, String, long[]> {
      *     missing function
      */
     public ScriptCall withSource() {
-        return new ScriptCall(script, Via.EVAL, op, now, parts, group, count, argument, args != null,
-                callback);
+        ScriptCall again = new ScriptCall(script, Via.EVAL, op, now, parts, group, count, argument,
+                args != null, callback, members, from, to);
+        again.laneIndex = laneIndex;
+        again.marker = members != null ? marker : null;
+        return again;
+    }
+
+    /** @return whether this is an acquisition (op {@code 'a'}), which a batch may carry */
+    public boolean acquisition() {
+        return op == 'a' && members == null;
+    }
+
+    /** @return how many keys (policies of one request) the call names */
+    public int keys() {
+        return count;
+    }
+
+    /** @return the clock argument */
+    public long now() {
+        return now;
+    }
+
+    /**
+     * @param other another acquisition
+     * @return whether both name the same keys, in the same order: the same policies' keys of the
+     *     same client keys, so that one batch may decide both
+     */
+    public boolean sameKeys(ScriptCall other) {
+        if (other.count != count) {
+            return false;
+        }
+        int j = -1;
+        for (Part p : parts) {
+            if (p.group != group) {
+                continue;
+            }
+            do {
+                j++;
+            } while (other.parts[j].group != other.group);
+            Part q = other.parts[j];
+            if (p.head != q.head && !java.util.Arrays.equals(p.head, q.head)) {
+                return false;
+            }
+            byte[] a = p.tag.braced();
+            byte[] b = q.tag.braced();
+            if (a != b && !java.util.Arrays.equals(a, b)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return a spread of this acquisition's keys (its first key's hash tag and policy), from
+     *     which a coalescing lane is chosen
+     */
+    public int keyHash() {
+        for (Part p : parts) {
+            if (p.group == group) {
+                byte[] t = p.tag.braced();
+                int h = p.head.length * 31 + t.length;
+                for (int i = 1; i < t.length - 1 && i < 9; i++) {
+                    h = h * 31 + t[i];
+                }
+                for (int i = p.head.length - 1; i >= 0 && i >= p.head.length - 8; i--) {
+                    h = h * 31 + p.head[i];
+                }
+                return h ^ (h >>> 15);
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Makes this call the holder of a coalescing lane: {@code hook} is told first when it
+     * finishes. Before the call is sent.
+     *
+     * @param hook told when the call finishes
+     * @param index the lane's index
+     */
+    public void holdLane(Callback hook, int index) {
+        this.lane = hook;
+        this.laneIndex = index;
+        this.marker = this;
+    }
+
+    /** @return the index of the lane this call holds or decides for, if any */
+    public int laneIndex() {
+        return laneIndex;
+    }
+
+    /** @return whose presence in the lane this call's completion ends, or {@code null} */
+    public ScriptCall marker() {
+        return marker;
+    }
+
+    /** @return a batch's members (from {@link #from()} to {@link #to()}), or {@code null} */
+    public ScriptCall[] members() {
+        return members;
+    }
+
+    /** @return the index of a batch's first member */
+    public int from() {
+        return from;
+    }
+
+    /** @return after the index of a batch's last member */
+    public int to() {
+        return to;
+    }
+
+    /**
+     * Takes this queued acquisition into a batch, unless its request gave up on it first.
+     *
+     * @return whether it was taken (it will be sent)
+     */
+    public boolean take() {
+        return QUEUE.compareAndSet(this, QUEUED, TAKEN);
+    }
+
+    /**
+     * The request gave up on this call (its deadline passed): if it is still queued in a lane, it
+     * will not be sent. A call already sent is unaffected.
+     */
+    public void abandon() {
+        QUEUE.compareAndSet(this, QUEUED, ABANDONED);
+    }
+
+    /**
+     * Completes this member of a batch from the batch's completion: with its share of the reply
+     * (from {@code at}), or with the batch's failure.
+     *
+     * @param batch the completed batch
+     * @param at where this member's values start in the batch's reply
+     */
+    public void completeMember(ScriptCall batch, int at) {
+        if (batch.exception != null) {
+            completeExceptionally(batch.exception);
+            return;
+        }
+        if (batch.isCancelled()) {
+            cancel();
+            return;
+        }
+        String error = batch.getOutput().getError();
+        if (error != null) {
+            getOutput().setError(error);
+            complete();
+            return;
+        }
+        Reply r = (Reply) getOutput();
+        Reply whole = (Reply) batch.getOutput();
+        if (whole.malformed || whole.count != whole.get().length) {
+            completeExceptionally(new IllegalStateException("unexpected reply from the Sluice script: " + whole));
+            return;
+        }
+        long[] values = whole.get();
+        for (int i = 0; i < r.get().length; i++) {
+            r.set(values[at + i]);
+        }
+        complete();
     }
 
     /** @return the group of parts this call carries */
@@ -181,7 +400,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     @Override
     public void encode(ByteBuf buf) {
-        int values = op == 'p' ? 1 : count * Binding.STRIDE;
+        int values = op == 'p' ? 1 : count * Binding.STRIDE * (to - from);
         Resp.array(buf, 3 + count + 2 + values);
         buf.writeBytes(via == Via.FCALL ? script.fcallHead()
                 : via == Via.EVALSHA ? script.evalshaHead() : script.evalHead());
@@ -201,6 +420,16 @@ public final class ScriptCall extends Command<String, String, long[]> {
             Resp.bulk(buf, argument);
             return;
         }
+        if (members != null) {
+            for (int i = from; i < to; i++) {
+                members[i].encodeValues(buf);
+            }
+            return;
+        }
+        encodeValues(buf);
+    }
+
+    private void encodeValues(ByteBuf buf) {
         for (Part p : parts) {
             if (p.group == group) {
                 p.binding.encode(buf, p.cost, p.id, p.first, p.receipt, p.at);
@@ -230,6 +459,10 @@ public final class ScriptCall extends Command<String, String, long[]> {
     private void finish() {
         if (!FINISHED.compareAndSet(this, 0, 1)) {
             return;
+        }
+        Callback l = lane;
+        if (l != null) {
+            l.completed(this);
         }
         Thread w = waiter;
         if (w != null) {
@@ -316,7 +549,8 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     @Override
     public String toString() {
-        return "ScriptCall{" + via + ", op " + op + ", " + count + " key(s)}";
+        return "ScriptCall{" + via + ", op " + op + ", " + count + " key(s)"
+                + (members != null ? ", " + (to - from) + " requests" : "") + '}';
     }
 
     /** Collects the script's integers. */
@@ -383,7 +617,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
         @Override
         public int count() {
-            return 2 + call.count + 2 + (call.op == 'p' ? 1 : call.count * Binding.STRIDE);
+            return 2 + call.count + 2 + (call.op == 'p' ? 1 : call.count * Binding.STRIDE * (call.to - call.from));
         }
 
         @Override
