@@ -12,6 +12,7 @@ import io.github.sluice.redis.RedisStore;
 import io.github.sluice.store.KeySpace;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
@@ -55,8 +56,29 @@ public final class HotKeyRounds {
         boolean decide(MutableDecision out);
     }
 
-    /** One contender's run: throughput and the p99 latency. */
-    private record Run(double perSecond, double p99Us) {
+    /**
+     * One contender's run: throughput, the p99 latency, CPU time per decision (this JVM's threads
+     * plus redis-server's main thread, microseconds) and script calls per decision ({@code FCALL},
+     * {@code EVALSHA}, {@code EVAL}: Sluice's round trips; Bucket4j's compare-and-swap scripts).
+     */
+    private record Run(double perSecond, double p99Us, double cpuUs, double serverUs, double commands) {
+    }
+
+    /** Reads CPU time and command counts around a run. */
+    private static Interleaved.Meters meters;
+    private static RedisCommands<String, String> admin;
+
+    private static long commands() {
+        long calls = 0;
+        for (String line : admin.info("commandstats").split("\r?\n")) {
+            int at = line.indexOf("calls=");
+            if ((line.startsWith("cmdstat_fcall:") || line.startsWith("cmdstat_evalsha:")
+                    || line.startsWith("cmdstat_eval:")) && at > 0) {
+                int end = line.indexOf(',', at);
+                calls += Long.parseLong(line.substring(at + 6, end < 0 ? line.length() : end));
+            }
+        }
+        return calls;
     }
 
     /**
@@ -76,7 +98,12 @@ public final class HotKeyRounds {
                         .commandTimeout(Duration.ofSeconds(2)).connectTimeout(Duration.ofSeconds(30)).build()) {
             RedisClient client = RedisClient.create(server.uri());
             try (StatefulRedisConnection<String, byte[]> connection =
-                    client.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE))) {
+                    client.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
+                    StatefulRedisConnection<String, String> adminConnection = client.connect()) {
+                admin = adminConnection.sync();
+                long pid = Long.parseLong(admin.info("server").lines().filter(l -> l.startsWith("process_id:"))
+                        .findFirst().orElseThrow().substring("process_id:".length()).trim());
+                meters = new Interleaved.Meters(pid, admin);
                 KeySpace spaceOn = on.keySpace("hot-on", config.tokenBucket());
                 KeySpace spaceOff = off.keySpace("hot-off", config.tokenBucket());
                 BucketConfiguration c = config.bucket4jConfiguration();
@@ -134,6 +161,8 @@ public final class HotKeyRounds {
         AtomicBoolean stop = new AtomicBoolean();
         long[][] latencies = new long[threads][];
         int[] counts = new int[threads];
+        long[] workerCpu = new long[threads];
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         Thread[] workers = new Thread[threads];
         RuntimeException[] failure = new RuntimeException[1];
         for (int i = 0; i < threads; i++) {
@@ -161,10 +190,14 @@ public final class HotKeyRounds {
                 }
                 latencies[me] = lat;
                 counts[me] = n;
+                workerCpu[me] = mx.getCurrentThreadCpuTime();
             });
             workers[i].start();
         }
         ready.await();
+        long commandsBefore = commands();
+        long clientBefore = Interleaved.Meters.clientCpuNanos();
+        long serverBefore = meters.serverCpuNanos();
         long start = System.nanoTime();
         go.countDown();
         Thread.sleep(millis);
@@ -173,6 +206,12 @@ public final class HotKeyRounds {
             w.join();
         }
         long elapsed = System.nanoTime() - start;
+        long serverCpu = meters.serverCpuNanos() - serverBefore;
+        long clientCpu = Interleaved.Meters.clientCpuNanos() - clientBefore;
+        for (long c : workerCpu) {
+            clientCpu += c;
+        }
+        long commands = commands() - commandsBefore;
         if (failure[0] != null) {
             throw failure[0];
         }
@@ -188,18 +227,25 @@ public final class HotKeyRounds {
         }
         Arrays.sort(all);
         double p99 = all.length == 0 ? Double.NaN : all[Math.min(all.length - 1, (int) (all.length * 0.99))] / 1e3;
-        return new Run(total * 1e9 / elapsed, p99);
+        return new Run(total * 1e9 / elapsed, p99, (clientCpu + serverCpu) / 1e3 / total,
+                serverCpu / 1e3 / total, (double) commands / total);
     }
 
     private static String report(int threads, Run[][] runs) {
         StringBuilder sb = new StringBuilder();
         System.out.printf(Locale.ROOT, "%n%d thread(s)%n| contender | decisions/s, median (min-max) | p99 us, median"
-                + " (min-max) |%n|---|---:|---:|%n", threads);
+                + " (min-max) | CPU us per decision, client + server, median (min-max) | of which redis-server"
+                + " | script calls per decision |%n|---|---:|---:|---:|---:|---:|%n", threads);
         for (int k = 0; k < runs.length; k++) {
             double[] tp = Arrays.stream(runs[k]).mapToDouble(Run::perSecond).toArray();
             double[] p99 = Arrays.stream(runs[k]).mapToDouble(Run::p99Us).toArray();
-            System.out.printf(Locale.ROOT, "| %s | %,.0f (%,.0f-%,.0f) | %.0f (%.0f-%.0f) |%n", NAMES[k], median(tp),
-                    min(tp), max(tp), median(p99), min(p99), max(p99));
+            double[] cpu = Arrays.stream(runs[k]).mapToDouble(Run::cpuUs).toArray();
+            double[] srv = Arrays.stream(runs[k]).mapToDouble(Run::serverUs).toArray();
+            double[] cmd = Arrays.stream(runs[k]).mapToDouble(Run::commands).toArray();
+            System.out.printf(Locale.ROOT, "| %s | %,.0f (%,.0f-%,.0f) | %.0f (%.0f-%.0f) | %.1f (%.1f-%.1f) | %.1f | %.3f |%n",
+                    NAMES[k], median(tp), min(tp), max(tp), median(p99), min(p99), max(p99), median(cpu), min(cpu),
+                    max(cpu), median(srv), median(cmd));
+            sb.append(' ').append(NAMES[k]).append("Cpu=").append(String.format(Locale.ROOT, "%.1f", median(cpu)));
             sb.append(' ').append(NAMES[k]).append('=').append(String.format(Locale.ROOT, "%.0f", median(tp)))
                     .append(' ').append(NAMES[k]).append("P99=")
                     .append(String.format(Locale.ROOT, "%.0f", median(p99)));
@@ -209,8 +255,13 @@ public final class HotKeyRounds {
             for (int r = 0; r < ratio.length; r++) {
                 ratio[r] = runs[0][r].perSecond() / runs[b][r].perSecond();
             }
-            System.out.printf(Locale.ROOT, "sluice / %s: %.2fx (%.2f-%.2f) per-round ratios%n", NAMES[b],
-                    median(ratio), min(ratio), max(ratio));
+            double[] cpuRatio = new double[runs[0].length];
+            for (int r = 0; r < ratio.length; r++) {
+                cpuRatio[r] = runs[b][r].cpuUs() / runs[0][r].cpuUs();
+            }
+            System.out.printf(Locale.ROOT, "sluice / %s: throughput %.2fx (%.2f-%.2f), CPU per decision %.2fx less"
+                    + " (%.2f-%.2f), per-round ratios%n", NAMES[b], median(ratio), min(ratio), max(ratio),
+                    median(cpuRatio), min(cpuRatio), max(cpuRatio));
             sb.append(" vs-").append(NAMES[b]).append('=')
                     .append(String.format(Locale.ROOT, "%.2f:%.2f:%.2f", median(ratio), min(ratio), max(ratio)));
         }

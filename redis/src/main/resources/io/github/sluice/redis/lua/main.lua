@@ -42,6 +42,8 @@ end
 
 local op = ARGV[2]
 local n = #KEYS
+local batch = A['~batch']
+batch.reset()
 
 -- One request's acquisition of the n policies whose values start after policy `base`, all or
 -- nothing: every policy is decided; only if all admit are they written. After the first denial
@@ -93,6 +95,7 @@ elseif op == 'a' then
 elseif op == 'b' then
   local out = {}
   local requests = (#ARGV - 2) / (n * STRIDE)
+  batch.begin()
   if n == 1 then
     -- One policy per request (the common batch): the single call's path, request after request.
     for j = 1, requests do
@@ -105,11 +108,13 @@ elseif op == 'b' then
       out[k + 1], out[k + 2], out[k + 3], out[k + 4], out[k + 5], out[k + 6] =
         r[1], r[2], r[3], r[4], r[5], r.receipt or 0
     end
+    batch.flush()
     return out
   end
   for j = 0, requests - 1 do
     acquire(j * n, out)
   end
+  batch.flush()
   return out
 elseif op == 'r' or op == 'n' then
   for i = 1, n do
