@@ -81,7 +81,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
     private static final VarHandle FINISHED;
 
     static {
-        for (char op : new char[] {'a', 'b', 'r', 'n', 'p'}) {
+        for (char op : new char[] {'a', 'b', 'c', 'r', 'n', 'p'}) {
             OPS[op] = Resp.encoded(String.valueOf(op));
         }
         try {
@@ -129,7 +129,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
     private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
             int count, long argument, boolean cluster, Callback callback, ScriptCall[] members,
             int from, int to) {
-        super(via.type, new Reply(op == 'a' || op == 'b' ? count * REPLY * (to - from) : 0));
+        super(via.type, new Reply(op == 'a' || op == 'b' || op == 'c' ? count * REPLY * (to - from) : 0));
         this.script = script;
         this.via = via;
         this.op = op;
@@ -192,11 +192,42 @@ public final class ScriptCall extends Command<String, String, long[]> {
     public static ScriptCall batch(Script script, Via via, long now, ScriptCall[] members, int from,
             int to, boolean cluster, Callback callback, int lane, ScriptCall marker) {
         ScriptCall first = members[from];
-        ScriptCall b = new ScriptCall(script, via, 'b', now, first.parts, first.group, first.count, 0,
+        char op = compact(members, from, to) ? 'c' : 'b';
+        ScriptCall b = new ScriptCall(script, via, op, now, first.parts, first.group, first.count, 0,
                 cluster, callback, members, from, to);
         b.laneIndex = lane;
         b.marker = marker;
         return b;
+    }
+
+    /**
+     * @return whether the members differ in their costs only (one policy, the same binding, whose
+     *     parameters are the same on every call, no receipt): then the batch is compact, op {@code
+     *     'c'}, the shared values once and then each member's cost
+     */
+    private static boolean compact(ScriptCall[] members, int from, int to) {
+        Part first = members[from].part();
+        if (members[from].count != 1 || !first.binding.sameParamsEveryCall()) {
+            return false;
+        }
+        for (int i = from; i < to; i++) {
+            Part p = members[i].part();
+            if (members[i].count != 1 || p.binding != first.binding
+                    || p.receipt != io.github.sluice.core.MutableDecision.NO_RECEIPT) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return the first part of this call's group */
+    private Part part() {
+        for (Part p : parts) {
+            if (p.group == group) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("no part in group " + group);
     }
 
     /**
@@ -400,7 +431,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     @Override
     public void encode(ByteBuf buf) {
-        int values = op == 'p' ? 1 : count * Binding.STRIDE * (to - from);
+        int values = op == 'p' ? 1 : op == 'c' ? Binding.STRIDE + (to - from) : count * Binding.STRIDE * (to - from);
         Resp.array(buf, 3 + count + 2 + values);
         buf.writeBytes(via == Via.FCALL ? script.fcallHead()
                 : via == Via.EVALSHA ? script.evalshaHead() : script.evalHead());
@@ -418,6 +449,13 @@ public final class ScriptCall extends Command<String, String, long[]> {
         buf.writeBytes(OPS[op]);
         if (op == 'p') {
             Resp.bulk(buf, argument);
+            return;
+        }
+        if (op == 'c') {
+            members[from].part().binding.encodeShared(buf, members[from].part().cost);
+            for (int i = from; i < to; i++) {
+                Resp.bulk(buf, members[i].part().cost);
+            }
             return;
         }
         if (members != null) {
@@ -617,7 +655,8 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
         @Override
         public int count() {
-            return 2 + call.count + 2 + (call.op == 'p' ? 1 : call.count * Binding.STRIDE * (call.to - call.from));
+            return 2 + call.count + 2 + (call.op == 'p' ? 1 : call.op == 'c' ? Binding.STRIDE + (call.to - call.from)
+                    : call.count * Binding.STRIDE * (call.to - call.from));
         }
 
         @Override

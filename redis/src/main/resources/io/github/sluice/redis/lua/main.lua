@@ -9,6 +9,8 @@
 --        nothing exactly as 'a' decides it, so that a request sees what the ones before it took.
 --        ARGV holds #KEYS policies' values per request, request after request. Reply: the
 --        replies 'a' would give each request, one after the other.
+--   'c'  a compact batch: as 'b', for requests on one policy that differ only in their cost:
+--        ARGV holds the policy's values once (the first request's), then each request's cost.
 --   'r'  release: a refund (with the admission's receipt), or the end of a concurrent request.
 --        Reply: an empty array.
 --   'n'  renew the leases the arguments name (concurrency). Reply: an empty array.
@@ -113,6 +115,23 @@ elseif op == 'b' then
   end
   for j = 0, requests - 1 do
     acquire(j * n, out)
+  end
+  batch.flush()
+  return out
+elseif op == 'c' then
+  local alg, _, p = policy(1)
+  local out = {}
+  local k = 0
+  batch.begin()
+  for j = 3 + STRIDE, #ARGV do
+    local cost = tonumber(ARGV[j])
+    local r = alg.decide(KEYS[1], now, cost, p)
+    if r[1] ~= 0 and cost > 0 then
+      alg.commit(KEYS[1], now, cost, p, r)
+    end
+    out[k + 1], out[k + 2], out[k + 3], out[k + 4], out[k + 5], out[k + 6] =
+      r[1], r[2], r[3], r[4], r[5], r.receipt or 0
+    k = k + 6
   end
   batch.flush()
   return out
