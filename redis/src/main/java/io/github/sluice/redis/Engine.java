@@ -392,8 +392,15 @@ final class Engine implements Reporter.Sink {
      */
     ScriptCall await(ScriptCall call, long deadline)
             throws TimeoutException, ExecutionException, InterruptedException {
-        if (!call.await(deadline, realClock)) {
+        boolean done;
+        try {
+            done = call.await(deadline, realClock);
+        } catch (InterruptedException e) {
             call.abandon(); // still queued for a batch: never sent
+            throw e;
+        }
+        if (!done) {
+            call.abandon();
             throw new TimeoutException("Redis did not answer in time");
         }
         if (call.missing() && !call.sendsSource()) {

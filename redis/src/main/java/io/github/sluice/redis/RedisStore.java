@@ -34,6 +34,9 @@ import java.util.regex.Pattern;
  * The distributed {@link Store}: every policy's state lives in Redis, so every instance of an
  * application shares the same limits. Each decision is one round trip: one Lua script decides,
  * atomically, for one policy or for all the policies of a request whose keys share a slot.
+ * Concurrent decisions on the same keys share round trips: those that arrive while a call for
+ * their keys is in flight are decided by the next call, one batch, each with its own answer
+ * ({@linkplain Builder#coalescing coalescing}).
  *
  * <pre>{@code
  * try (RedisStore store = RedisStore.builder()
