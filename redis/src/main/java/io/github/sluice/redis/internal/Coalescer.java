@@ -47,7 +47,7 @@ public final class Coalescer implements ScriptCall.Callback {
     private final Consumer<ScriptCall> dispatch;
     private final Runnable functionMissing;
     /** Completes a lane's holder: hands the lane to what queued meanwhile. */
-    private final ScriptCall.Callback release = call -> next(call.laneIndex(), call.marker());
+    private final ScriptCall.Callback release = call -> next(laneOf(call), call);
 
     /**
      * @param script the script
@@ -91,14 +91,14 @@ public final class Coalescer implements ScriptCall.Callback {
      * @param call an acquisition ({@link ScriptCall#acquisition()}), not yet sent
      */
     public void submit(ScriptCall call) {
-        int lane = (call.keyHash() & (LANES - 1)) * SPREAD;
+        int lane = laneOf(call);
         Queued node = null;
         while (true) {
             Object s = SLOT.getVolatile(lanes, lane);
             if (s == null) {
                 if (SLOT.compareAndSet(lanes, lane, null, call)) {
                     // Only its keys (final fields) are read by others before it is sent.
-                    call.holdLane(release, lane);
+                    call.holdLane(release);
                     dispatch.accept(call);
                     return;
                 }
@@ -117,6 +117,11 @@ public final class Coalescer implements ScriptCall.Callback {
                 return;
             }
         }
+    }
+
+    /** @return the index of the lane of an acquisition's keys (recomputed rather than kept in each call) */
+    private static int laneOf(ScriptCall call) {
+        return (call.keyHash() & (LANES - 1)) * SPREAD;
     }
 
     /** @return how many acquisitions are queued now, over every lane (for tests and diagnostics) */

@@ -101,13 +101,8 @@ public final class ScriptCall extends Command<String, String, long[]> {
     private final int count;
     private final long argument;
     private final Callback callback;
-    /**
-     * A batch's members, the requests it decides in order ({@code members[from..to)}); {@code
-     * null} for any other call.
-     */
-    private final ScriptCall[] members;
-    private final int from;
-    private final int to;
+    /** What a batch decides, or {@code null} for any other call (kept apart: calls are per decision). */
+    private final Batch batch;
     private volatile Thread waiter;
     @SuppressWarnings("unused") // through FINISHED
     private volatile int finished;
@@ -116,20 +111,24 @@ public final class ScriptCall extends Command<String, String, long[]> {
     private volatile int queue;
     /** Told first when this call finishes: it holds a coalescing lane, or {@code null}. */
     private Callback lane;
-    /** The lane's index, when {@link #lane} is set or this is a batch. */
-    private int laneIndex;
-    /** Whose presence in the lane this call's completion ends (itself, or a batch's first member). */
-    private ScriptCall marker;
 
-    private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
-            int count, long argument, boolean cluster, Callback callback) {
-        this(script, via, op, now, parts, group, count, argument, cluster, callback, null, 0, 1);
+    /**
+     * A batch's members, the requests it decides in order ({@code members[from..to)}), its lane,
+     * and whose presence in the lane its completion ends ({@code null} for all but a lane's last
+     * batch).
+     */
+    private record Batch(ScriptCall[] members, int from, int to, int lane, ScriptCall marker) {
     }
 
     private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
-            int count, long argument, boolean cluster, Callback callback, ScriptCall[] members,
-            int from, int to) {
-        super(via.type, new Reply(op == 'a' || op == 'b' || op == 'c' ? count * REPLY * (to - from) : 0));
+            int count, long argument, boolean cluster, Callback callback) {
+        this(script, via, op, now, parts, group, count, argument, cluster, callback, null);
+    }
+
+    private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
+            int count, long argument, boolean cluster, Callback callback, Batch batch) {
+        super(via.type, new Reply(op == 'a' || op == 'b' || op == 'c'
+                ? count * REPLY * (batch == null ? 1 : batch.to - batch.from) : 0));
         this.script = script;
         this.via = via;
         this.op = op;
@@ -139,9 +138,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
         this.count = count;
         this.argument = argument;
         this.callback = callback;
-        this.members = members;
-        this.from = from;
-        this.to = to;
+        this.batch = batch;
         if (cluster) {
             // The cluster client routes a call by its first key; a standalone one never looks.
             this.args = new Route(this);
@@ -194,9 +191,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
         ScriptCall first = members[from];
         char op = compact(members, from, to) ? 'c' : 'b';
         ScriptCall b = new ScriptCall(script, via, op, now, first.parts, first.group, first.count, 0,
-                cluster, callback, members, from, to);
-        b.laneIndex = lane;
-        b.marker = marker;
+                cluster, callback, new Batch(members, from, to, lane, marker));
         return b;
     }
 
@@ -252,15 +247,13 @@ public final class ScriptCall extends Command<String, String, long[]> {
      */
     public ScriptCall withSource() {
         ScriptCall again = new ScriptCall(script, Via.EVAL, op, now, parts, group, count, argument,
-                args != null, callback, members, from, to);
-        again.laneIndex = laneIndex;
-        again.marker = members != null ? marker : null;
+                args != null, callback, batch);
         return again;
     }
 
     /** @return whether this is an acquisition (op {@code 'a'}), which a batch may carry */
     public boolean acquisition() {
-        return op == 'a' && members == null;
+        return op == 'a' && batch == null;
     }
 
     /** @return how many keys (policies of one request) the call names */
@@ -329,37 +322,34 @@ public final class ScriptCall extends Command<String, String, long[]> {
      * finishes. Before the call is sent.
      *
      * @param hook told when the call finishes
-     * @param index the lane's index
      */
-    public void holdLane(Callback hook, int index) {
+    public void holdLane(Callback hook) {
         this.lane = hook;
-        this.laneIndex = index;
-        this.marker = this;
     }
 
-    /** @return the index of the lane this call holds or decides for, if any */
+    /** @return the index of the lane a batch decides for ({@code 0} for another call) */
     public int laneIndex() {
-        return laneIndex;
+        return batch == null ? 0 : batch.lane;
     }
 
     /** @return whose presence in the lane this call's completion ends, or {@code null} */
     public ScriptCall marker() {
-        return marker;
+        return batch != null ? batch.marker : lane != null ? this : null;
     }
 
     /** @return a batch's members (from {@link #from()} to {@link #to()}), or {@code null} */
     public ScriptCall[] members() {
-        return members;
+        return batch == null ? null : batch.members;
     }
 
     /** @return the index of a batch's first member */
     public int from() {
-        return from;
+        return batch == null ? 0 : batch.from;
     }
 
     /** @return after the index of a batch's last member */
     public int to() {
-        return to;
+        return batch == null ? 1 : batch.to;
     }
 
     /**
@@ -431,7 +421,8 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     @Override
     public void encode(ByteBuf buf) {
-        int values = op == 'p' ? 1 : op == 'c' ? Binding.STRIDE + (to - from) : count * Binding.STRIDE * (to - from);
+        int requests = to() - from();
+        int values = op == 'p' ? 1 : op == 'c' ? Binding.STRIDE + requests : count * Binding.STRIDE * requests;
         Resp.array(buf, 3 + count + 2 + values);
         buf.writeBytes(via == Via.FCALL ? script.fcallHead()
                 : via == Via.EVALSHA ? script.evalshaHead() : script.evalHead());
@@ -452,15 +443,16 @@ public final class ScriptCall extends Command<String, String, long[]> {
             return;
         }
         if (op == 'c') {
-            members[from].part().binding.encodeShared(buf, members[from].part().cost);
-            for (int i = from; i < to; i++) {
+            ScriptCall[] members = batch.members;
+            members[batch.from].part().binding.encodeShared(buf, members[batch.from].part().cost);
+            for (int i = batch.from; i < batch.to; i++) {
                 Resp.bulk(buf, members[i].part().cost);
             }
             return;
         }
-        if (members != null) {
-            for (int i = from; i < to; i++) {
-                members[i].encodeValues(buf);
+        if (batch != null) {
+            for (int i = batch.from; i < batch.to; i++) {
+                batch.members[i].encodeValues(buf);
             }
             return;
         }
@@ -588,7 +580,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
     @Override
     public String toString() {
         return "ScriptCall{" + via + ", op " + op + ", " + count + " key(s)"
-                + (members != null ? ", " + (to - from) + " requests" : "") + '}';
+                + (batch != null ? ", " + (batch.to - batch.from) + " requests" : "") + '}';
     }
 
     /** Collects the script's integers. */
@@ -655,8 +647,9 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
         @Override
         public int count() {
-            return 2 + call.count + 2 + (call.op == 'p' ? 1 : call.op == 'c' ? Binding.STRIDE + (call.to - call.from)
-                    : call.count * Binding.STRIDE * (call.to - call.from));
+            int requests = call.to() - call.from();
+            return 2 + call.count + 2 + (call.op == 'p' ? 1 : call.op == 'c' ? Binding.STRIDE + requests
+                    : call.count * Binding.STRIDE * requests);
         }
 
         @Override
