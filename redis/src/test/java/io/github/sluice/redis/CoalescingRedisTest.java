@@ -204,6 +204,7 @@ class CoalescingRedisTest {
         try (RedisStore store = store(redis, frozen).build()) {
             KeySpace space = store.keySpace("p", TokenBucket.builder().rate(Rate.perHour(1)).burst(LIMIT).build());
             long calls = redis.scriptCalls();
+            long timed = store.latency().count(0);
             AtomicLong admitted = new AtomicLong();
             List<Thread> threads = new ArrayList<>();
             redis.suspend();
@@ -229,6 +230,8 @@ class CoalescingRedisTest {
             assertTrue(first.toCompletableFuture().get(10, TimeUnit.SECONDS));
             assertEquals(LIMIT - 1, admitted.get());
             assertEquals(2, redis.scriptCalls() - calls);
+            // sluice.store.latency: each round trip timed once, the batch's as an acquisition
+            assertEquals(2, store.latency().count(0) - timed, store.latency().toString());
         }
     }
 
