@@ -14,6 +14,8 @@
 #                REDIS_ROUNDS=15 rounds of the 1-thread Redis comparison in one JVM (Interleaved);
 #                KEYS_ROUNDS=15 rounds of the Redis many-keys comparison (KeyCount: 1,000, 10,000
 #                and 1,000,000 keys round-robin, bytes and decisions per second);
+#                HOTKEY_ROUNDS=7, HOTKEY_MILLIS=400: the hot-key comparison at REDIS_THREADS threads,
+#                Sluice vs Bucket4j default and Optimizations.batching(), alternating (HotKeyRounds);
 #                JMH_OPTS="..." replaces the mode's fork/iteration options (smoke tests);
 #                HTTP=1 also runs the HTTP CPU-time comparison (benchmarks/http-cpu.sh, about
 #                5 minutes; HTTP_ARGS="rate requests rounds warm-up connections" sets it), then
@@ -115,6 +117,7 @@ fi
 ALLOC=
 REDIS1=
 KEYS=
+HOTKEY=
 if [ "$REDIS" = 1 ] && [[ "$REGEX" == *redis* || "$REGEX" == *Redis* ]]; then
   ALLOC="$T/redis-alloc.txt"
   java -cp "$JAR" io.github.sluice.bench.redis.AllocationPerDecision > "$ALLOC" || true
@@ -128,6 +131,13 @@ if [ "$REDIS" = 1 ] && [[ "$REGEX" == *redis* || "$REGEX" == *Redis* ]]; then
   # keys. KEYS_ROUNDS=15.
   KEYS="$T/redis-keys.txt"
   java -cp "$JAR" io.github.sluice.bench.redis.KeyCount "${KEYS_ROUNDS:-15}" | tee "$KEYS" || true
+  # One hot key at REDIS_THREADS threads in alternating rounds: Sluice (coalescing on, and off as
+  # the baseline for p99) vs Bucket4j's default and Optimizations.batching(); throughput, p99, CPU
+  # per decision. HOTKEY_ROUNDS=7 rounds of HOTKEY_MILLIS=400 ms per contender.
+  HOTKEY="$T/redis-hotkey.txt"
+  # shellcheck disable=SC2086
+  java -cp "$JAR" io.github.sluice.bench.redis.HotKeyRounds "${HOTKEY_ROUNDS:-7}" "${HOTKEY_MILLIS:-400}" \
+    $REDIS_THREADS | tee "$HOTKEY"
 fi
 
 HEAP=
@@ -191,6 +201,18 @@ if [ "${#CPUOP[@]}" -gt 0 ]; then
     sed -n '/^| target/,$p' "${CPUOP[@]}"; } | tee -a "$T/summary-$MODE.md"
 else
   printf '\n### CPU time per operation (CpuPerOp)\n\nnot run (CPU=1 runs it)\n' | tee -a "$T/summary-$MODE.md"
+fi
+if [ -n "${HOTKEY:-}" ] && [ -f "$HOTKEY" ]; then
+  { printf '\n### Redis, one hot key: Sluice vs Bucket4j default and batching (HotKeyRounds, medians of per-round ratios)\n\n'
+    printf '| target | measured | verdict |\n|---|---:|---|\n'
+    awk '/^redis-hotkey / {
+        t = ""; for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+        t = v["threads"]
+        split(v["vs-bucket4j-default"], d, ":"); split(v["vs-bucket4j-batching"], b, ":")
+        if (t == 1) printf "| 1 thread: >= 1.5x Bucket4j default | %.2fx (%.2f-%.2f) | %s |\n", d[1], d[2], d[3], (d[1] >= 1.5 ? "met" : "missed")
+        else printf "| %d threads: >= 1.5x Bucket4j batching | %.2fx (%.2f-%.2f) | %s |\n", t, b[1], b[2], b[3], (b[1] >= 1.5 ? "met" : "missed")
+        if (t == 16) printf "| 16 threads: p99 no worse than without coalescing | %s us against %s us | %s |\n", v["sluiceP99"], v["sluice-no-coalescingP99"], (v["sluiceP99"] + 0 <= v["sluice-no-coalescingP99"] + 0 ? "met" : "missed")
+      }' "$HOTKEY"; } | tee -a "$T/summary-$MODE.md"
 fi
 # The heavy hitters' comparison, measured first (above), ends the summary.
 [ -f "$T/topclients-$MODE.md" ] && tee -a "$T/summary-$MODE.md" < "$T/topclients-$MODE.md"

@@ -55,6 +55,8 @@ final class Acquisition {
         boolean fromRedis;
         /** Decided after a denial in its group: at cost 0, not to be cached. */
         boolean peek;
+        /** Its group's call, once sent (asynchronously: what a timeout abandons). */
+        ScriptCall call;
 
         /**
          * @throws NullPointerException if {@code key} or {@code out} is null

@@ -106,7 +106,13 @@ final class AsyncAcquisition implements ScriptCall.Callback, Runnable {
         timeout = t;
         long clock = e.nowArg(now);
         for (int g = 0; g < groups; g++) {
-            e.send(e.call('a', clock, m, g, this));
+            ScriptCall call = e.call('a', clock, m, g, this);
+            for (Member a : m) {
+                if (a.group == g) {
+                    a.call = call;
+                }
+            }
+            e.send(call);
         }
         if (t == null) {
             run(); // the store closed: no timer; what has not answered by now is decided by the failure policy
@@ -148,6 +154,11 @@ final class AsyncAcquisition implements ScriptCall.Callback, Runnable {
         int[] groups = resolved;
         for (int g = 0; g < groups.length; g++) {
             if (RESOLVED.compareAndSet(groups, g, 0, 1)) {
+                for (Member a : m) {
+                    if (a.group == g && a.call != null) {
+                        a.call.abandon(); // still queued for a batch: never sent
+                    }
+                }
                 TimeoutException late = new TimeoutException("Redis did not answer in time");
                 e.log.log(Level.DEBUG, "sluice-redis ''{0}'': call failed: {1}", e.name, late);
                 e.breaker.failure(late);

@@ -4,6 +4,7 @@ import io.github.sluice.core.Clock;
 import io.github.sluice.core.Decision;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.redis.internal.CircuitBreaker;
+import io.github.sluice.redis.internal.Coalescer;
 import io.github.sluice.redis.internal.Connector;
 import io.github.sluice.redis.internal.KeyNames;
 import io.github.sluice.redis.internal.Micros;
@@ -96,6 +97,8 @@ final class Engine implements Reporter.Sink {
     private final String instanceId;
     private final byte[] probeHead;
     private final AtomicLong leaseSeq = new AtomicLong();
+    /** Queues acquisitions on the same keys behind the call in flight; {@code null} when off. */
+    private final Coalescer coalescer;
 
     Engine(RedisStore.Builder b, Connector connector) {
         this.name = b.name;
@@ -116,6 +119,8 @@ final class Engine implements Reporter.Sink {
         this.functions = b.functions;
         this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
         this.probeHead = (probeKey() + ':').getBytes(StandardCharsets.US_ASCII);
+        this.coalescer = b.coalescing ? new Coalescer(script, this::via, connector.cluster(), b.maxBatch,
+                this::dispatch, this::functionMissing) : null;
         // Last: the reporter's thread starts here and sees every field above.
         this.log = new Reporter(name, BACKEND, this, LOG_CAPACITY);
         this.breaker = new CircuitBreaker(b.failureThreshold, realClock, log);
@@ -346,8 +351,29 @@ final class Engine implements Reporter.Sink {
         }
     }
 
-    /** Sends a call, timing its round trip; never throws, never blocks: a failure completes the call. */
+    /** @return how many acquisitions are queued for a batch now; 0 when coalescing is off */
+    int queued() {
+        return coalescer == null ? 0 : coalescer.queued();
+    }
+
+    /**
+     * Sends a call; never throws, never blocks: a failure completes the call. An acquisition may
+     * instead queue behind the call in flight on the same keys, and be completed by its batch
+     * (see {@link Coalescer}); a retry with the script's source is always sent on its own.
+     */
     void send(ScriptCall call) {
+        if (coalescer != null && call.acquisition() && !call.sendsSource()) {
+            coalescer.submit(call);
+        } else {
+            dispatch(call);
+        }
+    }
+
+    /**
+     * Dispatches a call, timing its round trip (a batch's is one acquisition's); never throws,
+     * never blocks: a failure completes the call.
+     */
+    private void dispatch(ScriptCall call) {
         call.timed(timing);
         connector.dispatch(call);
     }
@@ -392,7 +418,15 @@ final class Engine implements Reporter.Sink {
      */
     ScriptCall await(ScriptCall call, long deadline)
             throws TimeoutException, ExecutionException, InterruptedException {
-        if (!call.await(deadline, realClock)) {
+        boolean done;
+        try {
+            done = call.await(deadline, realClock);
+        } catch (InterruptedException e) {
+            call.abandon(); // still queued for a batch: never sent
+            throw e;
+        }
+        if (!done) {
+            call.abandon();
             throw new TimeoutException("Redis did not answer in time");
         }
         if (call.missing() && !call.sendsSource()) {

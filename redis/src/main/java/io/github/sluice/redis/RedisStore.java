@@ -34,6 +34,9 @@ import java.util.regex.Pattern;
  * The distributed {@link Store}: every policy's state lives in Redis, so every instance of an
  * application shares the same limits. Each decision is one round trip: one Lua script decides,
  * atomically, for one policy or for all the policies of a request whose keys share a slot.
+ * Concurrent decisions on the same keys share round trips: those that arrive while a call for
+ * their keys is in flight are decided by the next call, one batch, each with its own answer
+ * ({@linkplain Builder#coalescing coalescing}).
  *
  * <pre>{@code
  * try (RedisStore store = RedisStore.builder()
@@ -274,6 +277,11 @@ public final class RedisStore implements Store {
         return AsyncAcquisition.run(engine, members);
     }
 
+    /** @return how many acquisitions wait in a queue for the next batch of their keys (tests) */
+    int queuedForBatch() {
+        return engine.queued();
+    }
+
     /** @return {@code true} while decisions follow the failure policy (the breaker is open) */
     public boolean degraded() {
         return engine.breaker.isOpen();
@@ -503,6 +511,8 @@ public final class RedisStore implements Store {
         Duration leaseTimeout = Duration.ofSeconds(30);
         StoreListener listener = StoreListener.NONE;
         boolean functions = true;
+        boolean coalescing = true;
+        int maxBatch = 128;
 
         private Builder() {
         }
@@ -764,6 +774,46 @@ public final class RedisStore implements Store {
          */
         public Builder functions(boolean enabled) {
             this.functions = enabled;
+            return this;
+        }
+
+        /**
+         * Sets whether concurrent decisions on the same keys share round trips. Default {@code
+         * true}.
+         *
+         * <p>When on, a request whose keys (the same policies' keys for the same client key) are
+         * already being decided by a call in flight from this store does not send its own call: it
+         * queues, and every request queued meanwhile is decided by the next call, a batch, sent as
+         * soon as the call in flight completes. The script decides a batch's requests one after the
+         * other in queue order, each all or nothing exactly as its own call would be, so each gets
+         * its own exact decision and no more permits are admitted than with one call each. A
+         * queued request waits for at most the rest of the call in flight plus its own batch's
+         * round trip, and never beyond the {@linkplain #commandTimeout command timeout}; a batch that
+         * fails or times out is decided for each of its requests by the failure policy. A request
+         * alone on its keys is sent at once, as without coalescing. See docs/redis.md,
+         * "Coalescing".
+         *
+         * @param enabled {@code false} to send one call per request
+         * @return this builder
+         */
+        public Builder coalescing(boolean enabled) {
+            this.coalescing = enabled;
+            return this;
+        }
+
+        /**
+         * Sets how many requests one batch decides at most (see {@link #coalescing}); more queued
+         * requests go as further batches, sent one after the other. Default 128.
+         *
+         * @param requests between 2 and 1024
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder maxBatch(int requests) {
+            if (requests < 2 || requests > 1024) {
+                throw new IllegalArgumentException("maxBatch must be between 2 and 1024 but was " + requests);
+            }
+            this.maxBatch = requests;
             return this;
         }
 

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The store on a real Redis Cluster (three masters, one replica each): the same decisions as in
@@ -227,6 +228,54 @@ class ClusterStoreTest {
     }
 
     @Test
+    void coalescing_twoStoresManyThreadsOnHotKeysOfEveryMaster_admitExactlyTheLimitInSharedCalls(
+            RedisCluster cluster) throws Exception {
+        FakeClock frozen = new FakeClock();
+        List<String> keys = keysOnEveryMaster(cluster, "hot");
+        Algorithm<?> algorithm = SlidingLog.builder().limit(LIMIT).window(Duration.ofMinutes(1)).build();
+        try (RedisStore a = store(cluster).clientClock(frozen).denialCacheSize(0).build();
+                RedisStore b = store(cluster).clientClock(frozen).denialCacheSize(0).build()) {
+            KeySpace[] spaces = {a.keySpace("hot", algorithm), b.keySpace("hot", algorithm)};
+            cluster.resetStats();
+            AtomicLongArray admitted = new AtomicLongArray(keys.size());
+            AtomicInteger degraded = new AtomicInteger();
+            CountDownLatch go = new CountDownLatch(1);
+            List<Thread> threads = new ArrayList<>();
+            int perStore = 12;
+            int attempts = 10;
+            for (int t = 0; t < 2 * perStore; t++) {
+                KeySpace space = spaces[t % 2];
+                threads.add(started(() -> {
+                    MutableDecision out = new MutableDecision();
+                    try {
+                        go.await();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    for (int n = 0; n < attempts * keys.size(); n++) {
+                        int k = n % keys.size(); // every thread on the same key at once
+                        if (space.acquire(keys.get(k), 1, out)) {
+                            admitted.incrementAndGet(k);
+                        }
+                        degraded.addAndGet(out.degraded() ? 1 : 0);
+                    }
+                }));
+            }
+            go.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertEquals(0, degraded.get(), "every decision must come from Redis");
+            for (int k = 0; k < keys.size(); k++) {
+                assertEquals(LIMIT, admitted.get(k), "key " + keys.get(k));
+            }
+            long decisions = 2L * perStore * attempts * keys.size();
+            assertTrue(cluster.scriptCalls() < decisions,
+                    "batches formed: " + cluster.scriptCalls() + " calls for " + decisions + " decisions");
+        }
+    }
+
+    @Test
     void functions_libraryLoadedOnEveryMaster_decisionsGoByFcall(RedisCluster cluster) throws Exception {
         // Given a cluster without the library (FUNCTION FLUSH replicates to the replicas)
         for (int port : cluster.masters()) {
@@ -313,9 +362,10 @@ class ClusterStoreTest {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "coalescing {0}")
+    @ValueSource(booleans = {true, false})
     void acquireAll_policiesOnTwoMasters_manyThreads_allOrNothingWithRefundsByReceipt(
-            RedisCluster cluster) throws Exception {
+            boolean coalescing, RedisCluster cluster) throws Exception {
         // Given a per-client limit and a global one whose keys are served by two masters
         FakeClock frozen = new FakeClock();
         String client = "alice";
@@ -323,7 +373,7 @@ class ClusterStoreTest {
                 .filter(k -> cluster.masterOf(NAMES.key("global", k))
                         != cluster.masterOf(NAMES.key("per-client", client)))
                 .findFirst().orElseThrow();
-        try (RedisStore store = store(cluster).clientClock(frozen).denialCacheSize(0).build()) {
+        try (RedisStore store = store(cluster).clientClock(frozen).denialCacheSize(0).coalescing(coalescing).build()) {
             KeySpace perClient = store.keySpace("per-client", TokenBucket.builder().rate(Rate.of(1, Duration.ofHours(1))).burst(1000).build());
             KeySpace overall = store.keySpace("global", FixedWindow.of(10, Duration.ofHours(1)));
             cluster.resetStats();
@@ -366,9 +416,14 @@ class ClusterStoreTest {
                 perClient.acquire(client, 0, peek);
                 return peek.remaining() == 1000 - 10;
             });
-            // And each request was one call per master (80 x 2), plus one refund per refusal
-            assertEquals(80 * 2 + 70 + peeks.get(), cluster.scriptCalls(),
-                    "script calls");
+            // And each request was one call per master (80 x 2), plus one refund per refusal;
+            // with coalescing, requests queued behind a call on their keys shared calls
+            if (coalescing) {
+                long calls = cluster.scriptCalls() - 70 - peeks.get();
+                assertTrue(calls >= 2 && calls <= 80 * 2, "script calls: " + calls);
+            } else {
+                assertEquals(80 * 2 + 70 + peeks.get(), cluster.scriptCalls(), "script calls");
+            }
         }
     }
 

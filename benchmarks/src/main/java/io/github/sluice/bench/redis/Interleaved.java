@@ -80,7 +80,7 @@ public final class Interleaved {
     }
 
     /** What one measured run needs to read before and after. */
-    private static final class Meters {
+    static final class Meters {
         private final Path schedstat;
         private final RedisCommands<String, String> admin;
 

@@ -1,8 +1,10 @@
 package io.github.sluice.bench.redis;
 
 import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.sluice.bench.micro.Configs;
 import io.github.sluice.bench.micro.KeyPool;
@@ -30,7 +32,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Sluice's {@link RedisStore} against Bucket4j's Lettuce-based (compare-and-swap) proxy manager,
+ * Sluice's {@link RedisStore} against Bucket4j's Lettuce-based (compare-and-swap) proxy manager
+ * (its default, and on the hot key also with {@code Optimizations.batching()}),
  * on the same {@code redis-server} (started for the trial on a free loopback port): one hot key,
  * and 100,000 keys with a Zipf-like pattern. Both use a token bucket of a million permits a second
  * with a burst of a million, so every request is admitted; each decision is one synchronous call
@@ -52,6 +55,8 @@ public class RedisStores {
     private RedisClient client;
     private StatefulRedisConnection<String, byte[]> connection;
     private ProxyManager<String> proxies;
+    /** The hot key's bucket with {@code Optimizations.batching()}, built once: batching works across its callers. */
+    private BucketProxy batching;
     private Supplier<BucketConfiguration> configuration;
     private String[] keys;
     private int[] sequence;
@@ -75,6 +80,7 @@ public class RedisStores {
                 .expirationAfterWrite(ExpirationAfterWriteStrategy
                         .basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
                 .build();
+        batching = proxies.builder().withOptimization(Optimizations.batching()).build(HOT + ":batching", configuration);
         keys = KeyPool.addresses(KEYS);
         sequence = KeyPool.zipf(KEYS, 1.0, SEQUENCE, 7);
     }
@@ -129,6 +135,17 @@ public class RedisStores {
     @Benchmark
     public boolean bucket4jHotKey() {
         return proxies.getProxy(HOT, configuration).tryConsume(1);
+    }
+
+    /**
+     * Bucket4j's documented configuration for a hot key: concurrent requests on one bucket proxy
+     * are combined into one remote command.
+     *
+     * @return admitted
+     */
+    @Benchmark
+    public boolean bucket4jBatchingHotKey() {
+        return batching.tryConsume(1);
     }
 
     /**

@@ -88,6 +88,36 @@ public abstract class Binding {
     }
 
     /**
+     * @return {@code true} if every acquisition sends the same parameters, whatever its time or
+     *     request: a batch of such acquisitions on one key may send them once, then each cost
+     *     (see {@link ScriptCall#batch})
+     */
+    public boolean sameParamsEveryCall() {
+        return !needsRequestId() && !timeDependent();
+    }
+
+    /** @return {@code true} if {@link #writeParams} writes parameters that depend on the time */
+    protected boolean timeDependent() {
+        return false;
+    }
+
+    /**
+     * Writes the kind, the cost and the fixed parameters, without a request id or a receipt: the
+     * shared values of a compact batch ({@link #sameParamsEveryCall}).
+     *
+     * @param buf the call's buffer
+     * @param cost the cost
+     */
+    final void encodeShared(ByteBuf buf, long cost) {
+        buf.writeBytes(kindBytes);
+        Resp.bulk(buf, cost);
+        for (byte[] p : paramBytes) {
+            buf.writeBytes(p);
+        }
+        buf.writeBytes(NONE);
+    }
+
+    /**
      * @return how long a denied request may wait for a permit (a concurrency limit's bounded
      *     wait), nanoseconds; {@code 0} for no wait
      */

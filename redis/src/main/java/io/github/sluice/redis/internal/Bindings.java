@@ -132,6 +132,11 @@ public final class Bindings {
             private final byte[] limit = Resp.encoded(Long.toString(f.limit()));
 
             @Override
+            protected boolean timeDependent() {
+                return true;
+            }
+
+            @Override
             protected boolean writeParams(io.netty.buffer.ByteBuf buf, long at) {
                 io.github.sluice.algorithm.CalendarPeriod.Window w = f.calendarWindow(at);
                 buf.writeBytes(limit);

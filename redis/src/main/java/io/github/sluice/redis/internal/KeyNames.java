@@ -127,9 +127,27 @@ public final class KeyNames {
         /** The names that hash the client key after the head, or {@code null} for a whole key. */
         private final KeyNames names;
 
+        /** A spread of the head's bytes, for {@link ScriptCall#keyHash}. */
+        private final int spread;
+
         private Head(byte[] bytes, KeyNames names) {
             this.bytes = bytes;
             this.names = names;
+            this.spread = Arrays.hashCode(bytes);
+        }
+
+        /**
+         * @param other another head
+         * @return whether both start the same Redis keys: the same object, or equal bytes hashed
+         *     by the same names (a client key after both names the same key)
+         */
+        boolean sameAs(Head other) {
+            return this == other || (names == other.names && Arrays.equals(bytes, other.bytes));
+        }
+
+        /** @return a spread of the head's bytes, the same for equal heads */
+        int spread() {
+            return spread;
         }
 
         /**

@@ -60,7 +60,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     /**
      * The operations a store's {@link StoreLatency} times, in index order: {@code acquire} (op
-     * {@code 'a'}), {@code release} ({@code 'r'}, a release or a refund), {@code renew}
+     * {@code 'a'}, or a coalesced batch of acquisitions, {@code 'b'} and {@code 'c'}), {@code release} ({@code 'r'}, a release or a refund), {@code renew}
      * ({@code 'n'}) and {@code probe} ({@code 'p'}).
      */
     public static final String[] OPERATIONS = {"acquire", "release", "renew", "probe"};
@@ -78,23 +78,32 @@ public final class ScriptCall extends Command<String, String, long[]> {
     /** Redis 7's answer to an {@code FCALL} of a function it does not have. */
     static final String NO_FUNCTION = "ERR Function not found";
 
+    /** {@link #state}: the call finished (completed, failed or cancelled); told once. */
+    private static final int FINISHED = 1;
+    /** {@link #state}: a member of a batch, taken from its lane to be sent ({@link #take}). */
+    private static final int TAKEN = 2;
+    /** {@link #state}: a member of a batch whose request gave up while queued ({@link #abandon}). */
+    private static final int ABANDONED = 4;
+    private static final Via[] VIAS = Via.values();
+
     private static final byte[] EMPTY = Resp.encoded("");
     private static final byte[][] OPS = new byte[128][];
-    private static final VarHandle FINISHED;
+    private static final VarHandle STATE;
 
     static {
-        for (char op : new char[] {'a', 'r', 'n', 'p'}) {
+        for (char op : new char[] {'a', 'b', 'c', 'r', 'n', 'p'}) {
             OPS[op] = Resp.encoded(String.valueOf(op));
         }
         try {
-            FINISHED = MethodHandles.lookup().findVarHandle(ScriptCall.class, "finished", int.class);
+            STATE = MethodHandles.lookup().findVarHandle(ScriptCall.class, "state", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     private final Script script;
-    private final Via via;
+    /** The {@link Via}'s ordinal: a byte fits the gap after the superclass's status byte. */
+    private final byte via;
     private final char op;
     private final long now;
     private final Part[] parts;
@@ -114,20 +123,51 @@ public final class ScriptCall extends Command<String, String, long[]> {
      * bucket is 100 µs.
      */
     private int sentMicros;
-    @SuppressWarnings("unused") // through FINISHED
-    private volatile int finished;
+    /** {@link #FINISHED}, {@link #TAKEN}, {@link #ABANDONED}: bits, set once each. */
+    @SuppressWarnings("unused") // through STATE
+    private volatile int state;
+    /*
+     * Coalescing keeps a call at 80 bytes too: what a batch decides and the hook of a lane's
+     * holder share one field (a call is one or the other, or neither), its queue state shares
+     * the finished flag's int, and the Via is a byte in a gap of the header.
+     */
+    /**
+     * A batch's {@link Batch}, set when it is made; the {@link Callback} told first when a lane's
+     * holder finishes ({@link #holdLane}), set before it is sent; otherwise {@code null}.
+     */
+    private Object coalescing;
+
+    /**
+     * A batch's members, the requests it decides in order ({@code members[from..to)}), its lane,
+     * and whose presence in the lane its completion ends ({@code null} for all but a lane's last
+     * batch).
+     */
+    private record Batch(ScriptCall[] members, int from, int to, int lane, ScriptCall marker) {
+    }
+
+    /** @return what this batch decides, or {@code null} if this is not a batch */
+    private Batch batch() {
+        return coalescing instanceof Batch b ? b : null;
+    }
 
     private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
             int count, boolean cluster, Callback callback) {
-        super(via.type, new Reply(op == 'a' ? count * REPLY : 0));
+        this(script, via, op, now, parts, group, count, cluster, callback, null);
+    }
+
+    private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
+            int count, boolean cluster, Callback callback, Batch batch) {
+        super(via.type, new Reply(op == 'a' || op == 'b' || op == 'c'
+                ? count * REPLY * (batch == null ? 1 : batch.to - batch.from) : 0));
         this.script = script;
-        this.via = via;
+        this.via = (byte) via.ordinal();
         this.op = op;
         this.now = now;
         this.parts = parts;
         this.group = group;
         this.count = count;
         this.callback = callback;
+        this.coalescing = batch;
         if (cluster) {
             // The cluster client routes a call by its first key; a standalone one never looks.
             this.args = new Route(this);
@@ -158,6 +198,63 @@ public final class ScriptCall extends Command<String, String, long[]> {
     }
 
     /**
+     * A batch: one call deciding the acquisitions {@code members[from..to)} (op {@code 'a'},
+     * every one on the same keys, see {@link #sameKeys}) one after the other, in that order, each
+     * all or nothing as its own call would be; its reply is theirs, one after the other, which
+     * {@link #completeMember} hands to each.
+     *
+     * @param script the script
+     * @param via {@link Via#FCALL} or {@link Via#EVALSHA}
+     * @param now the clock argument: the latest of the members' ({@link #REDIS_TIME} if theirs is)
+     * @param members the members
+     * @param from the first member's index
+     * @param to after the last member's index
+     * @param cluster whether the connection is to a cluster
+     * @param callback told when the batch completes
+     * @param lane the lane's index
+     * @param marker whose presence in the lane the batch's completion ends, or {@code null}
+     * @return the call, not yet sent
+     */
+    public static ScriptCall batch(Script script, Via via, long now, ScriptCall[] members, int from,
+            int to, boolean cluster, Callback callback, int lane, ScriptCall marker) {
+        ScriptCall first = members[from];
+        char op = compact(members, from, to) ? 'c' : 'b';
+        ScriptCall b = new ScriptCall(script, via, op, now, first.parts, first.group, first.count,
+                cluster, callback, new Batch(members, from, to, lane, marker));
+        return b;
+    }
+
+    /**
+     * @return whether the members differ in their costs only (one policy, the same binding, whose
+     *     parameters are the same on every call, no receipt): then the batch is compact, op {@code
+     *     'c'}, the shared values once and then each member's cost
+     */
+    private static boolean compact(ScriptCall[] members, int from, int to) {
+        Part first = members[from].part();
+        if (members[from].count != 1 || !first.binding.sameParamsEveryCall()) {
+            return false;
+        }
+        for (int i = from; i < to; i++) {
+            Part p = members[i].part();
+            if (members[i].count != 1 || p.binding != first.binding
+                    || p.receipt != io.github.sluice.core.MutableDecision.NO_RECEIPT) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return the first part of this call's group */
+    private Part part() {
+        for (Part p : parts) {
+            if (p.group == group) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("no part in group " + group);
+    }
+
+    /**
      * The probe's call: runs the script, which writes the part's key with a TTL, proving that the
      * script is loaded (or loads it) and that the key's master accepts writes.
      *
@@ -181,7 +278,8 @@ public final class ScriptCall extends Command<String, String, long[]> {
      *     missing function
      */
     public ScriptCall withSource() {
-        return new ScriptCall(script, Via.EVAL, op, now, parts, group, count, args != null, callback);
+        return new ScriptCall(script, Via.EVAL, op, now, parts, group, count, args != null, callback,
+                batch());
     }
 
     /**
@@ -210,6 +308,168 @@ public final class ScriptCall extends Command<String, String, long[]> {
     public record Timing(StoreLatency latency, Clock clock) {
     }
 
+    /** @return whether this is an acquisition (op {@code 'a'}), which a batch may carry */
+    public boolean acquisition() {
+        return op == 'a' && !(coalescing instanceof Batch);
+    }
+
+    /** @return how many keys (policies of one request) the call names */
+    public int keys() {
+        return count;
+    }
+
+    /** @return the clock argument */
+    public long now() {
+        return now;
+    }
+
+    /**
+     * @param other another acquisition
+     * @return whether both name the same keys, in the same order: the same policies' keys of the
+     *     same client keys, so that one batch may decide both
+     */
+    public boolean sameKeys(ScriptCall other) {
+        if (other.count != count) {
+            return false;
+        }
+        int j = -1;
+        for (Part p : parts) {
+            if (p.group != group) {
+                continue;
+            }
+            do {
+                j++;
+            } while (other.parts[j].group != other.group);
+            Part q = other.parts[j];
+            // One store's parts: the same policy's head (one object per binding, or an equal
+            // whole key) and the same client key name the same Redis key
+            if (!p.head.sameAs(q.head) || !java.util.Objects.equals(p.key, q.key)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return a spread of this acquisition's keys (its first key's policy head and client key),
+     *     from which a coalescing lane is chosen
+     */
+    public int keyHash() {
+        for (Part p : parts) {
+            if (p.group == group) {
+                // String caches its hash: after the first call, no pass over the key
+                int h = p.head.spread() * 31 + (p.key == null ? 0 : p.key.hashCode());
+                return h ^ (h >>> 15);
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Makes this call the holder of a coalescing lane: {@code hook} is told first when it
+     * finishes. Before the call is sent.
+     *
+     * @param hook told when the call finishes
+     */
+    public void holdLane(Callback hook) {
+        this.coalescing = hook;
+    }
+
+    /** @return the index of the lane a batch decides for ({@code 0} for another call) */
+    public int laneIndex() {
+        Batch batch = batch();
+        return batch == null ? 0 : batch.lane;
+    }
+
+    /** @return whose presence in the lane this call's completion ends, or {@code null} */
+    public ScriptCall marker() {
+        Object c = coalescing;
+        return c instanceof Batch b ? b.marker : c != null ? this : null;
+    }
+
+    /** @return a batch's members (from {@link #from()} to {@link #to()}), or {@code null} */
+    public ScriptCall[] members() {
+        Batch batch = batch();
+        return batch == null ? null : batch.members;
+    }
+
+    /** @return the index of a batch's first member */
+    public int from() {
+        Batch batch = batch();
+        return batch == null ? 0 : batch.from;
+    }
+
+    /** @return after the index of a batch's last member */
+    public int to() {
+        Batch batch = batch();
+        return batch == null ? 1 : batch.to;
+    }
+
+    /**
+     * Takes this queued acquisition into a batch, unless its request gave up on it first.
+     *
+     * @return whether it was taken (it will be sent)
+     */
+    public boolean take() {
+        while (true) {
+            int s = state;
+            if ((s & (TAKEN | ABANDONED)) != 0) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, s | TAKEN)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * The request gave up on this call (its deadline passed): if it is still queued in a lane, it
+     * will not be sent. A call already sent is unaffected.
+     */
+    public void abandon() {
+        while (true) {
+            int s = state;
+            if ((s & (TAKEN | ABANDONED)) != 0 || STATE.compareAndSet(this, s, s | ABANDONED)) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Completes this member of a batch from the batch's completion: with its share of the reply
+     * (from {@code at}), or with the batch's failure.
+     *
+     * @param batch the completed batch
+     * @param at where this member's values start in the batch's reply
+     */
+    public void completeMember(ScriptCall batch, int at) {
+        if (batch.exception != null) {
+            completeExceptionally(batch.exception);
+            return;
+        }
+        if (batch.isCancelled()) {
+            cancel();
+            return;
+        }
+        String error = batch.getOutput().getError();
+        if (error != null) {
+            getOutput().setError(error);
+            complete();
+            return;
+        }
+        Reply r = (Reply) getOutput();
+        Reply whole = (Reply) batch.getOutput();
+        if (whole.malformed || whole.count != whole.get().length) {
+            completeExceptionally(new IllegalStateException("unexpected reply from the Sluice script: " + whole));
+            return;
+        }
+        long[] values = whole.get();
+        for (int i = 0; i < r.get().length; i++) {
+            r.set(values[at + i]);
+        }
+        complete();
+    }
+
     /** @return the group of parts this call carries */
     public int group() {
         return group;
@@ -217,20 +477,22 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     /** @return whether this call sends the script's source rather than its digest */
     public boolean sendsSource() {
-        return via == Via.EVAL;
+        return via() == Via.EVAL;
     }
 
     /** @return how this call names what Redis runs */
     public Via via() {
-        return via;
+        return VIAS[via];
     }
 
     @Override
     public void encode(ByteBuf buf) {
-        int values = op == 'p' ? 1 : count * Binding.STRIDE;
+        int requests = to() - from();
+        int values = op == 'p' ? 1 : op == 'c' ? Binding.STRIDE + requests : count * Binding.STRIDE * requests;
         Resp.array(buf, 3 + count + 2 + values);
-        buf.writeBytes(via == Via.FCALL ? script.fcallHead()
-                : via == Via.EVALSHA ? script.evalshaHead() : script.evalHead());
+        Via v = via();
+        buf.writeBytes(v == Via.FCALL ? script.fcallHead()
+                : v == Via.EVALSHA ? script.evalshaHead() : script.evalHead());
         Resp.bulk(buf, count);
         for (Part p : parts) {
             if (p.group == group) {
@@ -247,6 +509,25 @@ public final class ScriptCall extends Command<String, String, long[]> {
             Resp.bulk(buf, parts[0].cost);
             return;
         }
+        Batch batch = batch();
+        if (op == 'c') {
+            ScriptCall[] members = batch.members;
+            members[batch.from].part().binding.encodeShared(buf, members[batch.from].part().cost);
+            for (int i = batch.from; i < batch.to; i++) {
+                Resp.bulk(buf, members[i].part().cost);
+            }
+            return;
+        }
+        if (batch != null) {
+            for (int i = batch.from; i < batch.to; i++) {
+                batch.members[i].encodeValues(buf);
+            }
+            return;
+        }
+        encodeValues(buf);
+    }
+
+    private void encodeValues(ByteBuf buf) {
         for (Part p : parts) {
             if (p.group == group) {
                 p.binding.encode(buf, p.cost, p.id, p.first, p.receipt, p.at);
@@ -275,13 +556,16 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     /** @param answered whether Redis replied (then the round trip is timed) */
     private void finish(boolean answered) {
-        if (!FINISHED.compareAndSet(this, 0, 1)) {
+        if (((int) STATE.getAndBitwiseOr(this, FINISHED) & FINISHED) != 0) {
             return;
         }
         // Recorded before the waiter wakes: a decision that returned has its round trip counted.
         Timing t = timing;
         if (answered && t != null) {
             t.latency().record(operation(op), (micros(t.clock()) - sentMicros) * 1000L);
+        }
+        if (coalescing instanceof Callback l) {
+            l.completed(this);
         }
         Thread w = waiter;
         if (w != null) {
@@ -321,7 +605,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
     /** @return the index in {@link #OPERATIONS} of a call's op */
     static int operation(char op) {
         return switch (op) {
-            case 'a' -> 0;
+            case 'a', 'b', 'c' -> 0; // a batch times as one acquisition
             case 'r' -> 1;
             case 'n' -> 2;
             default -> 3;
@@ -340,7 +624,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
      */
     public boolean noFunction() {
         String e = getOutput().getError();
-        return via == Via.FCALL && exception == null && e != null && e.startsWith(NO_FUNCTION);
+        return via() == Via.FCALL && exception == null && e != null && e.startsWith(NO_FUNCTION);
     }
 
     /** @return whether Redis does not have what the call names: {@link #noScript} or {@link #noFunction} */
@@ -378,7 +662,9 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     @Override
     public String toString() {
-        return "ScriptCall{" + via + ", op " + op + ", " + count + " key(s)}";
+        Batch batch = batch();
+        return "ScriptCall{" + via() + ", op " + op + ", " + count + " key(s)"
+                + (batch != null ? ", " + (batch.to - batch.from) + " requests" : "") + '}';
     }
 
     /** Collects the script's integers. */
@@ -442,7 +728,9 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
         @Override
         public int count() {
-            return 2 + call.count + 2 + (call.op == 'p' ? 1 : call.count * Binding.STRIDE);
+            int requests = call.to() - call.from();
+            return 2 + call.count + 2 + (call.op == 'p' ? 1 : call.op == 'c' ? Binding.STRIDE + requests
+                    : call.count * Binding.STRIDE * requests);
         }
 
         @Override

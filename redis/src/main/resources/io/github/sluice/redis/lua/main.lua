@@ -4,6 +4,13 @@
 --        After the first denial the remaining policies are peeked (cost 0). Reply: six integers
 --        per policy: admitted (1/0), remaining, reset (us), retry-after (us, -1 = never), delay,
 --        and the admission's receipt (0 when it has none), which a refund sends back.
+--   'b'  a batch: the acquisitions of several requests of one instance on the same keys (the
+--        store's coalescing), decided one after the other in the order given, each all or
+--        nothing exactly as 'a' decides it, so that a request sees what the ones before it took.
+--        ARGV holds #KEYS policies' values per request, request after request. Reply: the
+--        replies 'a' would give each request, one after the other.
+--   'c'  a compact batch: as 'b', for requests on one policy that differ only in their cost:
+--        ARGV holds the policy's values once (the first request's), then each request's cost.
 --   'r'  release: a refund (with the admission's receipt), or the end of a concurrent request.
 --        Reply: an empty array.
 --   'n'  renew the leases the arguments name (concurrency). Reply: an empty array.
@@ -37,24 +44,17 @@ end
 
 local op = ARGV[2]
 local n = #KEYS
-if op == 'p' then
-  if ARGV[3] ~= '0' then
-    redis.call('SET', KEYS[1], '1', 'PX', ARGV[3])
-  end
-  return {}
-elseif op == 'a' and n == 1 then
-  -- One policy (the common call): the loop below without its bookkeeping tables.
-  local alg, cost, p = policy(1)
-  local r = alg.decide(KEYS[1], now, cost, p)
-  if r[1] ~= 0 and cost > 0 then
-    alg.commit(KEYS[1], now, cost, p, r)
-  end
-  return {r[1], r[2], r[3], r[4], r[5], r.receipt or 0}
-elseif op == 'a' then
+local batch = A['~batch']
+batch.reset()
+
+-- One request's acquisition of the n policies whose values start after policy `base`, all or
+-- nothing: every policy is decided; only if all admit are they written. After the first denial
+-- the remaining policies are peeked (cost 0). Appends six integers per policy to out.
+local function acquire(base, out)
   local algs, costs, params, res = {}, {}, {}, {}
   local denied = 0
   for i = 1, n do
-    local alg, cost, p = policy(i)
+    local alg, cost, p = policy(base + i)
     if denied > 0 then
       cost = 0
     end
@@ -71,13 +71,69 @@ elseif op == 'a' then
       end
     end
   end
-  local out = {}
   for i = 1, n do
-    for j = 1, 5 do
-      out[#out + 1] = res[i][j]
-    end
-    out[#out + 1] = res[i].receipt or 0
+    local k = #out
+    out[k + 1], out[k + 2], out[k + 3], out[k + 4], out[k + 5], out[k + 6] =
+      res[i][1], res[i][2], res[i][3], res[i][4], res[i][5], res[i].receipt or 0
   end
+  return out
+end
+
+if op == 'p' then
+  if ARGV[3] ~= '0' then
+    redis.call('SET', KEYS[1], '1', 'PX', ARGV[3])
+  end
+  return {}
+elseif op == 'a' and n == 1 then
+  -- One policy (the common call): the loop below without its bookkeeping tables.
+  local alg, cost, p = policy(1)
+  local r = alg.decide(KEYS[1], now, cost, p)
+  if r[1] ~= 0 and cost > 0 then
+    alg.commit(KEYS[1], now, cost, p, r)
+  end
+  return {r[1], r[2], r[3], r[4], r[5], r.receipt or 0}
+elseif op == 'a' then
+  return acquire(0, {})
+elseif op == 'b' then
+  local out = {}
+  local requests = (#ARGV - 2) / (n * STRIDE)
+  batch.begin()
+  if n == 1 then
+    -- One policy per request (the common batch): the single call's path, request after request.
+    for j = 1, requests do
+      local alg, cost, p = policy(j)
+      local r = alg.decide(KEYS[1], now, cost, p)
+      if r[1] ~= 0 and cost > 0 then
+        alg.commit(KEYS[1], now, cost, p, r)
+      end
+      local k = #out
+      out[k + 1], out[k + 2], out[k + 3], out[k + 4], out[k + 5], out[k + 6] =
+        r[1], r[2], r[3], r[4], r[5], r.receipt or 0
+    end
+    batch.flush()
+    return out
+  end
+  for j = 0, requests - 1 do
+    acquire(j * n, out)
+  end
+  batch.flush()
+  return out
+elseif op == 'c' then
+  local alg, _, p = policy(1)
+  local out = {}
+  local k = 0
+  batch.begin()
+  for j = 3 + STRIDE, #ARGV do
+    local cost = tonumber(ARGV[j])
+    local r = alg.decide(KEYS[1], now, cost, p)
+    if r[1] ~= 0 and cost > 0 then
+      alg.commit(KEYS[1], now, cost, p, r)
+    end
+    out[k + 1], out[k + 2], out[k + 3], out[k + 4], out[k + 5], out[k + 6] =
+      r[1], r[2], r[3], r[4], r[5], r.receipt or 0
+    k = k + 6
+  end
+  batch.flush()
   return out
 elseif op == 'r' or op == 'n' then
   for i = 1, n do

@@ -96,11 +96,52 @@ end
 -- How far (ticks) a stored instant may lead now, for clients whose clocks disagree: 2^52.
 local LEAD = 4503599627370496
 
+-- Within a batch ('b', see main.lua), the exact schedules read and write their key through this
+-- table rather than by a GET and a SET per request: a batch of n requests on one key reads it
+-- once and writes it once, at the end (batch_flush), with the TTL of its last write. nil outside a
+-- batch; main.lua resets it on every call, since a function library keeps its top level between
+-- calls. Entries: key -> {v = the value GET answered or the last written, px = its TTL, dirty}.
+-- main.lua reaches it through A['~batch'] ('~' is in no kind), since in the function library the
+-- prelude's locals are setup()'s.
+local batch_cache = nil
+
+A['~batch'] = {
+  begin = function()
+    batch_cache = {}
+  end,
+  reset = function()
+    batch_cache = nil
+  end,
+  flush = function()
+    local cache = batch_cache
+    batch_cache = nil
+    if cache then
+      for key, e in pairs(cache) do
+        if e.dirty then
+          redis.call('SET', key, e.v, 'PX', e.px)
+        end
+      end
+    end
+  end
+}
+
 -- The instant in `key` minus now, in ticks; nil when the key is missing, holds another type, is
 -- more than `behind` ticks in the past (fresh for the caller), or more than LEAD in the future
 -- (a clock gone wrong: read as fresh, as the in-memory algorithms read a wrapped word).
 local function read_offset(key, now, T, behind)
-  local v = redis.pcall('GET', key)
+  local v
+  local cache = batch_cache
+  if cache then
+    local e = cache[key]
+    if e then
+      v = e.v
+    else
+      v = redis.pcall('GET', key)
+      cache[key] = {v = v}
+    end
+  else
+    v = redis.pcall('GET', key)
+  end
   if type(v) ~= 'string' then
     return nil
   end
@@ -134,7 +175,12 @@ local function write_offset(key, now, T, d, fresh)
   if rem > 0 then
     v = v .. '.' .. format('%07d', idiv(rem * 10000000, T))
   end
-  redis.call('SET', key, v, 'PX', s(px(idiv(fresh + T - 1, T))))
+  local ttl = s(px(idiv(fresh + T - 1, T)))
+  if batch_cache then
+    batch_cache[key] = {v = v, px = ttl, dirty = true}
+  else
+    redis.call('SET', key, v, 'PX', ttl)
+  end
 end
 
 -- A duration of `ticks` (>= 0) in the reply's unit, rounded up as the in-memory algorithm rounds.
