@@ -9,6 +9,7 @@ import io.github.sluice.http.Enforcer;
 import io.github.sluice.redis.RedisStore;
 import io.github.sluice.request.RequestView;
 import io.github.sluice.store.Store;
+import io.github.sluice.testing.FakeRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -18,8 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Collections;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -108,37 +107,7 @@ public abstract class RedisStarterContract {
 
     /** A request from one client address. */
     private static RequestView from(String address) {
-        return new RequestView() {
-            @Override
-            public String method() {
-                return "GET";
-            }
-
-            @Override
-            public String path() {
-                return "/";
-            }
-
-            @Override
-            public Iterator<String> headers(String name) {
-                return Collections.emptyIterator();
-            }
-
-            @Override
-            public String peerAddress() {
-                return address;
-            }
-
-            @Override
-            public String principal() {
-                return null;
-            }
-
-            @Override
-            public Object attribute(String name) {
-                return null;
-            }
-        };
+        return FakeRequest.get("/").peer(address);
     }
 
     @Test
