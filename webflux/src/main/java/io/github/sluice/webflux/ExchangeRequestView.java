@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -89,7 +90,13 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
     /** @return the field's lines already on the response, joined; {@code null} if none (no allocation then) */
     @Override
     public String existing(String name) {
-        List<String> lines = exchange.getResponse().getHeaders().get(name);
+        // getFirst exists with one signature on Spring 6 and 7, and answers the common case (no
+        // other layer) with one lookup; the lines are read only when there is one (HeaderLines).
+        HttpHeaders headers = exchange.getResponse().getHeaders();
+        if (headers.getFirst(name) == null) {
+            return null;
+        }
+        List<String> lines = HeaderLines.of(headers, name);
         if (lines == null || lines.isEmpty()) {
             return null;
         }

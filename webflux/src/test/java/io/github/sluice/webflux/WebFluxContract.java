@@ -323,9 +323,11 @@ abstract class WebFluxContract {
 
     @Test
     void shapedRequests_waitOnATimer_andAClientGoneWhileWaiting_givesBackItsPermit() throws Exception {
-        ReleaseLedger ledger = ReleaseLedger.over(ShardedRegistry.builder().build());
+        // On a frozen clock the schedule is the test's, not the machine's: the n-th request of
+        // the client waits n x 500 ms on the timer, however slowly the requests arrive
+        ReleaseLedger ledger = ReleaseLedger.over(ShardedRegistry.builder().clock(new FakeClock()).build());
         URI base = start(Enforcer.builder().store(ledger).policies(withPerKey("""
-                paced  = shaping 5/1s slack=0 max-delay=5s key=header:X-Client match=GET:/ok
+                paced  = shaping 2/1s slack=0 max-delay=10s key=header:X-Client match=GET:/ok
                 held   = concurrency 10 key=header:X-Client match=GET:/ok
                 """)).build());
         long t0 = System.nanoTime();
@@ -333,7 +335,7 @@ abstract class WebFluxContract {
         assertEquals(200, RawHttp.get(base, "/ok", "X-Client", "p"));
         assertEquals(200, RawHttp.get(base, "/ok", "X-Client", "p"));
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-        assertTrue(millis >= 350, "three requests 200 ms apart took " + millis + " ms");
+        assertTrue(millis >= 1400, "three requests waiting 0, 500 and 1,000 ms took " + millis + " ms");
 
         // A client that goes away during its delay: the held permit comes back at once
         try (Socket gone = RawHttp.open(base, "GET", "/ok", "X-Client", "p")) {
