@@ -80,26 +80,30 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
     /**
      * Sets a response header: when another layer (a Sluice web filter in front of a handler filter
      * or {@code @RateLimited}) wrote the field, {@code value} is the merge of both, read through
-     * {@link #existing}.
+     * {@link #existing}. {@code HttpHeaders.set(String, String)}: the one write both Spring
+     * generations declare, a single call into the server's own headers (Netty's, Jetty's).
      */
     @Override
     public void header(String name, String value) {
         exchange.getResponse().getHeaders().set(name, value);
     }
 
-    /** @return the field's lines already on the response, joined; {@code null} if none (no allocation then) */
+    /**
+     * The field's lines on the response, joined. A response without the field (every request with
+     * one Sluice layer) costs one look-up of the name in the server's headers and allocates
+     * nothing: {@code getFirst(String)}, which both Spring generations declare (Spring 7 has no
+     * {@code get(Object)}, see {@link HeaderLines}). Only when it is there are its lines read.
+     *
+     * @return the field's lines already on the response, joined; {@code null} if none
+     */
     @Override
     public String existing(String name) {
-        // getFirst exists with one signature on Spring 6 and 7, and answers the common case (no
-        // other layer) with one lookup; the lines are read only when there is one (HeaderLines).
         HttpHeaders headers = exchange.getResponse().getHeaders();
-        if (headers.getFirst(name) == null) {
+        String first = headers.getFirst(name);
+        if (first == null) {
             return null;
         }
         List<String> lines = HeaderLines.of(headers, name);
-        if (lines == null || lines.isEmpty()) {
-            return null;
-        }
-        return lines.size() == 1 ? lines.get(0) : String.join(", ", lines);
+        return lines == null || lines.size() <= 1 ? first : String.join(", ", lines);
     }
 }

@@ -6,7 +6,8 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.util.MultiValueMap;
 
 /**
- * Every line of one request header, on Spring Framework 6 and 7 from one jar, without reflection.
+ * Every line of one header (a request's, or a response's field another Sluice layer wrote), on
+ * Spring Framework 6 and 7 from one jar, without reflection.
  *
  * <p>Spring 7 changed {@link HttpHeaders}: it is no longer a {@code MultiValueMap}, and its
  * {@code get(Object)} became {@code get(String)}. A call compiled against either generation fails
@@ -21,7 +22,7 @@ final class HeaderLines {
     }
 
     /**
-     * @param headers the request's headers
+     * @param headers a request's or a response's headers
      * @param name a header name, in any case
      * @return every line of that header in the order received, or {@code null} when there is none
      */
