@@ -52,6 +52,13 @@ final class RateLimitHeaders {
         private final String resetName;
         /** Indexed by {@code (denied ? 2 : 0) | (degraded ? 1 : 0)}; {@code null} writes nothing. */
         private final String[] exposed = new String[4];
+        /**
+         * True if {@link #write} adds no field to an allowed response with these options: no
+         * field style for allowed responses ({@code NONE} or only-on-denial), no degraded field,
+         * hence nothing to expose. Such a response skips the header step, and never looks up
+         * another layer's fields.
+         */
+        final boolean silentWhenAllowed;
 
         Plan(HeaderOptions options) {
             this.options = options;
@@ -68,6 +75,8 @@ final class RateLimitHeaders {
                     exposed[k] = exposedList((k & 2) != 0, (k & 1) != 0);
                 }
             }
+            this.silentWhenAllowed = (options.onlyOnDenial() || options.style() == HeaderStyle.NONE)
+                    && options.degradedHeader() == null && exposed[0] == null && exposed[1] == null;
         }
 
         /** The names {@link #write} emits in this case, in the order it emits them. */

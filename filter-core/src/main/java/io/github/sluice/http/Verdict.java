@@ -708,7 +708,11 @@ public final class Verdict implements ReleaseHandle {
         Objects.requireNonNull(sink, "sink");
         Entry first = first();
         if (first != null) {
-            RateLimitHeaders.write(this, first.how.group, sink);
+            PolicyGroup group = first.how.group;
+            // An allowed response under options that add nothing to one: no step at all.
+            if ((state & DENIED) != 0 || !group.plan.silentWhenAllowed) {
+                RateLimitHeaders.write(this, group, sink);
+            }
         }
     }
 

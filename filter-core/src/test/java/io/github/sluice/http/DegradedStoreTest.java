@@ -10,6 +10,7 @@ import io.github.sluice.store.KeySpace;
 import io.github.sluice.store.Store;
 import io.github.sluice.testing.FakeRequest;
 import io.github.sluice.testing.RecordingResponse;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -108,6 +109,18 @@ class DegradedStoreTest {
 
         assertEquals("\"p\", \"q\"", r.headers.get("Sluice-Degraded"));
         assertEquals("RateLimit-Policy, RateLimit, Sluice-Degraded", r.headers.get("Access-Control-Expose-Headers"));
+    }
+
+    @Test
+    void degradedHeader_withStyleNone_isStillWrittenOnAnAllowedResponse() {
+        // No style field on allowed responses, but a degraded field: the header step must still run
+        Enforcer e = f.builder("p = token-bucket 5/1m key=global").store(degrading(0))
+                .headers(new HeaderOptions(HeaderStyle.NONE, false, true, "Sluice-Degraded")).build();
+
+        RecordingResponse r = EnforcerFixture.headers(e.enforce(FakeRequest.get("/")));
+
+        assertEquals(Map.of("Sluice-Degraded", "\"p\"", "Access-Control-Expose-Headers", "Sluice-Degraded"),
+                r.headers);
     }
 
     @Test

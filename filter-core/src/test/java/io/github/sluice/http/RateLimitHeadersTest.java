@@ -8,7 +8,9 @@ import io.github.sluice.testing.FakeRequest;
 import io.github.sluice.testing.RecordingResponse;
 import io.github.sluice.testing.StructuredFields.Item;
 import io.github.sluice.testing.StructuredFields;
+import io.github.sluice.request.HeaderSink;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -145,6 +147,44 @@ class RateLimitHeadersTest {
         assertEquals(Map.of(), EnforcerFixture.headers(e.enforce(request)).headers);
         RecordingResponse denied = EnforcerFixture.headers(e.enforce(request));
         assertEquals(List.of("Retry-After", "RateLimit-Policy", "RateLimit"), List.copyOf(denied.headers.keySet()));
+    }
+
+    @Test
+    void silentOptions_allowedResponse_touchesNoFieldNorLooksOneUp() {
+        // Given options under which an allowed response carries no field: style NONE, or only on
+        // denial, even with the expose option on (there is nothing to expose)
+        for (HeaderOptions options : List.of(new HeaderOptions(HeaderStyle.NONE, false, false, null),
+                new HeaderOptions(HeaderStyle.NONE, false, true, null),
+                new HeaderOptions(HeaderStyle.DRAFT, true, true, null),
+                new HeaderOptions(HeaderStyle.X_RATELIMIT, true, false, null))) {
+            Enforcer e = f.builder("inflight = concurrency 1 key=global").headers(options).build();
+            List<String> calls = new ArrayList<>();
+            HeaderSink sink = new HeaderSink() {
+                @Override
+                public void header(String name, String value) {
+                    calls.add("header " + name);
+                }
+
+                @Override
+                public String existing(String name) {
+                    calls.add("existing " + name);
+                    return "\"outer\";q=1";
+                }
+            };
+
+            // When an allowed verdict writes its fields on a response that has another layer's
+            Verdict allowed = e.enforce(request);
+            allowed.writeHeaders(sink);
+
+            // Then the response is neither written nor read; a denial still gets its fields
+            assertTrue(allowed.admitted(), options::toString);
+            assertEquals(List.of(), calls, options::toString);
+            Verdict denied = e.enforce(request);
+            denied.writeHeaders(sink);
+            assertTrue(denied.denied(), options::toString);
+            assertFalse(calls.isEmpty(), options::toString);
+            allowed.release();
+        }
     }
 
     @Test

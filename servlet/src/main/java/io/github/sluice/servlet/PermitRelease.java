@@ -68,7 +68,22 @@ public final class PermitRelease implements AsyncListener {
         if (permits.released()) {
             return; // nothing held: no listener, no allocation
         }
-        if (!request.isAsyncStarted()) {
+        whenComplete(request, response, permits, threw, request.isAsyncStarted());
+    }
+
+    /**
+     * {@link #whenComplete(ServletRequest, ServletResponse, ReleaseHandle, boolean)} with the
+     * request's async state read once by the caller, who needs it too (the filter marks an async
+     * request as decided): one read, so the release and the mark agree.
+     *
+     * @param asyncStarted {@code request.isAsyncStarted()}, read after the dispatch's work
+     */
+    static void whenComplete(ServletRequest request, ServletResponse response, ReleaseHandle permits, boolean threw,
+            boolean asyncStarted) {
+        if (permits.released()) {
+            return;
+        }
+        if (!asyncStarted) {
             if (threw && !response.isCommitted()) {
                 permits.releaseFailed();
             } else {

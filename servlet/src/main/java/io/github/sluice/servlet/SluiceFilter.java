@@ -234,12 +234,11 @@ public final class SluiceFilter implements Filter {
      * put the request in async mode (the application, a filter behind, or Sluice's shaping): such
      * a dispatch can only start once this one has returned to the container, so the mark is there
      * before it. The mark is the verdict if it still holds permits, so that a later dispatch that
-     * throws can end it ({@link #continueAsync}). A request that did not go async gets no attribute.
+     * throws can end it ({@link #continueAsync}). Called only if the request is in async mode (read
+     * once, with the release); a request that did not go async gets no attribute.
      */
-    private void markIfAsync(HttpServletRequest request, Verdict decided) {
-        if (request.isAsyncStarted()) {
-            request.setAttribute(decidedAttribute, decided != null && !decided.released() ? decided : Boolean.TRUE);
-        }
+    private void markAsync(HttpServletRequest request, Verdict decided) {
+        request.setAttribute(decidedAttribute, decided != null && !decided.released() ? decided : Boolean.TRUE);
     }
 
     /**
@@ -300,10 +299,13 @@ public final class SluiceFilter implements Filter {
             }
             threw = false;
         } finally {
+            boolean async = request.isAsyncStarted();
             if (!suspended) {
-                PermitRelease.whenComplete(request, response, verdict, threw);
+                PermitRelease.whenComplete(request, response, verdict, threw, async);
             }
-            markIfAsync(request, verdict);
+            if (async) {
+                markAsync(request, verdict);
+            }
         }
     }
 

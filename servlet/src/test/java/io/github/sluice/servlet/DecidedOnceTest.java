@@ -102,6 +102,29 @@ class DecidedOnceTest {
     }
 
     @Test
+    void aDecidedDispatch_readsTheAsyncStateOnce_forTheReleaseAndTheMarkAlike() throws Exception {
+        // Given a concurrency policy, whose verdict holds a permit until the release
+        Enforcer inflight = Enforcer.builder().policies("inflight = concurrency 1 key=global")
+                .clock(new FakeClock()).listener(EnforcementListener.NONE).build();
+        SluiceFilter f = new SluiceFilter(inflight);
+        try {
+            // When a request is decided, its chain returns synchronously, then the next one
+            Exchange a = new Exchange(DispatcherType.REQUEST);
+            f.doFilter(a.request, a.response, (req, res) -> { });
+            Exchange b = new Exchange(DispatcherType.REQUEST);
+            f.doFilter(b.request, b.response, (req, res) -> { });
+
+            // Then each asked once, the permit went back (the second was admitted), and no mark
+            assertEquals(1, a.asyncReads);
+            assertEquals(1, b.asyncReads);
+            assertEquals(List.of("\"inflight\";r=0"), b.fields("RateLimit"));
+            assertTrue(a.attributes.isEmpty() && b.attributes.isEmpty());
+        } finally {
+            inflight.close();
+        }
+    }
+
+    @Test
     void aRequestThatWentAsyncAndThrew_isStillMarked() {
         Exchange a = new Exchange(DispatcherType.REQUEST);
         assertThrows(IOException.class, () -> filter.doFilter(a.request, a.response, (req, res) -> {
@@ -145,6 +168,8 @@ class DecidedOnceTest {
     private static final class Exchange {
         DispatcherType type;
         boolean asyncStarted;
+        /** How often the filter asked {@code isAsyncStarted()} (in Jetty, under the channel's lock). */
+        int asyncReads;
         final Map<String, Object> attributes = new HashMap<>();
         final List<String[]> headers = new ArrayList<>();
         /** Every field written, in order, also those a later write replaced. */
@@ -157,7 +182,10 @@ class DecidedOnceTest {
             this.request = (HttpServletRequest) Proxy.newProxyInstance(getClass().getClassLoader(),
                     new Class<?>[] {HttpServletRequest.class}, (proxy, m, args) -> switch (m.getName()) {
                         case "getDispatcherType" -> this.type;
-                        case "isAsyncStarted" -> asyncStarted;
+                        case "isAsyncStarted" -> {
+                            asyncReads++;
+                            yield asyncStarted;
+                        }
                         case "isAsyncSupported" -> true;
                         case "getAttribute" -> attributes.get((String) args[0]);
                         case "setAttribute" -> {
