@@ -104,19 +104,19 @@ abstract class ShapingContract extends ContainerContract {
     }
 
     /**
-     * A client that goes away while its request waits out its delay. Five a second (a slot every
-     * 200 ms) on the frozen clock, so every delay is exact, with a concurrency permit that shows
+     * A client that goes away while its request waits out its delay. Two a second (a slot every
+     * 500 ms, long enough to be seen waiting on a loaded machine) on the frozen clock, so every delay is exact, with a concurrency permit that shows
      * when a request is waiting and when it ended: the first request goes at once; the second is
-     * given the slot at 200 ms, and its client resets the connection during the wait; once that
+     * given the slot at 500 ms, and its client resets the connection during the wait; once that
      * request has ended, a third is decided, and its delay tells whether the second's place came
-     * back (200 ms) or was used (400 ms): back exactly when the second never reached the
+     * back (500 ms) or was used (1,000 ms): back exactly when the second never reached the
      * application. Either way its permit comes back once (the ledger, here and after the test).
      */
     private void assertAbandonedDuringDelay(Shaping mode) throws Exception {
         Queue<Long> delays = new ConcurrentLinkedQueue<>();
         ReleaseLedger ledger = ReleaseLedger.over(ShardedRegistry.builder().clock(clock).build());
         Enforcer enforcer = enforcer(Enforcer.builder().policy(Policy.builder("paced")
-                .algorithm(ShapingLeakyBucket.builder().rate(Rate.perSecond(5)).slack(0)
+                .algorithm(ShapingLeakyBucket.builder().rate(Rate.perSecond(2)).slack(0)
                         .maxDelay(Duration.ofSeconds(10)).build())
                 .key(KeyResolvers.global()).build())
                 .policy(Policy.builder("held").algorithm(Concurrency.of(10)).key(KeyResolvers.global()).build()),
@@ -132,7 +132,7 @@ abstract class ShapingContract extends ContainerContract {
         try (Socket gone = RawHttp.open(server.base(), "GET", "/api/dispatch-type")) {
             ledger.awaitHeld("held", "global", 1, Duration.ofSeconds(10));
             awaitSize(delays, 1);
-            assertEquals(List.of(200L), List.copyOf(delays));
+            assertEquals(List.of(500L), List.copyOf(delays));
             gone.setSoLinger(true, 0);
         }
         ledger.awaitHeld("held", "global", 0, Duration.ofSeconds(10));
@@ -148,7 +148,7 @@ abstract class ShapingContract extends ContainerContract {
             boolean ran = served == 2;
             assertTrue(ran || mode == Shaping.ASYNC, "a thread waiting out the delay cannot notice the client gone, "
                     + "yet the request never reached the application");
-            assertEquals(List.of(200L, ran ? 400L : 200L), List.copyOf(delays), (ran ? "served" : "ended unserved")
+            assertEquals(List.of(500L, ran ? 1000L : 500L), List.copyOf(delays), (ran ? "served" : "ended unserved")
                     + ", so its place is " + (ran ? "spent" : "given back") + ": " + delays);
             next.setSoLinger(true, 0);
         }
