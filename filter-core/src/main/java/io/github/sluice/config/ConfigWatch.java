@@ -2,6 +2,7 @@ package io.github.sluice.config;
 
 import io.github.sluice.core.Clock;
 import io.github.sluice.http.Enforcer;
+import io.github.sluice.internal.FileVersion;
 import io.github.sluice.internal.Suggest;
 import io.github.sluice.policy.ConfigException;
 import io.github.sluice.policy.Policy;

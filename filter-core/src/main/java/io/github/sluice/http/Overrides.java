@@ -90,6 +90,8 @@ final class Overrides {
                             + "')", e);
                 }
             });
+            // A changed file is applied only if every limit in it is one (FileOverrides.check).
+            file.limitCheck(choice::contract);
         }
     }
 

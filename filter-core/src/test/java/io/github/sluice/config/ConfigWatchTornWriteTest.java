@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.http.Enforcer;
+import io.github.sluice.internal.FileVersion;
 import io.github.sluice.policy.ConfigException;
 import io.github.sluice.policy.Policy;
 import io.github.sluice.testing.FakeClock;

@@ -229,6 +229,8 @@ class OverridesTest {
         Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.fromMillis(
                 Files.getLastModifiedTime(file).toMillis() + 2000));
         clock.advance(Duration.ofSeconds(2));
+        enforcer.enforce(key("nobody")); // a lookup reads the new version: held until read unchanged
+        clock.advance(Duration.ofSeconds(2));
         assertEquals(2, admitted("partner-1", 10), "6 less the 4 used");
         assertEquals(1, admitted("other", 10), "3 less the 2 used");
     }

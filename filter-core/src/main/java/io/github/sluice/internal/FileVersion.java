@@ -1,4 +1,4 @@
-package io.github.sluice.config;
+package io.github.sluice.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -7,16 +7,18 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * One version of the watched file as read: its bytes, size and SHA-256. Two reads are the same
+ * One version of a watched file as read (the {@code config} file's watch, the contract limits of
+ * {@code override=file:}): its bytes, size and SHA-256. Two reads are the same
  * version when their sizes and hashes are equal (and, to leave no doubt, their bytes).
  * Immutable.
  */
-final class FileVersion {
+public final class FileVersion {
 
     private final byte[] bytes;
     private final byte[] sha256;
 
-    FileVersion(byte[] bytes) {
+    /** @param bytes what was read; copied */
+    public FileVersion(byte[] bytes) {
         this.bytes = bytes.clone();
         try {
             this.sha256 = MessageDigest.getInstance("SHA-256").digest(bytes);
@@ -27,12 +29,12 @@ final class FileVersion {
     }
 
     /** @return the size in bytes */
-    int size() {
+    public int size() {
         return bytes.length;
     }
 
     /** @return the text, decoded as UTF-8 */
-    String text() {
+    public String text() {
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
@@ -42,7 +44,7 @@ final class FileVersion {
      *
      * @return whether the last byte is {@code \n} or {@code \r}
      */
-    boolean endsWithLineEnd() {
+    public boolean endsWithLineEnd() {
         return bytes.length > 0 && (bytes[bytes.length - 1] == '\n' || bytes[bytes.length - 1] == '\r');
     }
 
