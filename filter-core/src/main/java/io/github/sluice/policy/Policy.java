@@ -230,7 +230,8 @@ public final class Policy {
     @Override
     public String toString() {
         return "Policy{" + name + ", " + algorithm + ", key=" + key + ", match=" + match
-                + ", cost=" + cost + ", status=" + status + (dryRun ? ", dry-run" : "")
+                + ", cost=" + cost + (cost.fallback().isPresent() ? ", cost-default=" + cost.fallback().getAsLong() : "")
+                + ", status=" + status + (dryRun ? ", dry-run" : "")
                 + (allow.isEmpty() ? "" : ", allow=" + allow)
                 + (unresolved.denies() ? ", unresolved=" + unresolved : "")
                 + (algorithm instanceof AdaptiveLimit ? ", drop=" + drop : "")

@@ -1,8 +1,10 @@
 package io.github.sluice.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.TokenBucket;
 import io.github.sluice.core.Rate;
@@ -29,6 +31,14 @@ class PolicyTest {
         assertNotEquals(p, p.toBuilder().status(503).build());
         assertEquals("Policy{p, token-bucket{interval=200ms, burst=5}, key=ip{trusted=[], header=X-Forwarded-For, "
                 + "ipv6Prefix=64}, match=/*, cost=1, status=429}", p.toString());
+    }
+
+    @Test
+    void toString_costWithADefault_namesTheDefault() {
+        Policy p = base().cost(RequestCost.header("X-Batch-Size").orElse(3)).build();
+
+        assertTrue(p.toString().contains(", cost=header:X-Batch-Size, cost-default=3, "), p.toString());
+        assertFalse(base().build().toString().contains("cost-default"));
     }
 
     @Test
