@@ -88,6 +88,20 @@ public interface EnforcementListener extends EvictionListener, StoreListener {
     }
 
     /**
+     * A rate limit's admission was given back by its receipt: a policy that counts by outcome
+     * ({@code count=}, {@code skip=}) did not count the request's ending, or the request ended
+     * while it waited out a shaping delay and never ran. Not called for concurrency permits
+     * ({@link #released}), nor for the permits a request took from its other policies when one
+     * refused it (those were never admitted).
+     *
+     * @param policy the policy
+     * @param key the request's key
+     * @param permits the permits the admission took
+     */
+    default void refunded(Policy policy, String key, long permits) {
+    }
+
+    /**
      * A release gave back permits its key did not hold, as far as the store can tell: a request
      * released twice, or released without an admission. The store clamped the key at fresh, which
      * hides the bug behind it: while other requests hold permits, such a release frees one of

@@ -386,6 +386,20 @@ public final class EnforcerMetrics implements EnforcementListener {
     }
 
     @Override
+    public void refunded(Policy policy, String key, long permits) {
+        refunded(of(policy), policy, key, permits);
+    }
+
+    void refunded(PolicyMetrics counts, Policy policy, String key, long permits) {
+        counts.recordRefunded();
+        try {
+            next.refunded(policy, key, permits);
+        } catch (RuntimeException ignored) {
+            // See EnforcementListener.
+        }
+    }
+
+    @Override
     public void unmatchedRelease(Policy policy, String key, long permits) {
         unmatchedRelease(of(policy), policy, key, permits);
     }

@@ -148,6 +148,14 @@ public final class LoggingListener implements EnforcementListener {
     }
 
     @Override
+    public void refunded(Policy policy, String key, long permits) {
+        if (log.isLoggable(Level.TRACE)) {
+            log.log(Level.TRACE, "policy ''{0}'' refunded {1} permit(s) of key ''{2}''",
+                    policy.name(), permits, LogText.escape(key));
+        }
+    }
+
+    @Override
     public void evicted(String policy, String key, boolean lossless) {
         Level level = lossless ? Level.TRACE : Level.DEBUG;
         if (log.isLoggable(level)) {

@@ -67,6 +67,7 @@ public final class PolicyMetrics {
     private final LongAdder allowed = new LongAdder();
     private final LongAdder shaped = new LongAdder();
     private final LongAdder released = new LongAdder();
+    private final LongAdder refunds = new LongAdder();
     private final LongAdder unmatchedReleases = new LongAdder();
     private final LongAdder overrideFallbacks = new LongAdder();
     /*
@@ -183,6 +184,10 @@ public final class PolicyMetrics {
         if (policy.concurrency()) {
             inFlight.decrementAndGet();
         }
+    }
+
+    void recordRefunded() {
+        refunds.increment();
     }
 
     void recordUnmatchedRelease() {
@@ -303,6 +308,18 @@ public final class PolicyMetrics {
     /** @return requests whose concurrency permits of this policy were given back when they ended */
     public long released() {
         return released.sum();
+    }
+
+    /**
+     * Returns the admissions given back by their receipt (see {@link EnforcementListener#refunded}):
+     * requests a policy that counts by outcome did not count, and requests that ended while they
+     * waited out a shaping delay. Counted in {@link #allowed()} (or {@link #shaped()}) when
+     * admitted, so the requests that consumed the quota are those less these.
+     *
+     * @return refunded admissions; {@code 0} for a concurrency policy
+     */
+    public long refunds() {
+        return refunds.sum();
     }
 
     /**

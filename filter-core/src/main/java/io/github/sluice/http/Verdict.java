@@ -259,7 +259,7 @@ public final class Verdict implements ReleaseHandle {
             if (!how.concurrency) {
                 // A reservation of a policy that counts by outcome: kept, or refunded by receipt.
                 if (!Outcomes.keeps(how.charge, ending)) {
-                    how.space.refund(key, how.cost, this);
+                    refund(how.cost);
                 }
                 return;
             }
@@ -290,6 +290,26 @@ public final class Verdict implements ReleaseHandle {
         }
 
         /**
+         * Gives this entry's admission back by its receipt, and tells the listener (counted in
+         * {@link PolicyMetrics#refunds()}).
+         *
+         * @param permits the permits the admission took
+         */
+        void refund(long permits) {
+            how.space.refund(key, permits, this);
+            EnforcementListener told = how.group.enforcer.told();
+            try {
+                if (told instanceof EnforcerMetrics metrics) {
+                    metrics.refunded(how.counts(metrics), how.policy, key, permits);
+                } else {
+                    told.refunded(how.policy, key, permits);
+                }
+            } catch (RuntimeException ignored) {
+                // See EnforcementListener.
+            }
+        }
+
+        /**
          * Settles this entry's reservation (a policy that counts by outcome) with a known status,
          * before the headers are written: a refund also shows in this entry's numbers, as the
          * remaining quota with the permits back (at most the limit), which is what a peek would
@@ -299,7 +319,7 @@ public final class Verdict implements ReleaseHandle {
             if (Outcomes.keeps(how.charge, status)) {
                 return;
             }
-            how.space.refund(key, how.cost, this);
+            refund(how.cost);
             boolean degraded = degraded();
             int denialStatus = denialStatus();
             allow(limit(), Math.min(limit(), remaining() + how.cost), resetNanos());
@@ -846,7 +866,7 @@ public final class Verdict implements ReleaseHandle {
             } else if (e.allowed() && e.key != null) {
                 // A rate limit's admission, an outcome-counting reservation among them: the
                 // request never ran, so nothing is charged, whatever the policy counts.
-                e.how.space.refund(e.key, e.cost(), e);
+                e.refund(e.cost());
             }
         }
     }

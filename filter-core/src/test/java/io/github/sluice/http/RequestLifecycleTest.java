@@ -48,6 +48,8 @@ class RequestLifecycleTest {
         assertFalse(waiting.endDelay());
         assertTrue(waiting.released());
         f.ledger.assertBalanced();
+        assertEquals(1, e.metrics().policy("pace").refunds(), "the place given back is counted as a refund");
+        assertEquals(0, e.metrics().policy("slots").refunds(), "a concurrency permit is released, not refunded");
         Verdict next = e.enforce(FakeRequest.get("/"));
         assertEquals(delay, next.delayNanos(), "the slot in the schedule was given back");
         next.release();

@@ -174,6 +174,11 @@ public final class SluiceMetrics implements MeterBinder, AutoCloseable {
                         .tags(t).description("requests decided by the client's plan because the override lookup"
                                 + " did not answer in time or failed").register(registry));
             }
+            if (!p.concurrency()) {
+                meters.add(FunctionCounter.builder("sluice.refunds", p, PolicyMetrics::refunds).tags(t)
+                        .description("admissions given back by their receipt: requests a policy that counts by"
+                                + " outcome did not count, and requests that ended while delayed").register(registry));
+            }
             if (p.concurrency()) {
                 meters.add(FunctionCounter.builder("sluice.releases", p, PolicyMetrics::released).tags(t)
                         .description("requests that gave a concurrency policy's permits back").register(registry));

@@ -123,6 +123,31 @@ class SluiceMetricsTest {
     }
 
     @Test
+    void outcomeCounting_refundsCounted_concurrencyHasNoRefundMeter() {
+        // Given a login limit that counts only failures, and a concurrency limit
+        Enforcer e = enforcer("login = fixed-window 3/1m key=ip count=401", "slots = concurrency 5 key=ip");
+        SimpleMeterRegistry r = new SimpleMeterRegistry();
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new SluiceMetrics(e).bindTo(r);
+        new SluiceMetrics(e).bindTo(prometheus);
+
+        // When four requests succeed and two fail
+        for (int status : new int[] {200, 401, 200, 200, 401, 200}) {
+            Verdict v = e.enforce(FakeRequest.get("/login").peer("192.0.2.1"));
+            assertTrue(v.admitted());
+            v.release(status);
+        }
+
+        // Then the four successes were refunded: six admitted, two consumed the quota
+        assertEquals(6, count(r, "sluice.decisions", "policy", "login", "outcome", "allowed", "status", "none"));
+        assertEquals(4, count(r, "sluice.refunds", "policy", "login"));
+        assertEquals(4, e.metrics().policy("login").refunds());
+        assertTrue(r.find("sluice.refunds").tags("policy", "slots").meters().isEmpty(),
+                "concurrency permits are released, not refunded");
+        assertTrue(prometheus.scrape().contains("sluice_refunds_total{policy=\"login\"} 4.0"), prometheus.scrape());
+    }
+
+    @Test
     void aFloodOfDistinctKeys_addsNoMeter() {
         // The attack: every request from a new (spoofed) address. A meter per key would be a time
         // series per address, without bound.
