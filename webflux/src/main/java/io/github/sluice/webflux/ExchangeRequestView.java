@@ -52,7 +52,8 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
 
     @Override
     public String path() {
-        return ExchangePath.of(request.getPath().pathWithinApplication());
+        String path = NETTY ? NettyRequest.path(request) : null;
+        return path != null ? path : ExchangePath.of(request.getPath().pathWithinApplication());
     }
 
     @Override
@@ -78,6 +79,10 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
         InetSocketAddress peer = request.getRemoteAddress();
         if (peer == null) {
             return null;
+        }
+        String kept = NETTY ? NettyRequest.peer(request, peer) : null;
+        if (kept != null) {
+            return kept;
         }
         InetAddress address = peer.getAddress();
         return address != null ? address.getHostAddress() : peer.getHostString();
