@@ -39,6 +39,8 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
      * headers of its own, a committed response).
      */
     private Object netty = UNRESOLVED;
+    /** Whether another layer's {@code RateLimit-Policy} was found: the value written next merges it. */
+    private boolean merging;
 
     ExchangeRequestView(ServerWebExchange exchange) {
         this.exchange = exchange;
@@ -110,7 +112,7 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
     public void header(String name, String value) {
         Object headers = nettyHeaders();
         if (headers != null) {
-            NettyFields.set(headers, name, value);
+            NettyFields.set(headers, name, value, merging);
         } else {
             exchange.getResponse().getHeaders().set(name, value);
         }
@@ -129,7 +131,9 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
     public String existing(String name) {
         Object netty = nettyHeaders();
         if (netty != null) {
-            return NettyFields.existing(netty, name);
+            String lines = NettyFields.existing(netty, name);
+            merging |= lines != null;
+            return lines;
         }
         HttpHeaders headers = exchange.getResponse().getHeaders();
         String first = headers.getFirst(name);

@@ -2,6 +2,7 @@ package io.github.sluice.webflux;
 
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.springframework.http.server.reactive.AbstractServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -27,6 +28,20 @@ final class NettyFields {
 
     private static final AsciiString RATE_LIMIT_POLICY = AsciiString.cached("RateLimit-Policy");
     private static final AsciiString RATE_LIMIT = AsciiString.cached("RateLimit");
+
+    /** Slots of {@link #POLICY_VALUES}, a power of two. */
+    private static final int SLOTS = 16;
+    /**
+     * {@code RateLimit-Policy} values, pre-encoded: the core formats that value once per set of
+     * policies and passes the same {@code String} on every response, so it is found here by
+     * identity, in the slot its identity hash picks; a value that differs takes the slot over.
+     * Racy by design: each entry is immutable, and a lost update only costs an encoding later.
+     */
+    private static final Encoded[] POLICY_VALUES = new Encoded[SLOTS];
+
+    /** A value and its bytes. */
+    private record Encoded(String text, AsciiString ascii) {
+    }
 
     private NettyFields() {
     }
@@ -59,9 +74,31 @@ final class NettyFields {
      * does through Spring's adapter.
      *
      * @param headers from {@link #headersOf}
+     * @param merged whether {@code value} merges another layer's field: made for this response
+     *     only, so it is not kept pre-encoded
      */
-    static void set(Object headers, String name, String value) {
-        ((HttpHeaders) headers).set(ascii(name), value);
+    static void set(Object headers, String name, String value, boolean merged) {
+        HttpHeaders netty = (HttpHeaders) headers;
+        if (name.equals("RateLimit")) {
+            netty.set(RATE_LIMIT, value);
+        } else if (name.equals("RateLimit-Policy")) {
+            netty.set(RATE_LIMIT_POLICY, merged ? value : policyValue(value));
+        } else {
+            netty.set(name, value);
+        }
+    }
+
+    /** @return the bytes of a set of policies' {@code RateLimit-Policy} value, encoded once */
+    private static CharSequence policyValue(String value) {
+        int slot = System.identityHashCode(value) & (SLOTS - 1);
+        Encoded kept = POLICY_VALUES[slot];
+        if (kept != null && kept.text == value) {
+            return kept.ascii;
+        }
+        // Sluice's fields are ASCII (RFC 9651 sf-strings and integers): one byte per character.
+        kept = new Encoded(value, new AsciiString(value.getBytes(StandardCharsets.ISO_8859_1), false));
+        POLICY_VALUES[slot] = kept;
+        return kept.ascii;
     }
 
     /**
