@@ -20,8 +20,8 @@ import org.springframework.web.server.ServerWebExchange;
 final class ExchangeRequestView implements RequestView, HeaderSink {
 
     /**
-     * Whether Reactor Netty's server is on the class path: only then is {@link NettyFields} loaded,
-     * the one class that names Netty's types.
+     * Whether Reactor Netty's server is on the class path: only then are {@link NettyFields} and
+     * {@link NettyRequest} loaded, the classes that name Netty's types.
      */
     static final boolean NETTY = present("reactor.netty.http.server.HttpServerResponse")
             && present("io.netty.util.AsciiString");

@@ -22,7 +22,8 @@ import reactor.netty.http.server.HttpServerResponse;
  * <p>Loaded only when Reactor Netty is on the class path ({@code ExchangeRequestView.NETTY}, which
  * names this class in no signature, so that loading the view never loads Netty): on Jetty, Tomcat
  * or Undertow, and without Netty at all, the fields go through Spring's headers as before.
- * Stateless.
+ * Stateless but for the pre-encoded {@code RateLimit-Policy} values, which any thread may read and
+ * replace.
  */
 final class NettyFields {
 

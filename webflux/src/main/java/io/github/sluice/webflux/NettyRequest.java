@@ -33,7 +33,8 @@ import reactor.netty.http.server.HttpServerRequest;
 final class NettyRequest {
 
     /** Spring's request on Reactor Netty (package-private in Spring 6 and 7), or {@code null}. */
-    private static final Class<?> REACTOR_REQUEST = load("org.springframework.http.server.reactive.ReactorServerHttpRequest");
+    private static final Class<?> REACTOR_REQUEST =
+            load("org.springframework.http.server.reactive.ReactorServerHttpRequest");
 
     private static final AttributeKey<Peer> PEER = AttributeKey.valueOf(NettyRequest.class, "peer");
 
@@ -49,9 +50,12 @@ final class NettyRequest {
      *     URI's raw path with nothing to decode; else {@code null}
      */
     static String path(ServerHttpRequest request) {
-        if (request.getClass() != REACTOR_REQUEST
-                || ((HttpServerRequest) ((AbstractServerHttpRequest) request).getNativeRequest()).forwardedPrefix() != null) {
-            return null; // a mutated request, or a context path: Spring's parsing strips it
+        if (request.getClass() != REACTOR_REQUEST) {
+            return null; // a mutated request: it may carry a context path
+        }
+        HttpServerRequest netty = ((AbstractServerHttpRequest) request).getNativeRequest();
+        if (netty.forwardedPrefix() != null) {
+            return null; // a context path, which Spring's parsing strips
         }
         URI uri = request.getURI();
         String raw = uri.getRawPath();
