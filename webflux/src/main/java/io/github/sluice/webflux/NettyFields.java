@@ -35,8 +35,11 @@ final class NettyFields {
     /**
      * {@code RateLimit-Policy} values, pre-encoded: the core formats that value once per set of
      * policies and passes the same {@code String} on every response, so it is found here by
-     * identity, in the slot its identity hash picks; a value that differs takes the slot over.
-     * Racy by design: each entry is immutable, and a lost update only costs an encoding later.
+     * identity, in the slot its identity hash picks. A slot is filled once and never taken over:
+     * two sets of policies whose values share a slot must not re-encode each other's on every
+     * request, so the second is written as its {@code String}, as is every value once the slots
+     * are full (after many reconfigurations, say). At most {@link #SLOTS} encodings in all.
+     * Racy by design: each entry is immutable, and a lost fill only costs another encoding.
      */
     private static final Encoded[] POLICY_VALUES = new Encoded[SLOTS];
 
@@ -89,12 +92,12 @@ final class NettyFields {
         }
     }
 
-    /** @return the bytes of a set of policies' {@code RateLimit-Policy} value, encoded once */
+    /** @return a set of policies' {@code RateLimit-Policy} value as bytes encoded once, or as it is */
     private static CharSequence policyValue(String value) {
         int slot = System.identityHashCode(value) & (SLOTS - 1);
         Encoded kept = POLICY_VALUES[slot];
-        if (kept != null && kept.text == value) {
-            return kept.ascii;
+        if (kept != null) {
+            return kept.text == value ? kept.ascii : value;
         }
         // Sluice's fields are ASCII (RFC 9651 sf-strings and integers): one byte per character.
         kept = new Encoded(value, new AsciiString(value.getBytes(StandardCharsets.ISO_8859_1), false));
