@@ -7,6 +7,8 @@
 #     both timed in the filter stage's thread CPU (the stage's subscription up to the rest of the
 #     chain, and the rest's completion up to the stage's), minus an empty stage, over the server's
 #     CPU per request without the filter; the whole server's CPU with minus without is printed too;
+#     WebFluxCpu also times each response head's encoding at Reactor Netty's HTTP codec (EncodeProbe):
+#     the stage plus the encoding of the fields it added is its "with the fields' encoding" row;
 #   GatewayCpu redis:    on one redis-server, a Redis token bucket: the Sluice filter and
 #     SluiceRateLimiter against the gateway's RedisRateLimiter, CPU per request of the gateway JVM
 #     and of redis-server, and throughput, at 1 and 16 concurrent clients (skipped without redis-server).

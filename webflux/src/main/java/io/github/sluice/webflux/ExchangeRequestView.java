@@ -19,10 +19,28 @@ import org.springframework.web.server.ServerWebExchange;
  */
 final class ExchangeRequestView implements RequestView, HeaderSink {
 
+    /**
+     * Whether Reactor Netty's server is on the class path: only then are {@link NettyFields} and
+     * {@link NettyRequest} loaded, the classes that name Netty's types.
+     */
+    static final boolean NETTY = present("reactor.netty.http.server.HttpServerResponse")
+            && present("io.netty.util.AsciiString");
+
+    /** Not yet looked for: the response's fields are written through Spring's headers until then. */
+    private static final Object UNRESOLVED = new Object();
+
     private final ServerWebExchange exchange;
     private final ServerHttpRequest request;
     /** The authenticated principal's name, or {@code null}: set once before the decision. */
     String principal;
+    /**
+     * Reactor Netty's response headers ({@link NettyFields#headersOf}), looked for at the first
+     * field; {@code null} for Spring's portable headers (another server, a decorator that keeps
+     * headers of its own, a committed response).
+     */
+    private Object netty = UNRESOLVED;
+    /** Whether another layer's {@code RateLimit-Policy} was found: the value written next merges it. */
+    private boolean merging;
 
     ExchangeRequestView(ServerWebExchange exchange) {
         this.exchange = exchange;
@@ -36,7 +54,8 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
 
     @Override
     public String path() {
-        return ExchangePath.of(request.getPath().pathWithinApplication());
+        String path = NETTY ? NettyRequest.path(request) : null;
+        return path != null ? path : ExchangePath.of(request.getPath().pathWithinApplication());
     }
 
     @Override
@@ -63,6 +82,10 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
         if (peer == null) {
             return null;
         }
+        String kept = NETTY ? NettyRequest.peer(request, peer) : null;
+        if (kept != null) {
+            return kept;
+        }
         InetAddress address = peer.getAddress();
         return address != null ? address.getHostAddress() : peer.getHostString();
     }
@@ -80,24 +103,38 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
     /**
      * Sets a response header: when another layer (a Sluice web filter in front of a handler filter
      * or {@code @RateLimited}) wrote the field, {@code value} is the merge of both, read through
-     * {@link #existing}. {@code HttpHeaders.set(String, String)}: the one write both Spring
-     * generations declare, a single call into the server's own headers (Netty's, Jetty's).
+     * {@link #existing}. On Reactor Netty straight into Netty's headers ({@link NettyFields}), which
+     * are the ones Spring's {@code getHeaders()} adapts; elsewhere {@code HttpHeaders.set(String,
+     * String)}: the one write both Spring generations declare, a single call into the server's own
+     * headers (Jetty's, Tomcat's).
      */
     @Override
     public void header(String name, String value) {
-        exchange.getResponse().getHeaders().set(name, value);
+        Object headers = nettyHeaders();
+        if (headers != null) {
+            NettyFields.set(headers, name, value, merging);
+        } else {
+            exchange.getResponse().getHeaders().set(name, value);
+        }
     }
 
     /**
      * The field's lines on the response, joined. A response without the field (every request with
      * one Sluice layer) costs one look-up of the name in the server's headers and allocates
-     * nothing: {@code getFirst(String)}, which both Spring generations declare (Spring 7 has no
-     * {@code get(Object)}, see {@link HeaderLines}). Only when it is there are its lines read.
+     * nothing: on Reactor Netty in Netty's headers, elsewhere {@code getFirst(String)}, which both
+     * Spring generations declare (Spring 7 has no {@code get(Object)}, see {@link HeaderLines}).
+     * Only when it is there are its lines read.
      *
      * @return the field's lines already on the response, joined; {@code null} if none
      */
     @Override
     public String existing(String name) {
+        Object netty = nettyHeaders();
+        if (netty != null) {
+            String lines = NettyFields.existing(netty, name);
+            merging |= lines != null;
+            return lines;
+        }
         HttpHeaders headers = exchange.getResponse().getHeaders();
         String first = headers.getFirst(name);
         if (first == null) {
@@ -105,5 +142,24 @@ final class ExchangeRequestView implements RequestView, HeaderSink {
         }
         List<String> lines = HeaderLines.of(headers, name);
         return lines == null || lines.size() <= 1 ? first : String.join(", ", lines);
+    }
+
+    /** @return Reactor Netty's response headers, looked for once per exchange; {@code null} for Spring's */
+    private Object nettyHeaders() {
+        Object headers = netty;
+        if (headers == UNRESOLVED) {
+            headers = NETTY ? NettyFields.headersOf(exchange.getResponse()) : null;
+            netty = headers;
+        }
+        return headers;
+    }
+
+    private static boolean present(String className) {
+        try {
+            Class.forName(className, false, ExchangeRequestView.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError absent) {
+            return false;
+        }
     }
 }

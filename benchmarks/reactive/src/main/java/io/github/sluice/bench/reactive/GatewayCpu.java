@@ -23,6 +23,7 @@ import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.boot.web.embedded.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
@@ -72,6 +73,12 @@ public class GatewayCpu {
     @Bean
     RedisRateLimiter redisRateLimiter() {
         return new RedisRateLimiter(1_000_000, 1_000_000, 1);
+    }
+
+    /** @return the gateway server's response heads timed at its HTTP codec ({@link EncodeProbe}) */
+    @Bean
+    NettyServerCustomizer encodeProbe() {
+        return server -> server.doOnChannelInit((observer, channel, remote) -> EncodeProbe.install(channel.pipeline()));
     }
 
     /** @return the routes */

@@ -30,6 +30,8 @@ final class Rounds {
         final double[] stageNs;
         /** The rest of the chain behind the stage, ns ({@link Probe}). */
         final double[] innerNs;
+        /** The server's encoding of a response head, ns ({@link EncodeProbe}; NaN where it is not installed). */
+        final double[] encodeNs;
         long hops;
         /** CPU ns by thread group over every measured batch (with {@code -Dbench.threads=true}). */
         final Map<String, Long> groups = new java.util.TreeMap<>();
@@ -37,6 +39,7 @@ final class Rounds {
         Measured(int rounds) {
             stageNs = new double[rounds];
             innerNs = new double[rounds];
+            encodeNs = new double[rounds];
             cpuUs = new double[rounds];
             otherUs = new double[rounds];
             perSecond = new double[rounds];
@@ -99,6 +102,7 @@ final class Rounds {
                 load.run(c.path(), requests / 10); // settle after the switch, unmeasured
                 long o0 = other == null ? 0 : other.getAsLong();
                 Probe.reset();
+                EncodeProbe.reset();
                 Map<String, Long> g0 = GROUPS ? ServerCpu.byGroup() : null;
                 long c0 = ServerCpu.nanos();
                 long wall = load.run(c.path(), requests);
@@ -114,6 +118,7 @@ final class Rounds {
                 m.perSecond[r] = requests * 1e9 / wall;
                 m.stageNs[r] = Probe.stageNs();
                 m.innerNs[r] = Probe.innerNs();
+                m.encodeNs[r] = EncodeProbe.ns();
                 m.hops += Probe.hops();
             }
         }
