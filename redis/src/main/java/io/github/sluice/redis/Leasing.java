@@ -79,10 +79,11 @@ final class Leasing {
         }
         long share = shareOf(e.leaseShare, space.limit);
         e.log.log(Level.INFO, "sluice-redis ''{0}'': policy ''{1}'' ({2}) leases shares of {3} of its {4}"
-                + " permits per key, for at most {5} each{6}; each instance may admit up to one share per"
-                + " key beyond the policy's own allowance in any window (docs/redis.md, \"Lease mode\")",
-                e.name, space.name, kind, share, space.limit, Engine.human(e.leaseMaxAgeNanos),
-                WINDOWED.contains(kind) ? " or until its window ends (a window's count is never exceeded)" : "");
+                + " permits per key, for at most {5} each{6}", e.name, space.name, kind, share, space.limit,
+                Engine.human(e.leaseMaxAgeNanos), WINDOWED.contains(kind)
+                        ? " or until their window ends: no window counts more than its limit"
+                        : "; each instance may admit up to one share per key beyond the policy's own allowance"
+                        + " in any window (docs/redis.md, \"Lease mode\")");
         return new Leasing(e, space, share);
     }
 
@@ -104,6 +105,12 @@ final class Leasing {
     private ShareSlot slot(String key) {
         ShareSlot s = slots.get(key);
         return s != null ? s : slots.computeIfAbsent(key, k -> new ShareSlot(space.limit));
+    }
+
+    /** @return the permits left in the key's current share, or -1 if it has none (tests) */
+    long left(String key) {
+        ShareSlot s = slots.get(key);
+        return s == null ? -1 : s.grant().left();
     }
 
     /** @return slots held now (tests, diagnostics) */
