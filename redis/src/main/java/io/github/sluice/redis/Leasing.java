@@ -9,7 +9,6 @@ import io.github.sluice.redis.internal.ScriptCall;
 import io.github.sluice.redis.internal.ShareSlot;
 import io.github.sluice.store.Decided;
 import java.lang.System.Logger.Level;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -356,12 +355,13 @@ final class Leasing {
      */
     void sweep() {
         long now = e.localClock.nanos();
-        for (Iterator<Map.Entry<String, ShareSlot>> it = slots.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<String, ShareSlot> entry = it.next();
-            ShareSlot.Grant g = entry.getValue().retire(now);
+        for (Map.Entry<String, ShareSlot> entry : slots.entrySet()) {
+            ShareSlot s = entry.getValue();
+            ShareSlot.Grant g = s.retire(now);
             if (g != null) {
                 giveBackToRedis(entry.getKey(), g);
-                it.remove();
+                // Only this slot: a request that found it retired may have put a new one already.
+                slots.remove(entry.getKey(), s);
             }
         }
     }
