@@ -366,6 +366,14 @@ final class Leasing {
         }
     }
 
+    /** Drops the key's share, not given back (the key was reset: Redis's state is fresh). */
+    void drop(String key) {
+        ShareSlot s = slots.get(key);
+        if (s != null) {
+            s.grant().close();
+        }
+    }
+
     /** Drops every share (the store closes): see docs/redis.md, "Lease mode". */
     void close() {
         for (ShareSlot s : slots.values()) {

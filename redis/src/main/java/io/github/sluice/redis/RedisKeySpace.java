@@ -265,9 +265,10 @@ final class RedisKeySpace implements KeySpace {
      *
      * <p>Deletes the policy's Redis key for this client key (one {@code DEL} on the key's slot,
      * awaited up to the command timeout), the key's state in the local fallback registry, and this
-     * instance's cached denials of the policy, so that the next request here asks Redis. Other
-     * instances may answer from a cached denial until its retry-after. A concurrency limit is not
-     * reset: its Redis key holds the leases of running requests.
+     * instance's cached denials of the policy and, in lease mode, its share of the key (dropped),
+     * so that the next request here asks Redis. Other instances may answer from a cached denial
+     * until its retry-after, or spend the share they hold. A concurrency limit is not reset: its
+     * Redis key holds the leases of running requests.
      *
      * @throws NullPointerException if {@code key} is null
      * @throws IllegalStateException if Redis fails or does not answer in time
@@ -290,6 +291,9 @@ final class RedisKeySpace implements KeySpace {
             throw new IllegalStateException("sluice-redis: interrupted while resetting a key of policy '" + name + "'", e);
         } finally {
             invalidate();
+            if (lease != null) {
+                lease.drop(key);
+            }
         }
         if (fallback != null) {
             had |= fallback.reset(key);

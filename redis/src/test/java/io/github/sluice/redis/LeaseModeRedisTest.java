@@ -230,6 +230,42 @@ class LeaseModeRedisTest {
     }
 
     @Test
+    void reset_dropsThisInstancesShare(RedisServer redis) {
+        try (RedisStore store = store(redis).build()) {
+            KeySpace tb = store.keySpace("reset", TokenBucket.builder().rate(Rate.perHour(1)).burst(100).build());
+            MutableDecision d = new MutableDecision();
+            assertTrue(tb.acquire(KEY, 1, d));
+            assertEquals(9, space(tb).lease.left(KEY));
+            tb.reset(KEY);
+            assertTrue(space(tb).lease.left(KEY) < 0, "the share is drained");
+            assertTrue(tb.acquire(KEY, 1, d));
+            assertEquals(99, d.remaining(), "a share of the fresh key: " + d);
+        }
+    }
+
+    @Test
+    void acquire_fromTheShare_allocatesNothing(RedisServer redis) {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (RedisStore store = store(redis).leases(1, Duration.ofMinutes(1)).build()) {
+            KeySpace tb = store.keySpace("alloc", TokenBucket.builder().rate(Rate.perSecond(1)).burst(1_000_000).build());
+            MutableDecision d = new MutableDecision();
+            for (int i = 0; i < 20_000; i++) { // the refill, then warm-up
+                assertTrue(tb.acquire(KEY, 1, d));
+            }
+            long id = Thread.currentThread().getId();
+            long before = threads.getThreadAllocatedBytes(id);
+            for (int i = 0; i < 10_000; i++) {
+                tb.acquire(KEY, 1, d);
+            }
+            long bytes = threads.getThreadAllocatedBytes(id) - before;
+            assertTrue(ShareSlot.local(d.receipt()));
+            // The counter's own reading may allocate a little once; nothing per decision
+            assertTrue(bytes < 10_000, bytes + " bytes for 10,000 local decisions");
+        }
+    }
+
+    @Test
     void builder_badLeaseSettings_failNamingTheParameterAndValue() {
         RedisStore.Builder b = RedisStore.builder();
         assertEquals("leases share must be in (0, 1] (a fraction of each policy's limit) but was 0.0",
