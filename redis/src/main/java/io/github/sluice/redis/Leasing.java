@@ -240,7 +240,7 @@ final class Leasing {
                 giveBackLocal(m, local);
                 for (int j = 0; j < m.length; j++) {
                     if (j != i) {
-                        m[j].out.allow(m[j].space.limit, m[j].space.limit, 0);
+                        m[j].out.allow(m[j].space.limit, m[j].space.limit, 0).at(a.out.nanos());
                     }
                 }
                 return null;

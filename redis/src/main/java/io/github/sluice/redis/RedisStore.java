@@ -36,7 +36,9 @@ import java.util.regex.Pattern;
  * atomically, for one policy or for all the policies of a request whose keys share a slot.
  * Concurrent decisions on the same keys share round trips: those that arrive while a call for
  * their keys is in flight are decided by the next call, one batch, each with its own answer
- * ({@linkplain Builder#coalescing coalescing}).
+ * ({@linkplain Builder#coalescing coalescing}). Opt-in, {@linkplain Builder#leases lease mode}
+ * decides a hot key's requests locally from a share of its quota, with a stated over-admission
+ * bound.
  *
  * <pre>{@code
  * try (RedisStore store = RedisStore.builder()
