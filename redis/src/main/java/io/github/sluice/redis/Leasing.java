@@ -146,13 +146,16 @@ final class Leasing {
             if (t != ShareSlot.Taken.SPENT) {
                 return t == ShareSlot.Taken.ADMITTED;
             }
-            break; // the requests ahead spent the new share: this one is decided exactly
+            // The requests ahead spent the new share: this one is decided exactly, within what
+            // is left of its command timeout.
+            return Acquisition.run(e, new Member[] {new Member(space, key, cost, out)}, arrival) < 0;
         }
-        return Acquisition.run(e, new Member[] {new Member(space, key, cost, out)}) < 0;
+        return Acquisition.run(e, new Member[] {new Member(space, key, cost, out)}, arrival) < 0;
     }
 
     /** As {@link RedisKeySpace#acquireAsync}, from the key's share; never blocks. */
     CompletionStage<Boolean> acquireAsync(String key, long cost, MutableDecision out) {
+        long arrival = e.realClock.nanos();
         for (int attempt = 0; attempt < 4; attempt++) {
             ShareSlot s = slot(key);
             ShareSlot.Grant seen = s.grant();
@@ -165,15 +168,15 @@ final class Leasing {
             }
             Object f = claimOrJoin(s, seen, key, cost);
             if (f instanceof Refill r) {
-                return r.handle((ok, failure) -> afterRefill(s, key, cost, out, failure))
+                return r.handle((ok, failure) -> afterRefill(s, key, cost, out, failure, arrival))
                         .thenCompose(Function.identity());
             }
         }
-        return exactAsync(key, cost, out);
+        return exactAsync(key, cost, out, arrival);
     }
 
     private CompletionStage<Boolean> afterRefill(ShareSlot s, String key, long cost, MutableDecision out,
-            Throwable failure) {
+            Throwable failure, long arrival) {
         if (failure != null) {
             return Decided.of(space.degraded(key, cost, out, false));
         }
@@ -181,11 +184,11 @@ final class Leasing {
         if (t != ShareSlot.Taken.SPENT) {
             return Decided.of(t == ShareSlot.Taken.ADMITTED);
         }
-        return exactAsync(key, cost, out);
+        return exactAsync(key, cost, out, arrival);
     }
 
-    private CompletionStage<Boolean> exactAsync(String key, long cost, MutableDecision out) {
-        return AsyncAcquisition.run(e, new Member[] {new Member(space, key, cost, out)});
+    private CompletionStage<Boolean> exactAsync(String key, long cost, MutableDecision out, long arrival) {
+        return AsyncAcquisition.run(e, new Member[] {new Member(space, key, cost, out)}, arrival);
     }
 
     /**
