@@ -88,6 +88,50 @@ class LeaseModeRedisTest {
     }
 
     @Test
+    void acquire_manyThreadsFindTheShareSpent_joinOneRefill(RedisServer redis) throws Exception {
+        // Shares of 100, 16 threads released together, 50 requests each: 800 permits, 8 shares
+        // Coalescing off: each exact decision is then one call, and the refills the rest
+        try (RedisStore store = store(redis).coalescing(false).build()) {
+            KeySpace tb = store.keySpace("join", TokenBucket.builder().rate(Rate.perHour(1)).burst(1000).build());
+            long callsBefore = redis.calls("fcall") + redis.calls("evalsha") + redis.calls("eval");
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger local = new java.util.concurrent.atomic.AtomicInteger();
+            Thread[] threads = new Thread[16];
+            for (int t = 0; t < threads.length; t++) {
+                threads[t] = new Thread(() -> {
+                    MutableDecision d = new MutableDecision();
+                    try {
+                        go.await();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    for (int i = 0; i < 50; i++) {
+                        if (tb.acquire(KEY, 1, d) && !d.degraded()) {
+                            admitted.incrementAndGet();
+                            local.addAndGet(ShareSlot.local(d.receipt()) ? 1 : 0);
+                        }
+                    }
+                });
+                threads[t].start();
+            }
+            go.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            long calls = redis.calls("fcall") + redis.calls("evalsha") + redis.calls("eval") - callsBefore;
+            assertEquals(800, admitted.get());
+            // About 8 refills (one more for each share the exact decisions left short), not one per
+            // request that found the share spent; and the requests that woke to find their
+            // refill's share spent by the ones ahead, decided exactly: at most the other threads,
+            // per refill
+            long exact = 800 - local.get();
+            assertTrue(calls - exact <= 10, "refills: " + (calls - exact) + " (" + calls + " calls, " + exact + " exact)");
+            assertTrue(exact <= 8 * 15, "decided exactly: " + exact);
+        }
+    }
+
+    @Test
     void acquire_redisCannotGrantOne_deniesWithRedisRetryAfterWithoutARoundTrip(RedisServer redis)
             throws Exception {
         try (RedisStore store = store(redis).leases(0.5, Duration.ofSeconds(10)).build()) {
