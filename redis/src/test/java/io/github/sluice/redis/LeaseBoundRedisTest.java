@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.algorithm.FixedWindow;
+import io.github.sluice.algorithm.Gcra;
+import io.github.sluice.algorithm.LeakyBucket;
 import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.Clock;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.core.Rate;
@@ -14,12 +17,17 @@ import io.github.sluice.redis.testing.RedisServerExtension;
 import io.github.sluice.store.KeySpace;
 import io.github.sluice.testing.FakeClock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -31,8 +39,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ledger, and the admissions of every window are counted.
  *
  * <ul>
- *   <li>Token bucket: in any window of length W, at most burst + W * rate admissions (what the
- *       bucket allows), plus one share per instance with leases; none beyond it without.
+ *   <li>Token bucket, GCRA, policing leaky bucket: in any window of length W, at most limit + W *
+ *       rate admissions (what the meter allows), plus one share per instance with leases; none
+ *       beyond it without.
  *   <li>Fixed window: a share ends with its window, so no window counts more than its limit, with
  *       leases or without.
  * </ul>
@@ -57,12 +66,29 @@ class LeaseBoundRedisTest {
     private static final double SHARE = 0.1;
     private static final long SHARE_PERMITS = 100;
 
-    @ParameterizedTest(name = "leases {0}")
-    @ValueSource(booleans = {true, false})
-    void tokenBucket_instancesHammerOneKey_everyWindowWithinTheStatedBound(boolean leases, RedisServer redis)
-            throws Exception {
-        TokenBucket bucket = TokenBucket.builder().rate(Rate.perSecond(2000)).burst(BURST).build();
-        Ledger ledger = hammer(redis, leases, Duration.ofMillis(20), "bound-tb", bucket, Clock.system(), null);
+    /**
+     * The token bucket, GCRA and the policing leaky bucket, each of 2,000 a second and a limit of
+     * 1,000 (a burst of 1,000; a burst of 999, whose limit is 1,000; a capacity of 1,000): in any
+     * span of W, at most limit + W * rate admissions.
+     */
+    static Stream<Arguments> meters() {
+        List<Arguments> all = new ArrayList<>();
+        for (boolean leases : new boolean[] {true, false}) {
+            all.add(Arguments.of("token-bucket", TokenBucket.builder().rate(Rate.perSecond(2000)).burst(BURST).build(),
+                    leases));
+            all.add(Arguments.of("gcra", Gcra.builder().rate(Rate.perSecond(2000)).burst(BURST - 1).build(), leases));
+            all.add(Arguments.of("leaky-bucket", LeakyBucket.builder().capacity(BURST).rate(Rate.perSecond(2000))
+                    .build(), leases));
+        }
+        return all.stream();
+    }
+
+    @ParameterizedTest(name = "{0}, leases {2}")
+    @MethodSource("meters")
+    void meter_instancesHammerOneKey_everyWindowWithinTheStatedBound(String kind, Algorithm<?> meter,
+            boolean leases, RedisServer redis) throws Exception {
+        assertEquals(BURST, meter.limit());
+        Ledger ledger = hammer(redis, leases, Duration.ofMillis(20), "bound-" + kind, meter, Clock.system(), null);
         ledger.assertLeased(leases);
 
         long extra = leases ? INSTANCES * SHARE_PERMITS : 0;
@@ -70,7 +96,9 @@ class LeaseBoundRedisTest {
             // The stamps are the script's clock to the microsecond (cut), hence the microsecond of slack.
             long allowance = BURST + (w + 1_000) / STEP_NANOS;
             long most = ledger.mostWithin(w);
-            assertTrue(most <= allowance + extra, "leases " + leases + ": " + most + " admissions within "
+            System.out.printf("%s, leases %s: within %d ns at most %d admissions, allowance %d + %d%n", kind, leases,
+                    w, most, allowance, extra);
+            assertTrue(most <= allowance + extra, kind + ", leases " + leases + ": " + most + " admissions within "
                     + w + " ns, bound " + allowance + " + " + extra);
         }
     }
