@@ -119,13 +119,22 @@ final class Leasing {
 
     /** As {@link RedisKeySpace#acquire}, from the key's share. */
     boolean acquire(String key, long cost, MutableDecision out) {
+        ShareSlot s = slot(key);
+        ShareSlot.Grant seen = s.grant();
+        ShareSlot.Taken t = s.take(cost, e.localClock, out);
+        if (t != ShareSlot.Taken.SPENT) {
+            return t == ShareSlot.Taken.ADMITTED; // the hot path: one clock reading, one CAS
+        }
+        // Read once the share is found spent: the real clock times the wait, not the local decision.
         long arrival = e.realClock.nanos();
         for (int attempt = 0; attempt < 4; attempt++) {
-            ShareSlot s = slot(key);
-            ShareSlot.Grant seen = s.grant();
-            ShareSlot.Taken t = s.take(cost, e.localClock, out);
-            if (t != ShareSlot.Taken.SPENT) {
-                return t == ShareSlot.Taken.ADMITTED;
+            if (attempt > 0) {
+                s = slot(key);
+                seen = s.grant();
+                t = s.take(cost, e.localClock, out);
+                if (t != ShareSlot.Taken.SPENT) {
+                    return t == ShareSlot.Taken.ADMITTED;
+                }
             }
             if (e.breaker.isOpen()) {
                 break; // the failure policy decides, exactly as without leases
@@ -155,7 +164,7 @@ final class Leasing {
 
     /** As {@link RedisKeySpace#acquireAsync}, from the key's share; never blocks. */
     CompletionStage<Boolean> acquireAsync(String key, long cost, MutableDecision out) {
-        long arrival = e.realClock.nanos();
+        long arrival = 0;
         for (int attempt = 0; attempt < 4; attempt++) {
             ShareSlot s = slot(key);
             ShareSlot.Grant seen = s.grant();
@@ -163,12 +172,16 @@ final class Leasing {
             if (t != ShareSlot.Taken.SPENT) {
                 return Decided.of(t == ShareSlot.Taken.ADMITTED);
             }
+            if (attempt == 0) {
+                arrival = e.realClock.nanos(); // only once a wait may follow
+            }
             if (e.breaker.isOpen()) {
                 break;
             }
             Object f = claimOrJoin(s, seen, key, cost);
             if (f instanceof Refill r) {
-                return r.handle((ok, failure) -> afterRefill(s, key, cost, out, failure, arrival))
+                long since = arrival;
+                return r.handle((ok, failure) -> afterRefill(s, key, cost, out, failure, since))
                         .thenCompose(Function.identity());
             }
         }
