@@ -181,6 +181,25 @@ class LeaseModeRedisTest {
     }
 
     @Test
+    void acquire_redisKilledBeforeARefill_followsTheFailurePolicy_andTheShareStillSpendsWhatItHolds(
+            RedisServer redis) throws Exception {
+        try (RedisStore store = store(redis).leases(0.5, Duration.ofSeconds(10))
+                .failurePolicy(FailurePolicy.failClosed(503)).commandTimeout(Duration.ofMillis(200)).build()) {
+            KeySpace tb = store.keySpace("killed", TokenBucket.builder().rate(Rate.perHour(1)).burst(4).build());
+            MutableDecision d = new MutableDecision();
+            assertTrue(tb.acquire(KEY, 1, d)); // a share of 2, one left
+            redis.kill();
+            // What the share holds was taken from Redis: it is still admitted, not degraded
+            assertTrue(tb.acquire(KEY, 1, d));
+            assertFalse(d.degraded(), d.toString());
+            // The refill fails: the failure policy decides
+            assertFalse(tb.acquire(KEY, 1, d));
+            assertTrue(d.degraded(), d.toString());
+            assertEquals(503, d.denialStatus());
+        }
+    }
+
+    @Test
     void acquireAll_anotherPolicyRefuses_givesTheLocalPermitBackToTheShare(RedisServer redis) {
         try (RedisStore store = store(redis).build()) {
             KeySpace tb = store.keySpace("all-tb", TokenBucket.builder().rate(Rate.perHour(1)).burst(100).build());
