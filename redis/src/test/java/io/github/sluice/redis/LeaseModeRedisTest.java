@@ -132,6 +132,45 @@ class LeaseModeRedisTest {
     }
 
     @Test
+    void maxAgePasses_theUnspentShareGoesBackByReceipt_beforeTheNextShareIsTaken(RedisServer redis) {
+        try (RedisStore store = store(redis).build()) {
+            // A token an hour, a burst of 100: shares of 10, for at most a second
+            TokenBucket bucket = TokenBucket.builder().rate(Rate.perHour(1)).burst(100).build();
+            KeySpace tb = store.keySpace("aged", bucket);
+            MutableDecision d = new MutableDecision();
+            for (int i = 0; i < 3; i++) {
+                assertTrue(tb.acquire(KEY, 1, d));
+            }
+            assertEquals(90, inspectRemaining(redis, "aged", bucket));
+
+            // When the share's second has passed, the next request gives back the 7 unspent permits
+            // (less what the bucket refilled in that second: no whole token) and takes a new share
+            clock.advance(Duration.ofSeconds(1));
+            assertTrue(tb.acquire(KEY, 1, d));
+            assertEquals(9, space(tb).lease.left(KEY));
+            assertEquals(90 + 7 - 10, inspectRemaining(redis, "aged", bucket));
+        }
+    }
+
+    @Test
+    void sweep_idleKeyWhoseShareEnded_givesItBackAndForgetsTheKey(RedisServer redis) {
+        try (RedisStore store = store(redis).build()) {
+            TokenBucket bucket = TokenBucket.builder().rate(Rate.perHour(1)).burst(100).build();
+            KeySpace tb = store.keySpace("idle", bucket);
+            MutableDecision d = new MutableDecision();
+            assertTrue(tb.acquire(KEY, 1, d));
+            Leasing lease = space(tb).lease;
+            lease.sweep();
+            assertEquals(1, lease.size(), "a live share stays");
+
+            clock.advance(Duration.ofSeconds(1));
+            lease.sweep();
+            assertEquals(0, lease.size());
+            Load.await("the give-back", 5_000, () -> inspectRemaining(redis, "idle", bucket) == 99);
+        }
+    }
+
+    @Test
     void acquire_redisCannotGrantOne_deniesWithRedisRetryAfterWithoutARoundTrip(RedisServer redis)
             throws Exception {
         try (RedisStore store = store(redis).leases(0.5, Duration.ofSeconds(10)).build()) {
