@@ -15,7 +15,8 @@
 #                KEYS_ROUNDS=15 rounds of the Redis many-keys comparison (KeyCount: 1,000, 10,000
 #                and 1,000,000 keys round-robin, bytes and decisions per second);
 #                HOTKEY_ROUNDS=7, HOTKEY_MILLIS=400: the hot-key comparison at REDIS_THREADS threads,
-#                Sluice vs Bucket4j default and Optimizations.batching(), alternating (HotKeyRounds);
+#                Sluice vs Bucket4j default and Optimizations.batching(), alternating (HotKeyRounds;
+#                with a lease-mode contender, sluice-lease);
 #                JMH_OPTS="..." replaces the mode's fork/iteration options (smoke tests);
 #                HTTP=1 also runs the HTTP CPU-time comparison (benchmarks/http-cpu.sh, about
 #                5 minutes; HTTP_ARGS="rate requests rounds warm-up connections" sets it), then
@@ -211,6 +212,8 @@ if [ -n "${HOTKEY:-}" ] && [ -f "$HOTKEY" ]; then
         split(v["vs-bucket4j-default"], d, ":"); split(v["vs-bucket4j-batching"], b, ":")
         if (t == 1) printf "| 1 thread: >= 1.5x Bucket4j default | %.2fx (%.2f-%.2f) | %s |\n", d[1], d[2], d[3], (d[1] >= 1.5 ? "met" : "missed")
         else printf "| %d threads: >= 1.5x Bucket4j batching | %.2fx (%.2f-%.2f) | %s |\n", t, b[1], b[2], b[3], (b[1] >= 1.5 ? "met" : "missed")
+        if (v["lease-vs-bucket4j-batching"] != "") { split(v["lease-vs-bucket4j-batching"], l, ":")
+          printf "| %d thread(s), lease mode (not exact: one share per instance over, docs/redis.md): >= 1.5x Bucket4j batching | %.2fx (%.2f-%.2f) | %s |\n", t, l[1], l[2], l[3], (l[1] >= 1.5 ? "met" : "missed") }
         if (t == 16) printf "| 16 threads: p99 no worse than without coalescing | %s us against %s us | %s |\n", v["sluiceP99"], v["sluice-no-coalescingP99"], (v["sluiceP99"] + 0 <= v["sluice-no-coalescingP99"] + 0 ? "met" : "missed")
       }' "$HOTKEY"; } | tee -a "$T/summary-$MODE.md"
 fi

@@ -95,7 +95,14 @@ final class Acquisition {
      * @return {@code -1} if all were admitted, otherwise the index of the first denial
      */
     static int run(Engine e, Member[] m) {
-        long arrival = e.realClock.nanos();
+        return run(e, m, e.realClock.nanos());
+    }
+
+    /**
+     * As {@link #run(Engine, Member[])}, for a request that entered the store at {@code arrival}
+     * (real clock) and already waited (lease mode: for a refill).
+     */
+    static int run(Engine e, Member[] m, long arrival) {
         int denied = once(e, m, arrival + e.timeoutNanos);
         long wait = denied < 0 ? 0 : waitFor(m[denied]);
         if (wait == 0) {

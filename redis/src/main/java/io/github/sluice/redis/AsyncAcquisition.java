@@ -80,7 +80,14 @@ final class AsyncAcquisition implements ScriptCall.Callback, Runnable {
      * @return {@code true} when every member was admitted
      */
     static CompletionStage<Boolean> run(Engine e, Member[] m) {
-        long arrival = e.realClock.nanos();
+        return run(e, m, e.realClock.nanos());
+    }
+
+    /**
+     * As {@link #run(Engine, Member[])}, for a request that entered the store at {@code arrival}
+     * (real clock) and already waited (lease mode: for a refill).
+     */
+    static CompletionStage<Boolean> run(Engine e, Member[] m, long arrival) {
         return new AsyncAcquisition(e, m, arrival, Acquisition.POLL_MIN_NANOS, null).start(arrival + e.timeoutNanos);
     }
 

@@ -97,6 +97,12 @@ final class Engine implements Reporter.Sink {
     private final String instanceId;
     private final byte[] probeHead;
     private final AtomicLong leaseSeq = new AtomicLong();
+    /** Lease mode: each share's fraction of a policy's limit, or 0 when off ({@link RedisStore.Builder#leases}). */
+    final double leaseShare;
+    /** Lease mode: a share's maximum age, nanoseconds. */
+    final long leaseMaxAgeNanos;
+    /** The policies' lease modes, swept by the probe's thread ({@link Leasing#sweep}). */
+    final java.util.List<Leasing> leasings = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Queues acquisitions on the same keys behind the call in flight; {@code null} when off. */
     private final Coalescer coalescer;
 
@@ -119,6 +125,8 @@ final class Engine implements Reporter.Sink {
         this.functions = b.functions;
         this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
         this.probeHead = (probeKey() + ':').getBytes(StandardCharsets.US_ASCII);
+        this.leaseShare = b.leaseShare;
+        this.leaseMaxAgeNanos = b.leaseMaxAge.toNanos();
         this.coalescer = b.coalescing ? new Coalescer(script, this::via, connector.cluster(), b.maxBatch,
                 this::dispatch, this::functionMissing) : null;
         // Last: the reporter's thread starts here and sees every field above.

@@ -31,6 +31,8 @@ final class RedisKeySpace implements KeySpace {
     final KeySpace fallback;
     /** Leases this instance holds, for a concurrency limit; else {@code null}. */
     final LeaseBook leases;
+    /** The policy's lease mode ({@link RedisStore.Builder#leases}), or {@code null} when it does not lease. */
+    final Leasing lease;
 
     RedisKeySpace(Engine engine, String name, Binding binding, String fallbackName) {
         this.engine = engine;
@@ -43,6 +45,10 @@ final class RedisKeySpace implements KeySpace {
         this.fallback = engine.fallback == null ? null
                 : engine.fallback.keySpace(fallbackName, binding.scaled(engine.failure.instances()));
         this.leases = binding.concurrency() ? new LeaseBook() : null;
+        this.lease = Leasing.of(engine, this);
+        if (lease != null) {
+            engine.leasings.add(lease);
+        }
     }
 
     @Override
@@ -67,6 +73,9 @@ final class RedisKeySpace implements KeySpace {
      */
     @Override
     public boolean acquire(String key, long cost, MutableDecision out) {
+        if (lease != null && lease.applies(cost)) {
+            return lease.acquire(Objects.requireNonNull(key, "key"), cost, Objects.requireNonNull(out, "out"));
+        }
         return Acquisition.run(engine, new Acquisition.Member[] {
             new Acquisition.Member(this, key, cost, out)}) < 0;
     }
@@ -86,6 +95,9 @@ final class RedisKeySpace implements KeySpace {
     @Override
     public java.util.concurrent.CompletionStage<Boolean> acquireAsync(String key, int partition, long cost,
             MutableDecision out) {
+        if (lease != null && lease.applies(cost)) {
+            return lease.acquireAsync(Objects.requireNonNull(key, "key"), cost, Objects.requireNonNull(out, "out"));
+        }
         return AsyncAcquisition.run(engine, new Acquisition.Member[] {new Acquisition.Member(this, key, cost, out)});
     }
 
@@ -162,6 +174,11 @@ final class RedisKeySpace implements KeySpace {
         }
         if (leases != null) {
             release(key, cost);
+            return;
+        }
+        if (lease != null && io.github.sluice.redis.internal.ShareSlot.local(admission.receipt())) {
+            // Decided from this instance's share: the permits go back to it (see Leasing#giveBack).
+            lease.giveBack(key, cost, admission.receipt());
             return;
         }
         try {
@@ -248,9 +265,10 @@ final class RedisKeySpace implements KeySpace {
      *
      * <p>Deletes the policy's Redis key for this client key (one {@code DEL} on the key's slot,
      * awaited up to the command timeout), the key's state in the local fallback registry, and this
-     * instance's cached denials of the policy, so that the next request here asks Redis. Other
-     * instances may answer from a cached denial until its retry-after. A concurrency limit is not
-     * reset: its Redis key holds the leases of running requests.
+     * instance's cached denials of the policy and, in lease mode, its share of the key (dropped),
+     * so that the next request here asks Redis. Other instances may answer from a cached denial
+     * until its retry-after, or spend the share they hold. A concurrency limit is not reset: its
+     * Redis key holds the leases of running requests.
      *
      * @throws NullPointerException if {@code key} is null
      * @throws IllegalStateException if Redis fails or does not answer in time
@@ -273,6 +291,9 @@ final class RedisKeySpace implements KeySpace {
             throw new IllegalStateException("sluice-redis: interrupted while resetting a key of policy '" + name + "'", e);
         } finally {
             invalidate();
+            if (lease != null) {
+                lease.drop(key);
+            }
         }
         if (fallback != null) {
             had |= fallback.reset(key);

@@ -36,7 +36,9 @@ import java.util.regex.Pattern;
  * atomically, for one policy or for all the policies of a request whose keys share a slot.
  * Concurrent decisions on the same keys share round trips: those that arrive while a call for
  * their keys is in flight are decided by the next call, one batch, each with its own answer
- * ({@linkplain Builder#coalescing coalescing}).
+ * ({@linkplain Builder#coalescing coalescing}). Opt-in, {@linkplain Builder#leases lease mode}
+ * decides a hot key's requests locally from a share of its quota, with a stated over-admission
+ * bound.
  *
  * <pre>{@code
  * try (RedisStore store = RedisStore.builder()
@@ -120,6 +122,24 @@ public final class RedisStore implements Store {
         scheduler.scheduleWithFixedDelay(this::probe, probe, probe, TimeUnit.NANOSECONDS);
         long renew = Math.max(b.leaseTimeout.toNanos() / 3, 1_000_000L);
         scheduler.scheduleWithFixedDelay(this::renewLeases, renew, renew, TimeUnit.NANOSECONDS);
+        if (b.leaseShare > 0) {
+            long sweep = Math.max(b.leaseMaxAge.toNanos(), SWEEP_NANOS);
+            scheduler.scheduleWithFixedDelay(this::sweepShares, sweep, sweep, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** How often, at least, the shares of idle keys are retired (lease mode). */
+    private static final long SWEEP_NANOS = 1_000_000_000L;
+
+    /** Retires the shares of keys idle since their share ended, giving back what is unspent. */
+    private void sweepShares() {
+        try {
+            for (Leasing l : engine.leasings) {
+                l.sweep();
+            }
+        } catch (RuntimeException e) {
+            engine.log.log(Level.WARNING, "sluice-redis: sweeping lease shares failed", e);
+        }
     }
 
     /** @return a builder; {@link Builder#uri(String)} or {@link Builder#cluster} is required */
@@ -242,6 +262,9 @@ public final class RedisStore implements Store {
         for (int i = 0; i < count; i++, c = c.next()) {
             members[i] = new Acquisition.Member((RedisKeySpace) c.space(), c.key(), c.cost(), c.decision());
         }
+        if (engine.leaseShare > 0 && Leasing.any(members)) {
+            return Leasing.acquireAll(engine, members);
+        }
         return Acquisition.run(engine, members) < 0;
     }
 
@@ -273,6 +296,9 @@ public final class RedisStore implements Store {
         Claim c = claims;
         for (int i = 0; i < count; i++, c = c.next()) {
             members[i] = new Acquisition.Member((RedisKeySpace) c.space(), c.key(), c.cost(), c.decision());
+        }
+        if (engine.leaseShare > 0 && Leasing.any(members)) {
+            return Leasing.acquireAllAsync(engine, members);
         }
         return AsyncAcquisition.run(engine, members);
     }
@@ -331,6 +357,9 @@ public final class RedisStore implements Store {
     @Override
     public void close() {
         engine.breaker.halt();
+        for (Leasing l : engine.leasings) {
+            l.close(); // dropped, not given back: see Builder#leases
+        }
         scheduler.shutdownNow();
         engine.connector.close();
         engine.closeTimer();
@@ -482,7 +511,9 @@ public final class RedisStore implements Store {
     public String toString() {
         return "RedisStore{" + engine.name + ", " + engine.connector.describe() + ", "
                 + engine.failure + (degraded() ? ", degraded" : "") + ", policies=" + spaces.keySet()
-                + ", leaseTimeout=" + Engine.human(leaseTimeout.toNanos()) + '}';
+                + ", leaseTimeout=" + Engine.human(leaseTimeout.toNanos())
+                + (engine.leaseShare > 0 ? ", leases=" + engine.leaseShare + "/" + Engine.human(engine.leaseMaxAgeNanos)
+                        : "") + '}';
     }
 
     /**
@@ -513,6 +544,8 @@ public final class RedisStore implements Store {
         boolean functions = true;
         boolean coalescing = true;
         int maxBatch = 128;
+        double leaseShare;
+        Duration leaseMaxAge = Duration.ofMillis(100);
 
         private Builder() {
         }
@@ -814,6 +847,45 @@ public final class RedisStore implements Store {
                 throw new IllegalArgumentException("maxBatch must be between 2 and 1024 but was " + requests);
             }
             this.maxBatch = requests;
+            return this;
+        }
+
+        /**
+         * Turns on lease mode (off by default): per client key, this instance takes a share of the
+         * key's quota from Redis in one call and decides that key's requests locally, with no round
+         * trip, until the share is spent or {@code maxAge} has passed; then it takes the next share
+         * (one take in flight per key; requests that find the share spent meanwhile wait for that
+         * take, and are decided exactly, per request, if the requests ahead of them spend it).
+         *
+         * <p>The price is a bounded over-admission: in any window, each instance may admit up to
+         * one share per key beyond what the policy allows, since a share's permits leave Redis
+         * before they are admitted, and a share lives at most {@code maxAge}. A fixed window's
+         * share also ends with its window, so a window's count is never exceeded. Leased: the
+         * token bucket, GCRA, the policing leaky bucket and the fixed windows. Every other
+         * algorithm (concurrency, shaping, the sliding window and log, smooth-bursty) is decided
+         * per request as without leases, which is logged at WARNING when such a policy is bound;
+         * each leased policy is logged at INFO with its share. A request whose cost exceeds the
+         * share is decided exactly too.
+         *
+         * <p>A share's unspent permits, once it has ended, are given back to Redis by the take's
+         * receipt (which gives back only what is still the take's: for a bucket, what it has not
+         * refilled since the take); those of a store that closes are dropped. See docs/redis.md,
+         * "Lease mode", for the bound, the RateLimit fields of a local decision, and failures.
+         *
+         * @param share each share's fraction of a policy's limit (a bucket's burst, a window's
+         *     limit), in {@code (0, 1]}; a share is {@code max(1, floor(share * limit))} permits
+         * @param maxAge how long a share may be spent, between 1 ms and 1 min
+         * @return this builder
+         * @throws NullPointerException if {@code maxAge} is null
+         * @throws IllegalArgumentException if {@code share} or {@code maxAge} is out of range
+         */
+        public Builder leases(double share, Duration maxAge) {
+            if (!(share > 0 && share <= 1)) {
+                throw new IllegalArgumentException("leases share must be in (0, 1] (a fraction of each"
+                        + " policy's limit) but was " + share);
+            }
+            this.leaseMaxAge = between("leases maxAge", maxAge, Duration.ofMillis(1), Duration.ofMinutes(1));
+            this.leaseShare = share;
             return this;
         }
 

@@ -122,11 +122,34 @@ class AsyncDecisionBlockHoundTest {
     @MethodSource("cases")
     void enforceAsync_onNonBlockingThreads_neverBlocks(FailurePolicy failure, State state, RedisServer redis)
             throws Exception {
+        enforceAsync(failure, state, redis, false);
+    }
+
+    static Stream<Arguments> leaseCases() {
+        return Stream.of(Arguments.of(FailurePolicy.failOpen(), State.UP),
+                Arguments.of(FailurePolicy.failClosed(503), State.DOWN),
+                Arguments.of(FailurePolicy.localFallback(2), State.PAUSED));
+    }
+
+    /**
+     * Lease mode: a decision from the share completes on the calling thread, a refill on Lettuce's
+     * I/O thread (or the timer's, when it times out), and neither blocks.
+     */
+    @Timeout(60)
+    @ParameterizedTest(name = "leases, {0}, Redis {1}")
+    @MethodSource("leaseCases")
+    void enforceAsync_leases_onNonBlockingThreads_neverBlocks(FailurePolicy failure, State state, RedisServer redis)
+            throws Exception {
+        enforceAsync(failure, state, redis, true);
+    }
+
+    private void enforceAsync(FailurePolicy failure, State state, RedisServer redis, boolean leases) throws Exception {
         // Given an enforcer of every Redis algorithm, an adaptive and a dry-run policy, on Redis
         // (Redis up: a timeout long enough that a loaded machine's pauses do not degrade decisions)
         Duration timeout = state == State.UP ? Duration.ofSeconds(2) : TIMEOUT;
-        try (RedisStore store = RedisStore.builder().uri(redis.uri()).commandTimeout(timeout)
-                .probeInterval(Duration.ofMillis(20)).failurePolicy(failure).build();
+        RedisStore.Builder builder = RedisStore.builder().uri(redis.uri()).commandTimeout(timeout)
+                .probeInterval(Duration.ofMillis(20)).failurePolicy(failure);
+        try (RedisStore store = (leases ? builder.leases(0.05, Duration.ofMillis(20)) : builder).build();
                 Enforcer enforcer = Enforcer.builder().store(store).listener(EnforcementListener.NONE)
                         .policies(POLICIES).build()) {
             Load load = new Load(enforcer, failure);

@@ -228,6 +228,56 @@ class ClusterStoreTest {
     }
 
     @Test
+    void leases_twoStoresOnKeysOfEveryMaster_frozenClock_sharesTakenOnEachKeysMaster_neverAboveTheLimit(
+            RedisCluster cluster) throws Exception {
+        // Shares of 5 of a limit of 50, on a frozen clock (no refill, no share ends): every permit
+        // admitted was taken from the key's master, locally in the main
+        FakeClock frozen = new FakeClock();
+        List<String> keys = keysOnEveryMaster(cluster, "leased");
+        Algorithm<?> bucket = TokenBucket.builder().rate(Rate.perHour(1)).burst(LIMIT).build();
+        try (RedisStore a = store(cluster).clientClock(frozen).leases(0.1, Duration.ofMinutes(1)).build();
+                RedisStore b = store(cluster).clientClock(frozen).leases(0.1, Duration.ofMinutes(1)).build()) {
+            KeySpace[] spaces = {a.keySpace("leased", bucket), b.keySpace("leased", bucket)};
+            AtomicLongArray admitted = new AtomicLongArray(keys.size());
+            AtomicInteger local = new AtomicInteger();
+            AtomicInteger degraded = new AtomicInteger();
+            CountDownLatch go = new CountDownLatch(1);
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 2 * THREADS_PER_STORE; t++) {
+                KeySpace space = spaces[t % 2];
+                int offset = t;
+                threads.add(started(() -> {
+                    MutableDecision out = new MutableDecision();
+                    try {
+                        go.await();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    for (int n = 0; n < ATTEMPTS * keys.size(); n++) {
+                        int k = (n + offset) % keys.size();
+                        if (space.acquire(keys.get(k), 1, out)) {
+                            admitted.incrementAndGet(k);
+                            local.addAndGet(io.github.sluice.redis.internal.ShareSlot.local(out.receipt()) ? 1 : 0);
+                        }
+                        degraded.addAndGet(out.degraded() ? 1 : 0);
+                    }
+                }));
+            }
+            go.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertEquals(0, degraded.get(), "every decision must come from Redis or a share");
+            for (int k = 0; k < keys.size(); k++) {
+                long n = admitted.get(k);
+                // At most the limit; at least the limit less what the two stores' last shares left unspent
+                assertTrue(n <= LIMIT && n >= LIMIT - 2 * 5, "key " + keys.get(k) + ": " + n);
+            }
+            assertTrue(local.get() > keys.size() * LIMIT / 2, "decided from shares: " + local.get());
+        }
+    }
+
+    @Test
     void coalescing_twoStoresManyThreadsOnHotKeysOfEveryMaster_admitExactlyTheLimitInSharedCalls(
             RedisCluster cluster) throws Exception {
         FakeClock frozen = new FakeClock();

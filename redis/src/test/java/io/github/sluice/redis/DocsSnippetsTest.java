@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Java snippets of docs/redis.md's "Quick start" and of README.md's "Quick start: Redis" are
+ * The Java snippets of docs/redis.md's "Quick start" and "Lease mode" and of README.md's "Quick start: Redis" are
  * the code {@link QuickStartTest} runs, between its "docs: name (begin)" and "(end)" markers.
  */
 class DocsSnippetsTest {
@@ -33,6 +33,11 @@ class DocsSnippetsTest {
     void docsWithTheEnforcer_isTheTestedCode() throws IOException {
         assertEquals(normalised(marked("with the enforcer")),
                 normalised(block(DOCS, "## Quick start", "Enforcer.builder()")));
+    }
+
+    @Test
+    void docsLeaseMode_isTheTestedCode() throws IOException {
+        assertEquals(normalised(marked("lease mode")), normalised(block(DOCS, "## Lease mode", ".leases(")));
     }
 
     @Test

@@ -58,6 +58,25 @@ class QuickStartTest {
     }
 
     @Test
+    void leaseMode_snippet_decidesFromAShare(RedisServer redis) {
+        String url = redis.uri();
+        // docs: lease mode (begin)
+        RedisStore store = RedisStore.builder()
+                .uri(url)                               // e.g. "redis://127.0.0.1:6379"
+                .leases(0.01, Duration.ofMillis(100))   // shares of 1 % of each policy's limit, 100 ms at most
+                .build();
+        // docs: lease mode (end)
+        try (store) {
+            KeySpace hot = store.keySpace("hot", TokenBucket.builder().rate(Rate.perMinute(100)).burst(10_000).build());
+            MutableDecision d = new MutableDecision();
+            assertTrue(hot.acquire("203.0.113.7", 1, d));
+            assertTrue(hot.acquire("203.0.113.7", 1, d));
+            assertTrue(io.github.sluice.redis.internal.ShareSlot.local(d.receipt()), d.toString());
+            assertEquals(9_998, d.remaining());
+        }
+    }
+
+    @Test
     void quickStart_withTheEnforcer_marksDegradedResponses(RedisServer redis) throws Exception {
         String url = redis.uri();
         // docs: with the enforcer (begin)

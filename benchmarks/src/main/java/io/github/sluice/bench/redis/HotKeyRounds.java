@@ -33,7 +33,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * connection per library (Bucket4j's two configurations share theirs); a token bucket of a
  * million permits a second with a burst of a million, never exhausted; each decision a synchronous
  * call from its thread, as a servlet filter makes it; every bucket proxy built once and shared by
- * the threads (batching works across the threads of one proxy).
+ * the threads (batching works across the threads of one proxy). A fifth contender, {@code
+ * sluice-lease}, is the store in lease mode ({@code leases(0.01, 100 ms)}: shares of 10,000 permits), its
+ * refusals counted as decisions (it decides faster than the bucket refills; the share admitted is printed):
+ * not exact, it may admit one share per instance beyond the bucket (docs/redis.md, "Lease mode").
  *
  * <p>Each round runs each contender for a fixed time at the thread count (the order rotates from
  * round to round) and records decisions per second and every decision's latency; printed per
@@ -46,7 +49,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class HotKeyRounds {
 
     private static final String HOT = "198.51.100.7";
-    private static final String[] NAMES = {"sluice", "sluice-no-coalescing", "bucket4j-default", "bucket4j-batching"};
+    private static final String[] NAMES = {"sluice", "sluice-no-coalescing", "bucket4j-default", "bucket4j-batching",
+        "sluice-lease"};
+    /** Lease mode's contender: shares of 1 % of the burst (10,000 permits), for at most 100 ms each. */
+    private static final double LEASE_SHARE = 0.01;
+    private static final Duration LEASE_MAX_AGE = Duration.ofMillis(100);
+    private static final int LEASE = 4;
 
     private HotKeyRounds() {
     }
@@ -95,6 +103,8 @@ public final class HotKeyRounds {
                 RedisStore on = RedisStore.builder().uri(server.uri()).name("coalescing")
                         .commandTimeout(Duration.ofSeconds(2)).connectTimeout(Duration.ofSeconds(30)).build();
                 RedisStore off = RedisStore.builder().uri(server.uri()).name("no-coalescing").coalescing(false)
+                        .commandTimeout(Duration.ofSeconds(2)).connectTimeout(Duration.ofSeconds(30)).build();
+                RedisStore leased = RedisStore.builder().uri(server.uri()).name("lease").leases(LEASE_SHARE, LEASE_MAX_AGE)
                         .commandTimeout(Duration.ofSeconds(2)).connectTimeout(Duration.ofSeconds(30)).build()) {
             RedisClient client = RedisClient.create(server.uri());
             try (StatefulRedisConnection<String, byte[]> connection =
@@ -106,6 +116,7 @@ public final class HotKeyRounds {
                 meters = new Interleaved.Meters(pid, admin);
                 KeySpace spaceOn = on.keySpace("hot-on", config.tokenBucket());
                 KeySpace spaceOff = off.keySpace("hot-off", config.tokenBucket());
+                KeySpace spaceLease = leased.keySpace("hot-lease", config.tokenBucket());
                 BucketConfiguration c = config.bucket4jConfiguration();
                 ProxyManager<String> proxies = Bucket4jLettuce.casBasedBuilder(connection)
                         .expirationAfterWrite(ExpirationAfterWriteStrategy
@@ -118,7 +129,8 @@ public final class HotKeyRounds {
                     out -> checked(spaceOn.acquire(HOT, 1, out), out),
                     out -> checked(spaceOff.acquire(HOT, 1, out), out),
                     out -> plain.tryConsume(1),
-                    out -> batching.tryConsume(1)
+                    out -> batching.tryConsume(1),
+                    out -> leaseDecision(spaceLease.acquire(HOT, 1, out), out)
                 };
                 System.out.printf(Locale.ROOT, "one hot key, %d rounds of %d ms per contender and thread count,"
                         + " load %s%n", rounds, millis, loadAverage());
@@ -131,6 +143,8 @@ public final class HotKeyRounds {
                         }
                     }
                     Run[][] runs = new Run[contenders.length][rounds];
+                    LEASE_DECISIONS.reset();
+                    LEASE_ADMITTED.reset();
                     for (int r = 0; r < rounds; r++) {
                         for (int i = 0; i < contenders.length; i++) {
                             int k = (i + r) % contenders.length;
@@ -138,6 +152,8 @@ public final class HotKeyRounds {
                         }
                     }
                     lines.add(report(t, runs));
+                    System.out.printf(Locale.ROOT, "sluice-lease admitted %.1f %% of its decisions (the bucket refills"
+                            + " 1,000,000 a second)%n", 100.0 * LEASE_ADMITTED.sum() / Math.max(1, LEASE_DECISIONS.sum()));
                 }
                 System.out.printf(Locale.ROOT, "load after: %s%n", loadAverage());
                 lines.forEach(System.out::println);
@@ -145,6 +161,26 @@ public final class HotKeyRounds {
                 client.shutdown();
             }
         }
+    }
+
+    /** Lease mode's decisions and admissions, per thread count: it decides faster than the bucket refills. */
+    private static final java.util.concurrent.atomic.LongAdder LEASE_DECISIONS = new java.util.concurrent.atomic.LongAdder();
+    private static final java.util.concurrent.atomic.LongAdder LEASE_ADMITTED = new java.util.concurrent.atomic.LongAdder();
+
+    /**
+     * Lease mode decides locally at millions a second, faster than the bucket's million a second:
+     * once its burst is spent, most of its decisions are refusals, decided locally too (Redis's
+     * retry-after, until it passes). Both count as decisions; the share admitted is printed.
+     */
+    private static boolean leaseDecision(boolean admitted, MutableDecision out) {
+        if (out.degraded()) {
+            throw new IllegalStateException("a Sluice decision was degraded: " + out);
+        }
+        LEASE_DECISIONS.increment();
+        if (admitted) {
+            LEASE_ADMITTED.increment();
+        }
+        return admitted;
     }
 
     private static boolean checked(boolean admitted, MutableDecision out) {
@@ -250,7 +286,7 @@ public final class HotKeyRounds {
                     .append(' ').append(NAMES[k]).append("P99=")
                     .append(String.format(Locale.ROOT, "%.0f", median(p99)));
         }
-        for (int b = 1; b < runs.length; b++) {
+        for (int b = 1; b < LEASE; b++) {
             double[] ratio = new double[runs[0].length];
             for (int r = 0; r < ratio.length; r++) {
                 ratio[r] = runs[0][r].perSecond() / runs[b][r].perSecond();
@@ -263,6 +299,19 @@ public final class HotKeyRounds {
                     + " (%.2f-%.2f), per-round ratios%n", NAMES[b], median(ratio), min(ratio), max(ratio),
                     median(cpuRatio), min(cpuRatio), max(cpuRatio));
             sb.append(" vs-").append(NAMES[b]).append('=')
+                    .append(String.format(Locale.ROOT, "%.2f:%.2f:%.2f", median(ratio), min(ratio), max(ratio)));
+        }
+        for (int b = 2; b < LEASE; b++) {
+            double[] ratio = new double[runs[LEASE].length];
+            double[] cpuRatio = new double[runs[LEASE].length];
+            for (int r = 0; r < ratio.length; r++) {
+                ratio[r] = runs[LEASE][r].perSecond() / runs[b][r].perSecond();
+                cpuRatio[r] = runs[b][r].cpuUs() / runs[LEASE][r].cpuUs();
+            }
+            System.out.printf(Locale.ROOT, "sluice-lease / %s: throughput %.2fx (%.2f-%.2f), CPU per decision %.2fx"
+                    + " less (%.2f-%.2f), per-round ratios%n", NAMES[b], median(ratio), min(ratio), max(ratio),
+                    median(cpuRatio), min(cpuRatio), max(cpuRatio));
+            sb.append(" lease-vs-").append(NAMES[b]).append('=')
                     .append(String.format(Locale.ROOT, "%.2f:%.2f:%.2f", median(ratio), min(ratio), max(ratio)));
         }
         return "redis-hotkey threads=" + threads + sb;

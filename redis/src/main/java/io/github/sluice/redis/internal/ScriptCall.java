@@ -91,7 +91,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
     private static final VarHandle STATE;
 
     static {
-        for (char op : new char[] {'a', 'b', 'c', 'r', 'n', 'p'}) {
+        for (char op : new char[] {'a', 'b', 'c', 'l', 'r', 'n', 'p'}) {
             OPS[op] = Resp.encoded(String.valueOf(op));
         }
         try {
@@ -157,7 +157,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
             int count, boolean cluster, Callback callback, Batch batch) {
-        super(via.type, new Reply(op == 'a' || op == 'b' || op == 'c'
+        super(via.type, new Reply(op == 'a' || op == 'b' || op == 'c' || op == 'l'
                 ? count * REPLY * (batch == null ? 1 : batch.to - batch.from) : 0));
         this.script = script;
         this.via = (byte) via.ordinal();
@@ -605,7 +605,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
     /** @return the index in {@link #OPERATIONS} of a call's op */
     static int operation(char op) {
         return switch (op) {
-            case 'a', 'b', 'c' -> 0; // a batch times as one acquisition
+            case 'a', 'b', 'c', 'l' -> 0; // a batch, a lease's take: each one acquisition
             case 'r' -> 1;
             case 'n' -> 2;
             default -> 3;

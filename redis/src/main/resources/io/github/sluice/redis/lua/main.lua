@@ -11,6 +11,11 @@
 --        replies 'a' would give each request, one after the other.
 --   'c'  a compact batch: as 'b', for requests on one policy that differ only in their cost:
 --        ARGV holds the policy's values once (the first request's), then each request's cost.
+--   'l'  a lease (the store's lease mode), one policy: takes up to the cost given (the share) of
+--        its key, as much as the key has, but at least the number in the receipt's place (the
+--        cost of the request that asked); the same six integers as 'a', the first being the
+--        permits taken (0 when not even the least could be: then remaining, reset and
+--        retry-after are those of a request of the least cost), the receipt being the take's.
 --   'r'  release: a refund (with the admission's receipt), or the end of a concurrent request.
 --        Reply: an empty array.
 --   'n'  renew the leases the arguments name (concurrency). Reply: an empty array.
@@ -135,6 +140,35 @@ elseif op == 'c' then
   end
   batch.flush()
   return out
+elseif op == 'l' then
+  local alg, want, p = policy(1)
+  local least = p[6]
+  local r = alg.decide(KEYS[1], now, want, p)
+  if r[1] == 0 then
+    -- Not the whole share: as much as is left (a second decide at that cost), else the least's
+    -- denial, whose retry-after is the request's.
+    local take = r[2]
+    if take > want then
+      take = want
+    end
+    if take >= least and take > 0 then
+      local r2 = alg.decide(KEYS[1], now, take, p)
+      if r2[1] ~= 0 then
+        r, want = r2, take
+      end
+    end
+    if r[1] == 0 then
+      r = alg.decide(KEYS[1], now, least, p)
+      if r[1] ~= 0 then
+        want = least
+      end
+    end
+  end
+  if r[1] ~= 0 then
+    alg.commit(KEYS[1], now, want, p, r)
+    return {want, r[2], r[3], 0, 0, r.receipt or 0}
+  end
+  return {0, r[2], r[3], r[4], 0, 0}
 elseif op == 'r' or op == 'n' then
   for i = 1, n do
     local alg, cost, p = policy(i)
