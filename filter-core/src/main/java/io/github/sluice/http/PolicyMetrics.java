@@ -94,6 +94,8 @@ public final class PolicyMetrics {
     private final AtomicLong admittedMoved = new AtomicLong();
     /** Odd while admissions move out of the word: a seqlock for readers, taken once in 2^39 admissions. */
     private final java.util.concurrent.atomic.AtomicInteger movesBegunAndEnded = new java.util.concurrent.atomic.AtomicInteger();
+    /** Run in the middle of a move, for the tests of the readers' seqlock; {@code null} otherwise. */
+    volatile Runnable duringMove;
     /** Whether the policy (as first seen) is a concurrency limit: its admissions and releases go to the word. */
     private final boolean concurrency;
     private final LongAdder shapingDelayNanos = new LongAdder();
@@ -174,6 +176,10 @@ public final class PolicyMetrics {
     private void moveAdmissions() {
         movesBegunAndEnded.incrementAndGet();
         admittedInFlight.getAndAdd(-(MOVE << IN_FLIGHT_BITS)); // clears the field's top bit (2^63: modulo 2^64)
+        Runnable hook = duringMove;
+        if (hook != null) {
+            hook.run();
+        }
         admittedMoved.addAndGet(MOVE);
         movesBegunAndEnded.incrementAndGet();
     }

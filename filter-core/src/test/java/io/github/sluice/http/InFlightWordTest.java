@@ -26,6 +26,8 @@ class InFlightWordTest {
     private final EnforcerMetrics metrics = EnforcerMetrics.builder().build();
     private final Policy slots = Policy.parse("slots = concurrency 10 key=ip");
     private final Policy rate = Policy.parse("rate = token-bucket 10/1s key=ip");
+    /** The readers started in the middle of a move, to wait for. */
+    private final List<Thread> readers = new java.util.ArrayList<>();
 
     InFlightWordTest() {
         metrics.track(List.of(slots, rate), null);
@@ -79,6 +81,39 @@ class InFlightWordTest {
         assertEquals(MOVE + 3, m.allowed());
         assertEquals(1, m.inFlight());
         assertEquals(MOVE + 2, m.released());
+    }
+
+    @Test
+    void aReadInTheMiddleOfAMove_waitsForItsEnd_andIsExact() throws Exception {
+        // Given a policy one admission short of the move, whose move stops half-way while a
+        // reader on another thread reads (the word already lowered, the moved count not yet raised)
+        PolicyMetrics m = metrics.policy("slots");
+        m.startAdmissionsAt(MOVE - 1);
+        long[] read = {-1, -1};
+        boolean[] waited = {false};
+        m.duringMove = () -> {
+            Thread reader = new Thread(() -> {
+                read[0] = m.allowed();
+                read[1] = m.released();
+            });
+            reader.start();
+            try {
+                reader.join(100); // with the seqlock it cannot finish before the move does
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            waited[0] = reader.isAlive();
+            readers.add(reader);
+        };
+
+        // When the admission that fills half the field moves admissions out
+        metrics.allowed(slots, "192.0.2.1", ALLOW);
+        readers.get(0).join();
+
+        // Then the reader waited for the move, and read every admission, none twice
+        assertTrue(waited[0], "the reader returned in the middle of the move");
+        assertEquals(MOVE, read[0]);
+        assertEquals(MOVE - 1, read[1]);
     }
 
     @Test
