@@ -31,9 +31,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>For a concurrency policy, {@link #inFlight()} is the requests holding its permits: those it
  * admitted minus those {@linkplain #released() released}. It counts requests, not permits (equal
- * for the default cost of 1). It is one {@link AtomicLong}, so that a read is exact: one
- * compare-and-set more per admission and release of a concurrency policy, whose store already
- * updates the key's permit count the same way.
+ * for the default cost of 1). The admissions and the requests in flight of a concurrency policy
+ * share one {@link AtomicLong}, so that a read of both is one instant's exact pair, and counting a
+ * request in or out is one atomic addition each: {@link #inFlight()} and {@link #released()} are
+ * exact, {@link #allowed()} too unless the policy also shapes (a {@code max-wait}).
  *
  * <p>For an adaptive policy with one key for the instance ({@code key=global}),
  * {@link #adaptiveLimit()} is its current limit and {@link #adaptivePartitionLimit(String)} each
@@ -71,10 +72,33 @@ public final class PolicyMetrics {
     private final LongAdder unmatchedReleases = new LongAdder();
     private final LongAdder overrideFallbacks = new LongAdder();
     /*
-     * One word, not two adders read one after the other: a reader preempted between two sums would
-     * see every admission since the first read and none of their releases.
+     * A concurrency policy's admissions (allowed and shaped) in the high ADMITTED_BITS bits of one
+     * word and its requests in flight in the low IN_FLIGHT_BITS: one atomic addition counts a
+     * request in and one counts it out, and one read gives both at one instant. Not two adders
+     * read one after the other, where a reader preempted between the sums would see every
+     * admission since the first read and none of their releases; and not an exact word beside the
+     * adders, which cost two more atomic updates per request. The released count is their
+     * difference. 2^24 - 1 requests in flight at once, across all of the policy's keys, is far
+     * more than one process can hold (each is an open request). Every 2^39 admissions the
+     * admission that fills half the field moves 2^39 of them out, to admittedMoved, between two
+     * steps of movesBegunAndEnded, so that a reader sees the word and the moved count agree.
      */
-    private final AtomicLong inFlight = new AtomicLong();
+    private static final int IN_FLIGHT_BITS = 24;
+    private static final int ADMITTED_BITS = Long.SIZE - IN_FLIGHT_BITS;
+    private static final long IN_FLIGHT_MASK = (1L << IN_FLIGHT_BITS) - 1;
+    /** Admissions moved out of the word at once: half its field. */
+    private static final long MOVE = 1L << (ADMITTED_BITS - 1);
+    /** One admission: the admissions field and the in-flight field, each plus one. */
+    private static final long COUNT_IN = (1L << IN_FLIGHT_BITS) + 1;
+    private final AtomicLong admittedInFlight = new AtomicLong();
+    /** Admissions moved out of the word (a multiple of MOVE); only a concurrency policy's. */
+    private final AtomicLong admittedMoved = new AtomicLong();
+    /** Odd while admissions move out of the word: a seqlock for readers, taken once in 2^39 admissions. */
+    private final java.util.concurrent.atomic.AtomicInteger movesBegunAndEnded = new java.util.concurrent.atomic.AtomicInteger();
+    /** Run in the middle of a move, for the tests of the readers' seqlock; {@code null} otherwise. */
+    volatile Runnable duringMove;
+    /** Whether the policy (as first seen) is a concurrency limit: its admissions and releases go to the word. */
+    private final boolean concurrency;
     private final LongAdder shapingDelayNanos = new LongAdder();
     private final LongAdder idleEvictions = new LongAdder();
     private final LongAdder degraded = new LongAdder();
@@ -99,6 +123,7 @@ public final class PolicyMetrics {
         this.name = policy.name();
         this.policy = policy;
         this.current = policy;
+        this.concurrency = policy.concurrency();
         for (int i = 0; i < deniedByStatus.length; i++) {
             deniedByStatus[i] = new LongAdder();
         }
@@ -118,10 +143,46 @@ public final class PolicyMetrics {
     }
 
     void recordAllowed() {
-        allowed.increment();
-        if (policy.concurrency()) {
-            inFlight.incrementAndGet();
+        if (concurrency) {
+            countIn();
+        } else {
+            allowed.increment();
         }
+    }
+
+    /** Counts an admission of a concurrency policy: in its admissions and in flight, one atomic addition. */
+    private void countIn() {
+        if ((admittedInFlight.getAndAdd(COUNT_IN) >>> IN_FLIGHT_BITS) == MOVE - 1) {
+            moveAdmissions(); // exactly one admission fills half the field: each adds one to it
+        }
+    }
+
+    /**
+     * Starts a concurrency policy's admissions at {@code admitted}, nothing in flight, as if that
+     * many requests had come and gone: for tests of the move out of the word, which the request
+     * path reaches after 2^39 admissions. Call it before any request is counted.
+     */
+    void startAdmissionsAt(long admitted) {
+        long moved = admitted / MOVE * MOVE;
+        admittedMoved.set(moved);
+        admittedInFlight.set((admitted - moved) << IN_FLIGHT_BITS);
+    }
+
+    /** @return the admissions the word itself holds now, the moved ones not included (for tests) */
+    long admittedInWord() {
+        return admittedInFlight.get() >>> IN_FLIGHT_BITS;
+    }
+
+    /** Moves {@link #MOVE} admissions out of the word, which other admissions keep adding to meanwhile. */
+    private void moveAdmissions() {
+        movesBegunAndEnded.incrementAndGet();
+        admittedInFlight.getAndAdd(-(MOVE << IN_FLIGHT_BITS)); // clears the field's top bit (2^63: modulo 2^64)
+        Runnable hook = duringMove;
+        if (hook != null) {
+            hook.run();
+        }
+        admittedMoved.addAndGet(MOVE);
+        movesBegunAndEnded.incrementAndGet();
     }
 
     void recordShaped(MutableDecision d) {
@@ -135,8 +196,8 @@ public final class PolicyMetrics {
             }
             shapingBuckets[b].increment();
         }
-        if (policy.concurrency()) {
-            inFlight.incrementAndGet();
+        if (concurrency) {
+            countIn();
         }
     }
 
@@ -180,9 +241,10 @@ public final class PolicyMetrics {
     }
 
     void recordReleased() {
-        released.increment();
-        if (policy.concurrency()) {
-            inFlight.decrementAndGet();
+        if (concurrency) {
+            admittedInFlight.decrementAndGet(); // out of flight: released is admitted minus in flight
+        } else {
+            released.increment(); // a release of a version that is a concurrency limit, under a name first seen as another
         }
     }
 
@@ -247,9 +309,37 @@ public final class PolicyMetrics {
         return policy.concurrency();
     }
 
-    /** @return requests the policy admitted at once */
+    /**
+     * Returns the requests the policy admitted at once. For a concurrency policy that also shapes
+     * (a {@code max-wait}), the requests it shaped are subtracted from its admissions: under
+     * traffic, the read may then be off by those shaped while it reads; exact when quiet.
+     *
+     * @return requests the policy admitted at once
+     */
     public long allowed() {
+        if (concurrency) {
+            return admitted(false) - shaped.sum();
+        }
         return allowed.sum();
+    }
+
+    /**
+     * A concurrency policy's admissions, wholly counted in one instant: the word and the moved
+     * count read while no move was under way (see {@link #moveAdmissions}).
+     *
+     * @param minusInFlight whether to subtract the requests in flight at that instant (the released count)
+     */
+    private long admitted(boolean minusInFlight) {
+        while (true) {
+            int moves = movesBegunAndEnded.get();
+            long word = admittedInFlight.get();
+            long moved = admittedMoved.get();
+            if ((moves & 1) == 0 && movesBegunAndEnded.get() == moves) {
+                long admitted = moved + (word >>> IN_FLIGHT_BITS);
+                return minusInFlight ? admitted - (word & IN_FLIGHT_MASK) : admitted;
+            }
+            Thread.onSpinWait();
+        }
     }
 
     /** @return requests the policy admitted after a delay (for a dry-run policy: without one) */
@@ -305,8 +395,17 @@ public final class PolicyMetrics {
         return java.util.Arrays.copyOf(out, n);
     }
 
-    /** @return requests whose concurrency permits of this policy were given back when they ended */
+    /**
+     * Returns the requests whose concurrency permits of this policy were given back when they
+     * ended: for a concurrency policy, its admissions minus the requests in flight, read in one
+     * word, so exact.
+     *
+     * @return requests released
+     */
     public long released() {
+        if (concurrency) {
+            return admitted(true);
+        }
         return released.sum();
     }
 
@@ -352,7 +451,7 @@ public final class PolicyMetrics {
 
     /**
      * Returns the requests holding this policy's concurrency permits now: admitted minus released,
-     * kept in one atomic word. Never negative (a request is counted in before the enforcer returns
+     * a field of one atomic word (see the class description), so exact. Never negative (a request is counted in before the enforcer returns
      * its verdict, so before it can be released). It can exceed the policy's limit by the releases
      * in progress at that instant: a request counts out just after its permit went back to the
      * store, and another may have taken that permit meanwhile. Exact when the policy is quiet.
@@ -360,7 +459,7 @@ public final class PolicyMetrics {
      * @return requests in flight; {@code 0} for a policy that is not a concurrency limit
      */
     public long inFlight() {
-        return inFlight.get();
+        return concurrency ? admittedInFlight.get() & IN_FLIGHT_MASK : 0;
     }
 
     /** @return total delay imposed on the requests this policy shaped, in nanoseconds (dry-run: 0) */

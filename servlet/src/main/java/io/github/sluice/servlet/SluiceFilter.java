@@ -107,9 +107,15 @@ public final class SluiceFilter implements Filter {
     /**
      * Per thread, the request (unwrapped) whose REQUEST dispatch this filter is deciding: meeting
      * it again further down the chain (the filter mapped twice) passes through. A holder, so that
-     * entering and leaving write an array slot, not the thread's map.
+     * entering and leaving write an array slot, not the thread's map; a JDK type, so that a thread
+     * of the container's pool keeps no class of the application's; and the slot {@link #SLOT}
+     * alone on its cache line: the holder is written twice per request, and an object the
+     * collector copied next to it (anything long-lived) would otherwise share the line, which cost
+     * 1-2 ns per request in the measurements (docs/PERFORMANCE.md).
      */
-    private final ThreadLocal<Object[]> deciding = ThreadLocal.withInitial(() -> new Object[1]);
+    private final ThreadLocal<Object[]> deciding = ThreadLocal.withInitial(() -> new Object[2 * SLOT + 1]);
+    /** The holder's slot: 16 references (64 bytes, compressed) on each side of it, within the array. */
+    private static final int SLOT = 16;
     private volatile Enforcer enforcer;
     private volatile Shaper shaper;
     private boolean ownsEnforcer;
@@ -203,16 +209,16 @@ public final class SluiceFilter implements Filter {
         if (type == DispatcherType.REQUEST) {
             Object[] current = deciding.get();
             ServletRequest unwrapped = unwrap(request);
-            Object outer = current[0];
+            Object outer = current[SLOT];
             if (outer == unwrapped) {
                 chain.doFilter(req, res); // this filter met again in the REQUEST dispatch it decides
                 return;
             }
-            current[0] = unwrapped;
+            current[SLOT] = unwrapped;
             try {
                 decide(request, response, chain);
             } finally {
-                current[0] = outer;
+                current[SLOT] = outer;
             }
         } else if (type == DispatcherType.ASYNC) {
             Object mark = request.getAttribute(decidedAttribute);
