@@ -339,7 +339,7 @@ public final class EnforcerMetrics implements EnforcementListener {
     }
 
     void allowed(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
-        counts.recordAllowed();
+        counts.recordAllowed(policy);
         counts.recordAdmittedKey(key, decision);
         counts.recordDegraded(decision);
         try {
@@ -350,7 +350,7 @@ public final class EnforcerMetrics implements EnforcementListener {
     }
 
     void shaped(PolicyMetrics counts, Policy policy, String key, MutableDecision decision) {
-        counts.recordShaped(decision);
+        counts.recordShaped(decision, policy);
         counts.recordAdmittedKey(key, decision);
         counts.recordDegraded(decision);
         try {

@@ -67,7 +67,6 @@ public final class PolicyMetrics {
     private volatile KeySpace space;
     private final LongAdder allowed = new LongAdder();
     private final LongAdder shaped = new LongAdder();
-    private final LongAdder released = new LongAdder();
     private final LongAdder refunds = new LongAdder();
     private final LongAdder unmatchedReleases = new LongAdder();
     private final LongAdder overrideFallbacks = new LongAdder();
@@ -97,8 +96,11 @@ public final class PolicyMetrics {
     private final java.util.concurrent.atomic.AtomicInteger movesBegunAndEnded = new java.util.concurrent.atomic.AtomicInteger();
     /** Run in the middle of a move, for the tests of the readers' seqlock; {@code null} otherwise. */
     volatile Runnable duringMove;
-    /** Whether the policy (as first seen) is a concurrency limit: its admissions and releases go to the word. */
-    private final boolean concurrency;
+    /**
+     * Admissions a concurrency version of the policy shaped (it waited, {@code max-wait}): counted in
+     * the word, and in {@link #shaped()}, so taken out of {@link #allowed()}.
+     */
+    private final LongAdder shapedHolding = new LongAdder();
     private final LongAdder shapingDelayNanos = new LongAdder();
     private final LongAdder idleEvictions = new LongAdder();
     private final LongAdder degraded = new LongAdder();
@@ -123,7 +125,6 @@ public final class PolicyMetrics {
         this.name = policy.name();
         this.policy = policy;
         this.current = policy;
-        this.concurrency = policy.concurrency();
         for (int i = 0; i < deniedByStatus.length; i++) {
             deniedByStatus[i] = new LongAdder();
         }
@@ -142,8 +143,12 @@ public final class PolicyMetrics {
         this.current = policy;
     }
 
-    void recordAllowed() {
-        if (concurrency) {
+    /**
+     * @param version the version of the policy that admitted the request: a concurrency limit's
+     *     admission is counted in flight until its release, whatever the policy has become since
+     */
+    void recordAllowed(Policy version) {
+        if (version.concurrency()) {
             countIn();
         } else {
             allowed.increment();
@@ -185,7 +190,7 @@ public final class PolicyMetrics {
         movesBegunAndEnded.incrementAndGet();
     }
 
-    void recordShaped(MutableDecision d) {
+    void recordShaped(MutableDecision d, Policy version) {
         shaped.increment();
         if (!policy.dryRun()) {
             long delay = d.delayNanos();
@@ -196,7 +201,8 @@ public final class PolicyMetrics {
             }
             shapingBuckets[b].increment();
         }
-        if (concurrency) {
+        if (version.concurrency()) {
+            shapedHolding.increment();
             countIn();
         }
     }
@@ -240,11 +246,16 @@ public final class PolicyMetrics {
         return decision instanceof Verdict.Entry e ? e.nanosFor(owner.clock()) : MutableDecision.NO_READING;
     }
 
+    /**
+     * Counts out a request a concurrency version of the policy admitted (only those are released),
+     * so that the word's in-flight field never goes below zero nor grows without bound when the
+     * policy changes algorithm at run time.
+     */
     void recordReleased() {
-        if (concurrency) {
-            admittedInFlight.decrementAndGet(); // out of flight: released is admitted minus in flight
-        } else {
-            released.increment(); // a release of a version that is a concurrency limit, under a name first seen as another
+        // Out of flight: released is admitted minus in flight. A release with nothing in flight
+        // (a listener event without its admission) would borrow from the admissions: undone.
+        if ((admittedInFlight.getAndDecrement() & IN_FLIGHT_MASK) == 0) {
+            admittedInFlight.getAndIncrement();
         }
     }
 
@@ -317,10 +328,7 @@ public final class PolicyMetrics {
      * @return requests the policy admitted at once
      */
     public long allowed() {
-        if (concurrency) {
-            return admitted(false) - shaped.sum();
-        }
-        return allowed.sum();
+        return allowed.sum() + admitted(false) - shapedHolding.sum();
     }
 
     /**
@@ -403,10 +411,7 @@ public final class PolicyMetrics {
      * @return requests released
      */
     public long released() {
-        if (concurrency) {
-            return admitted(true);
-        }
-        return released.sum();
+        return admitted(true);
     }
 
     /**
@@ -459,7 +464,7 @@ public final class PolicyMetrics {
      * @return requests in flight; {@code 0} for a policy that is not a concurrency limit
      */
     public long inFlight() {
-        return concurrency ? admittedInFlight.get() & IN_FLIGHT_MASK : 0;
+        return admittedInFlight.get() & IN_FLIGHT_MASK;
     }
 
     /** @return total delay imposed on the requests this policy shaped, in nanoseconds (dry-run: 0) */

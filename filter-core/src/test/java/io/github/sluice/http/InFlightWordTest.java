@@ -61,6 +61,41 @@ class InFlightWordTest {
     }
 
     @Test
+    void aConcurrencyPolicyChangedToARateLimit_countsEachAdmissionByTheVersionThatMadeIt() {
+        // Given two requests in flight under the concurrency version of "slots"
+        PolicyMetrics m = metrics.policy("slots");
+        metrics.allowed(slots, "192.0.2.1", ALLOW);
+        metrics.allowed(slots, "192.0.2.1", ALLOW);
+        Policy changed = Policy.parse("slots = token-bucket 10/1s key=ip");
+
+        // When the policy becomes a rate limit at run time and admits many more, which are never
+        // released (a rate limit holds nothing), and the two old requests end
+        for (int i = 0; i < 1_000; i++) {
+            metrics.allowed(changed, "192.0.2.1", ALLOW);
+        }
+        metrics.released(slots, "192.0.2.1", 1);
+        metrics.released(slots, "192.0.2.1", 1);
+
+        // Then nothing is left in flight, and every admission is counted once
+        assertEquals(0, m.inFlight(), "the rate limit's admissions never counted in flight");
+        assertEquals(1_002, m.allowed());
+        assertEquals(2, m.released());
+    }
+
+    @Test
+    void aReleaseWithNothingInFlight_borrowsNothingFromTheAdmissions() {
+        PolicyMetrics m = metrics.policy("slots");
+        metrics.allowed(slots, "192.0.2.1", ALLOW);
+        metrics.released(slots, "192.0.2.1", 1);
+
+        metrics.released(slots, "192.0.2.1", 1); // an event without its admission: a bug elsewhere
+
+        assertEquals(1, m.allowed());
+        assertEquals(0, m.inFlight());
+        assertEquals(1, m.released());
+    }
+
+    @Test
     void theAdmissionThatFillsHalfTheField_movesAdmissionsOut_countsStayExact() {
         // Given a policy 3 admissions short of the move, with 2 requests in flight after it
         PolicyMetrics m = metrics.policy("slots");
