@@ -204,10 +204,6 @@ public final class Coalescer implements ScriptCall.Callback {
         if (marker != null) {
             next(batch.laneIndex(), marker); // first: the next batch is on its way sooner
         }
-        ScriptCall[] members = batch.members();
-        int stride = ScriptCall.REPLY * batch.keys();
-        for (int i = batch.from(), at = 0; i < batch.to(); i++, at += stride) {
-            members[i].completeMember(batch, at);
-        }
+        batch.completeMembers();
     }
 }

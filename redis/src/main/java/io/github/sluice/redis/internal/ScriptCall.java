@@ -157,8 +157,8 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
             int count, boolean cluster, Callback callback, Batch batch) {
-        super(via.type, new Reply(op == 'a' || op == 'b' || op == 'c'
-                ? count * REPLY * (batch == null ? 1 : batch.to - batch.from) : 0));
+        super(via.type, new Reply(op == 'c' ? (REPLY + 1) * (batch.to - batch.from)
+                : op == 'a' || op == 'b' ? count * REPLY * (batch == null ? 1 : batch.to - batch.from) : 0));
         this.script = script;
         this.via = (byte) via.ordinal();
         this.op = op;
@@ -201,7 +201,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
      * A batch: one call deciding the acquisitions {@code members[from..to)} (op {@code 'a'},
      * every one on the same keys, see {@link #sameKeys}) one after the other, in that order, each
      * all or nothing as its own call would be; its reply is theirs, one after the other, which
-     * {@link #completeMember} hands to each.
+     * {@link #completeMembers} hands to each.
      *
      * @param script the script
      * @param via {@link Via#FCALL} or {@link Via#EVALSHA}
@@ -436,13 +436,67 @@ public final class ScriptCall extends Command<String, String, long[]> {
     }
 
     /**
+     * Completes every member of this batch, on the batch's completion: each with its own share of
+     * the reply, or with the batch's failure. A compact batch's reply (op {@code 'c'}, see
+     * {@code main.lua}) holds, per member, a mask and the values that differ from the member
+     * before's: it is checked whole first, then each member's values are those of the member
+     * before it (already completed, in order) with the masked ones replaced.
+     */
+    public void completeMembers() {
+        Batch b = batch();
+        ScriptCall[] members = b.members;
+        Reply whole = (Reply) getOutput();
+        if (op != 'c' || exception != null || isCancelled() || whole.getError() != null) {
+            int stride = REPLY * count;
+            for (int i = b.from, at = 0; i < b.to; i++, at += stride) {
+                members[i].completeMember(this, at);
+            }
+            return;
+        }
+        if (!compactWellFormed(whole, b.to - b.from)) {
+            IllegalStateException e = new IllegalStateException("unexpected reply from the Sluice script: " + whole);
+            for (int i = b.from; i < b.to; i++) {
+                members[i].completeExceptionally(e);
+            }
+            return;
+        }
+        long[] values = whole.get();
+        long[] before = null;
+        for (int i = b.from, at = 0; i < b.to; i++) {
+            Reply r = (Reply) members[i].getOutput();
+            int mask = (int) values[at++];
+            for (int f = 0; f < REPLY; f++) {
+                r.set((mask & (1 << f)) != 0 ? values[at++] : before == null ? 0 : before[f]);
+            }
+            before = r.get();
+            members[i].complete();
+        }
+    }
+
+    /** @return whether a compact batch's reply decodes to exactly {@code members} members */
+    private static boolean compactWellFormed(Reply whole, int members) {
+        if (whole.malformed) {
+            return false;
+        }
+        long[] values = whole.get();
+        int at = 0;
+        for (int i = 0; i < members; i++) {
+            if (at >= whole.count || values[at] < 0 || values[at] >= 1 << REPLY) {
+                return false;
+            }
+            at += 1 + Long.bitCount(values[at]);
+        }
+        return at == whole.count;
+    }
+
+    /**
      * Completes this member of a batch from the batch's completion: with its share of the reply
      * (from {@code at}), or with the batch's failure.
      *
      * @param batch the completed batch
      * @param at where this member's values start in the batch's reply
      */
-    public void completeMember(ScriptCall batch, int at) {
+    private void completeMember(ScriptCall batch, int at) {
         if (batch.exception != null) {
             completeExceptionally(batch.exception);
             return;
