@@ -11,13 +11,13 @@ local function gcra_remaining(tolerance, emission, ttl)
 end
 
 -- The decision, as offset_algorithm (prelude) takes it.
-local function gcra_decide(key, now, cost, p)
+local function zero()
+  return 0
+end
+
+local function gcra_decide(ttl, cost, p)
   local emission, limit = p[2], p[3]
   local tolerance = emission * limit
-  local ttl = read_offset(key, now, p[1], 0)
-  if not ttl or ttl < 0 then
-    ttl = 0
-  end
   if cost > limit then
     return 0, gcra_remaining(tolerance, emission, ttl), dur(ttl, p), NEVER
   end
@@ -30,6 +30,6 @@ local function gcra_decide(key, now, cost, p)
 end
 
 -- A refund: the receipt is the admission's clock reading (see offset_refund).
-A['gcra'] = offset_algorithm(gcra_decide, function(key, now, cost, p)
+A['gcra'] = offset_algorithm(zero, gcra_decide, function(key, now, cost, p)
   offset_refund(key, now, p, min(cost, p[3]) * p[2], receipt_of(p), 0)
 end)

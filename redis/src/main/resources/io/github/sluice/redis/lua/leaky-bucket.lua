@@ -12,13 +12,13 @@ local function lb_free(depth, level, step)
 end
 
 -- The decision, as offset_algorithm (prelude) takes it.
-local function lb_decide(key, now, cost, p)
+local function lb_empty()
+  return 0
+end
+
+local function lb_decide(level, cost, p)
   local step, capacity = p[2], p[3]
   local depth = step * capacity
-  local level = read_offset(key, now, p[1], 0)
-  if not level or level < 0 then
-    level = 0
-  end
   if cost > capacity then
     return 0, lb_free(depth, level, step), dur(level, p), NEVER
   end
@@ -30,6 +30,6 @@ local function lb_decide(key, now, cost, p)
 end
 
 -- A refund: the receipt is the admission's clock reading (see offset_refund).
-A['leaky-bucket'] = offset_algorithm(lb_decide, function(key, now, cost, p)
+A['leaky-bucket'] = offset_algorithm(lb_empty, lb_decide, function(key, now, cost, p)
   offset_refund(key, now, p, min(cost, p[3]) * p[2], receipt_of(p), 0)
 end)

@@ -135,9 +135,8 @@ elseif op == 'c' then
   local k = 0
   -- The request before's values (see 'c' above).
   local o1, o2, o3, o4, o5, o6 = 0, 0, 0, 0, 0, 0
-  batch.begin()
-  for j = 3 + STRIDE, #ARGV do
-    local v1, v2, v3, v4, v5, v6 = step(alg, key, tonumber(ARGV[j]), p)
+  -- Appends a request's reply.
+  local function emit(v1, v2, v3, v4, v5, v6)
     local at = k + 1
     local m = 0
     out[at] = 0 -- in order: the table's array part grows, no hash part
@@ -167,6 +166,15 @@ elseif op == 'c' then
       out[k] = v6
     end
     out[at] = m
+  end
+  batch.begin()
+  if alg.run then
+    -- The algorithm decides the batch itself, its state in locals (see offset_algorithm).
+    alg.run(key, now, p, ARGV, 3 + STRIDE, emit)
+  else
+    for j = 3 + STRIDE, #ARGV do
+      emit(step(alg, key, tonumber(ARGV[j]), p))
+    end
   end
   batch.flush()
   return out

@@ -272,16 +272,40 @@ local function commit_offset(key, now, cost, p, r)
   write_offset(key, now, p[1], r[6], r.fresh)
 end
 
--- An exact-schedule algorithm from its decision, core(key, now, cost, p), which returns admitted
--- (1 or 0), remaining, reset and retry-after (0 for an admission), then for an admission the new
--- instant (ticks from now) and the ticks until it is fresh again; and its refund. decide and commit
--- are the protocol of every algorithm (main.lua); step decides one request and, if it is admitted
--- at a cost, commits it, returning the six values of its reply as multiple values: no table, the
--- path of a request alone on its policy and of a batch's every request.
-local function offset_algorithm(core, release)
+-- What a read of the text write_offset stores for d gives back (d itself, unless d is not a whole
+-- number of ticks, which only a stored text no Sluice wrote can cause).
+local function settled(d, T)
+  if floor(d) == d then
+    return d
+  end
+  local q = idiv(d, T)
+  local rem = d - q * T
+  return q * T + idiv(idiv(rem * 10000000, T) * T + 9999999, 10000000)
+end
+
+-- An exact-schedule algorithm from: lowest(p), the state of a fresh key (ticks from now, <= 0: a
+-- stored instant further back reads as it); core(d, cost, p), the decision on the state d, which
+-- returns admitted (1 or 0), remaining, reset and retry-after (0 for an admission), then for an
+-- admission the new state and the ticks until it is fresh again; and its refund. decide and commit
+-- are the protocol of every algorithm (main.lua). step decides one request and, if it is admitted
+-- at a cost, commits it, returning the six values of its reply as multiple values (no table): the
+-- path of a request alone on its policy. run decides a compact batch ('c'): the costs argv[from..],
+-- each request's six values handed to emit; the state is read once, kept in a local from request
+-- to request, and written once. That is exactly what a read after each write would give: a state
+-- written is never older than the fresh state nor LEAD ahead (read_offset's bounds), so it reads
+-- back as written (settled).
+local function offset_algorithm(lowest, core, release)
+  local function load(key, now, p)
+    local lo = lowest(p)
+    local d = read_offset(key, now, p[1], -lo)
+    if not d or d < lo then
+      return lo
+    end
+    return d
+  end
   return {
     decide = function(key, now, cost, p)
-      local ok, remaining, reset, retry, nxt, fresh = core(key, now, cost, p)
+      local ok, remaining, reset, retry, nxt, fresh = core(load(key, now, p), cost, p)
       if ok == 0 then
         return {0, remaining, reset, retry, 0}
       end
@@ -289,7 +313,7 @@ local function offset_algorithm(core, release)
     end,
     commit = commit_offset,
     step = function(key, now, cost, p)
-      local ok, remaining, reset, retry, nxt, fresh = core(key, now, cost, p)
+      local ok, remaining, reset, retry, nxt, fresh = core(load(key, now, p), cost, p)
       if ok == 0 then
         return 0, remaining, reset, retry, 0, 0
       end
@@ -297,6 +321,26 @@ local function offset_algorithm(core, release)
         write_offset(key, now, p[1], nxt, fresh)
       end
       return 1, remaining, reset, 0, 0, now
+    end,
+    run = function(key, now, p, argv, from, emit)
+      local T = p[1]
+      local d = load(key, now, p)
+      local written = nil
+      for j = from, #argv do
+        local cost = tonumber(argv[j])
+        local ok, remaining, reset, retry, nxt, fresh = core(d, cost, p)
+        if ok == 0 then
+          emit(0, remaining, reset, retry, 0, 0)
+        else
+          if cost > 0 then
+            d, written = settled(nxt, T), fresh
+          end
+          emit(1, remaining, reset, 0, 0, now)
+        end
+      end
+      if written then
+        write_offset(key, now, T, d, written)
+      end
     end,
     release = release
   }

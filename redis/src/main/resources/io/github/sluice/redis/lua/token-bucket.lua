@@ -10,13 +10,13 @@ local function tb_whole(credit, step)
 end
 
 -- The decision, as offset_algorithm (prelude) takes it.
-local function tb_decide(key, now, cost, p)
+local function tb_lowest(p)
+  return -(p[3] * p[2])
+end
+
+local function tb_decide(eff, cost, p)
   local step, burst = p[2], p[3]
   local window = burst * step
-  local eff = read_offset(key, now, p[1], window)
-  if not eff or eff < -window then
-    eff = -window
-  end
   if cost > burst then
     return 0, tb_whole(-eff, step), dur(eff + window, p), NEVER
   end
@@ -28,7 +28,7 @@ local function tb_decide(key, now, cost, p)
 end
 
 -- A refund: the receipt is the admission's clock reading (see offset_refund).
-A['token-bucket'] = offset_algorithm(tb_decide, function(key, now, cost, p)
+A['token-bucket'] = offset_algorithm(tb_lowest, tb_decide, function(key, now, cost, p)
   local step, burst = p[2], p[3]
   offset_refund(key, now, p, min(cost, burst) * step, receipt_of(p), burst * step)
 end)
