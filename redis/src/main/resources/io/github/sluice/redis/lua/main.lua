@@ -167,14 +167,15 @@ elseif op == 'c' then
     end
     out[at] = m
   end
-  batch.begin()
   if alg.run then
-    -- The algorithm decides the batch itself, its state in locals (see offset_algorithm).
+    -- The algorithm decides the batch itself, its state in locals, read once and written once
+    -- (see offset_algorithm): no batch cache.
     alg.run(key, now, p, ARGV, 3 + STRIDE, emit)
-  else
-    for j = 3 + STRIDE, #ARGV do
-      emit(step(alg, key, tonumber(ARGV[j]), p))
-    end
+    return out
+  end
+  batch.begin()
+  for j = 3 + STRIDE, #ARGV do
+    emit(step(alg, key, tonumber(ARGV[j]), p))
   end
   batch.flush()
   return out
