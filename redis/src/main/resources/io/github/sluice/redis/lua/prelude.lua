@@ -136,8 +136,9 @@ local LEAD = 4503599627370496
 -- fraction of an exact schedule reads back as the remainder it was made of). nil outside a batch;
 -- main.lua resets it on every call, since a function library keeps its top level between calls.
 -- Entries: key -> an exact schedule's instant {us = whole us or false (missing, another type),
--- rem = ticks, T, fresh = ticks until fresh, dirty}, or a plain number {n = number or false, ms =
--- TTL (ms) of its last write, dirty}; dirty is true (SET at the end), 'del' (DEL) or nil.
+-- rem = ticks, T, fresh = ticks until fresh, dirty}, a plain number {n = number or false, ms =
+-- TTL (ms) of its last write, dirty}, or a fixed window's hash {hash = true, s, c, ms, dirty};
+-- dirty is true (written at the end), 'del' (DEL) or nil.
 -- main.lua reaches it through A['~batch'] ('~' is in no kind), since in the function library the
 -- prelude's locals are setup()'s. (Declared above get_number, which reads it.)
 
@@ -168,6 +169,11 @@ A['~batch'] = {
         elseif dirty then
           if e.T then
             redis.call('SET', key, instant_text(e.us, e.rem, e.T), 'PX', s(px(idiv(e.fresh + e.T - 1, e.T))))
+          elseif e.hash then
+            -- a fixed window's {s, c}, as its commit writes them
+            claim(key, 'hash')
+            redis.call('HSET', key, 's', s(e.s), 'c', s(e.c))
+            redis.call('PEXPIRE', key, s(e.ms))
           else
             redis.call('SET', key, s(e.n), 'PX', s(e.ms))
           end
