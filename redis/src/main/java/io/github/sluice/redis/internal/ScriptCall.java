@@ -437,39 +437,61 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     /**
      * Completes every member of this batch, on the batch's completion: each with its own share of
-     * the reply, or with the batch's failure. A compact batch's reply (op {@code 'c'}, see
-     * {@code main.lua}) holds, per member, a mask and the values that differ from the member
-     * before's: it is checked whole first, then each member's values are those of the member
-     * before it (already completed, in order) with the masked ones replaced.
+     * the reply, or with the batch's failure. A compact batch's reply (op {@code 'c'}, see {@code
+     * main.lua}) holds, per member, a mask and the values that differ from the member before's;
+     * it is checked whole first.
+     *
+     * <p>{@code next} (sending the lane's next batch) runs after the members whose threads wait
+     * are woken and before the members with a callback (asynchronous acquisitions, which may run
+     * the caller's code) are completed: the woken threads decide again at once, and most of them
+     * join the next batch rather than the one after it (at 16 and 64 threads on one key, half the
+     * round trips; docs/PERFORMANCE.md). On a failure, {@code next} runs first.
+     *
+     * @param next sends the lane's next batch, or {@code null}
      */
-    public void completeMembers() {
+    public void completeMembers(Runnable next) {
         Batch b = batch();
         ScriptCall[] members = b.members;
         Reply whole = (Reply) getOutput();
-        if (op != 'c' || exception != null || isCancelled() || whole.getError() != null) {
-            int stride = REPLY * count;
-            for (int i = b.from, at = 0; i < b.to; i++, at += stride) {
-                members[i].completeMember(this, at);
+        boolean answered = exception == null && !isCancelled() && whole.getError() == null;
+        if (answered && (op == 'c' ? compactWellFormed(whole, b.to - b.from)
+                : !whole.malformed && whole.count == whole.get().length)) {
+            long[] values = whole.get();
+            long[] before = null;
+            for (int i = b.from, at = 0; i < b.to; i++) {
+                Reply r = (Reply) members[i].getOutput();
+                if (op == 'c') {
+                    int mask = (int) values[at++];
+                    for (int f = 0; f < REPLY; f++) {
+                        r.set((mask & (1 << f)) != 0 ? values[at++] : before == null ? 0 : before[f]);
+                    }
+                    before = r.get();
+                } else {
+                    for (int f = 0; f < r.get().length; f++) {
+                        r.set(values[at++]);
+                    }
+                }
             }
-            return;
-        }
-        if (!compactWellFormed(whole, b.to - b.from)) {
-            IllegalStateException e = new IllegalStateException("unexpected reply from the Sluice script: " + whole);
             for (int i = b.from; i < b.to; i++) {
-                members[i].completeExceptionally(e);
+                if (members[i].callback == null) {
+                    members[i].complete();
+                }
+            }
+            if (next != null) {
+                next.run();
+            }
+            for (int i = b.from; i < b.to; i++) {
+                if (members[i].callback != null) {
+                    members[i].complete();
+                }
             }
             return;
         }
-        long[] values = whole.get();
-        long[] before = null;
-        for (int i = b.from, at = 0; i < b.to; i++) {
-            Reply r = (Reply) members[i].getOutput();
-            int mask = (int) values[at++];
-            for (int f = 0; f < REPLY; f++) {
-                r.set((mask & (1 << f)) != 0 ? values[at++] : before == null ? 0 : before[f]);
-            }
-            before = r.get();
-            members[i].complete();
+        if (next != null) {
+            next.run();
+        }
+        for (int i = b.from; i < b.to; i++) {
+            members[i].fail(this);
         }
     }
 
@@ -490,13 +512,12 @@ public final class ScriptCall extends Command<String, String, long[]> {
     }
 
     /**
-     * Completes this member of a batch from the batch's completion: with its share of the reply
-     * (from {@code at}), or with the batch's failure.
+     * Completes this member of a batch with the batch's failure: its exception, its cancellation,
+     * Redis's error reply, or a reply of the wrong shape.
      *
-     * @param batch the completed batch
-     * @param at where this member's values start in the batch's reply
+     * @param batch the failed batch
      */
-    private void completeMember(ScriptCall batch, int at) {
+    private void fail(ScriptCall batch) {
         if (batch.exception != null) {
             completeExceptionally(batch.exception);
             return;
@@ -511,17 +532,8 @@ public final class ScriptCall extends Command<String, String, long[]> {
             complete();
             return;
         }
-        Reply r = (Reply) getOutput();
-        Reply whole = (Reply) batch.getOutput();
-        if (whole.malformed || whole.count != whole.get().length) {
-            completeExceptionally(new IllegalStateException("unexpected reply from the Sluice script: " + whole));
-            return;
-        }
-        long[] values = whole.get();
-        for (int i = 0; i < r.get().length; i++) {
-            r.set(values[at + i]);
-        }
-        complete();
+        completeExceptionally(new IllegalStateException("unexpected reply from the Sluice script: "
+                + batch.getOutput()));
     }
 
     /** @return the group of parts this call carries */
