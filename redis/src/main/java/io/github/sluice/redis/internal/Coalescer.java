@@ -54,6 +54,13 @@ public final class Coalescer implements ScriptCall.Callback {
     private final Runnable functionMissing;
     /** Completes a lane's holder: hands the lane to what queued meanwhile. */
     private final ScriptCall.Callback release = call -> next(laneOf(call), call);
+    /** Told by a completed batch when to send its lane's next batch (a lane's last batch only). */
+    private final ScriptCall.Callback sendNext = batch -> {
+        ScriptCall marker = batch.marker();
+        if (marker != null) {
+            next(batch.laneIndex(), marker);
+        }
+    };
 
     /**
      * @param script the script
@@ -206,9 +213,8 @@ public final class Coalescer implements ScriptCall.Callback {
             dispatch.accept(batch.withSource()); // the lane stays with it
             return;
         }
-        ScriptCall marker = batch.marker();
         // The next batch leaves once this one's waiting threads are woken (see
         // ScriptCall.completeMembers): most of them join it.
-        batch.completeMembers(marker == null ? null : () -> next(batch.laneIndex(), marker));
+        batch.completeMembers(sendNext);
     }
 }

@@ -441,15 +441,15 @@ public final class ScriptCall extends Command<String, String, long[]> {
      * main.lua}) holds, per member, a mask and the values that differ from the member before's;
      * it is checked whole first.
      *
-     * <p>{@code next} (sending the lane's next batch) runs after the members whose threads wait
+     * <p>{@code next} (which sends the lane's next batch) is told after the members whose threads wait
      * are woken and before the members with a callback (asynchronous acquisitions, which may run
      * the caller's code) are completed: the woken threads decide again at once, and most of them
      * join the next batch rather than the one after it (at 16 and 64 threads on one key, half the
-     * round trips; docs/PERFORMANCE.md). On a failure, {@code next} runs first.
+     * round trips; docs/PERFORMANCE.md). On a failure, {@code next} is told first.
      *
-     * @param next sends the lane's next batch, or {@code null}
+     * @param next told with this batch when the lane's next batch may be sent
      */
-    public void completeMembers(Runnable next) {
+    public void completeMembers(Callback next) {
         Batch b = batch();
         ScriptCall[] members = b.members;
         Reply whole = (Reply) getOutput();
@@ -477,9 +477,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
                     members[i].complete();
                 }
             }
-            if (next != null) {
-                next.run();
-            }
+            next.completed(this);
             for (int i = b.from; i < b.to; i++) {
                 if (members[i].callback != null) {
                     members[i].complete();
@@ -487,9 +485,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
             }
             return;
         }
-        if (next != null) {
-            next.run();
-        }
+        next.completed(this);
         for (int i = b.from; i < b.to; i++) {
             members[i].fail(this);
         }

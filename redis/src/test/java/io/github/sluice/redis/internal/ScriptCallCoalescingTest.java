@@ -158,7 +158,7 @@ class ScriptCallCoalescingTest {
             batch.getOutput().set(v);
         }
 
-        batch.completeMembers(() -> events.add("next"));
+        batch.completeMembers(b -> events.add("next"));
 
         assertEquals("[1, 9, 100, 0, 0, 7]", Arrays.toString(m[0].values()));
         assertEquals("[1, 8, 200, 0, 0, 7]", Arrays.toString(m[1].values()));
@@ -177,7 +177,7 @@ class ScriptCallCoalescingTest {
             batch.getOutput().set(v);
         }
 
-        batch.completeMembers(() -> events.add("next: waiting members done " + m[0].isDone() + " " + m[2].isDone()
+        batch.completeMembers(b -> events.add("next: waiting members done " + m[0].isDone() + " " + m[2].isDone()
                 + ", asynchronous done " + m[1].isDone()));
 
         assertEquals(List.of("next: waiting members done true true, asynchronous done false", "callback"), events);
@@ -197,7 +197,7 @@ class ScriptCallCoalescingTest {
                 batch.getOutput().set(v);
             }
 
-            batch.completeMembers(() -> events.add("next"));
+            batch.completeMembers(b -> events.add("next"));
 
             assertTrue(events.contains("next"), Arrays.toString(reply));
             for (ScriptCall c : m) {
