@@ -52,11 +52,12 @@ local function px(us)
   return max(1, idiv(us + 999, 1000))
 end
 
--- A string value as a number, or nil when the key is missing or holds another type (a policy
--- whose algorithm changed): such a key is treated as fresh and overwritten.
--- Within a batch, the key is read once (see batch_cache below).
+-- The batch's cache of keys' states, nil outside a batch (see "Within a batch" below).
 local batch_cache = nil
 
+-- A string value as a number, or nil when the key is missing or holds another type (a policy
+-- whose algorithm changed): such a key is treated as fresh and overwritten. Within a batch, the
+-- key is read once.
 local function get_number(key)
   local cache = batch_cache
   if cache then
@@ -140,7 +141,7 @@ local LEAD = 4503599627370496
 -- TTL (ms) of its last write, dirty}, or a fixed window's hash {hash = true, s, c, ms, dirty};
 -- dirty is true (written at the end), 'del' (DEL) or nil.
 -- main.lua reaches it through A['~batch'] ('~' is in no kind), since in the function library the
--- prelude's locals are setup()'s. (Declared above get_number, which reads it.)
+-- prelude's locals are setup()'s. (batch_cache is declared above get_number, which reads it.)
 
 -- The text of an exact schedule's instant (whole us and rem ticks of 1/T us), see above.
 local function instant_text(us, rem, T)
