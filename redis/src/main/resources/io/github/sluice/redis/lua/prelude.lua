@@ -138,7 +138,8 @@ local LEAD = 4503599627370496
 -- main.lua resets it on every call, since a function library keeps its top level between calls.
 -- Entries: key -> an exact schedule's instant {us = whole us or false (missing, another type),
 -- rem = ticks, T, fresh = ticks until fresh, dirty}, a plain number {n = number or false, ms =
--- TTL (ms) of its last write, dirty}, or a fixed window's hash {hash = true, s, c, ms, dirty};
+-- TTL (ms) of its last write, dirty}, a fixed window's hash {hash = true, s, c, ms, dirty}, or
+-- an algorithm's own {write = function(key, e), dirty, ...} (concurrency's leases);
 -- dirty is true (written at the end), 'del' (DEL) or nil.
 -- main.lua reaches it through A['~batch'] ('~' is in no kind), since in the function library the
 -- prelude's locals are setup()'s. (batch_cache is declared above get_number, which reads it.)
@@ -168,7 +169,9 @@ A['~batch'] = {
         if dirty == 'del' then
           redis.call('DEL', key)
         elseif dirty then
-          if e.T then
+          if e.write then
+            e.write(key, e) -- the algorithm's own (a sorted set of leases)
+          elseif e.T then
             redis.call('SET', key, instant_text(e.us, e.rem, e.T), 'PX', s(px(idiv(e.fresh + e.T - 1, e.T))))
           elseif e.hash then
             -- a fixed window's {s, c}, as its commit writes them
