@@ -16,7 +16,8 @@
 #                and 1,000,000 keys round-robin, bytes and decisions per second);
 #                HOTKEY_ROUNDS=7, HOTKEY_MILLIS=400: the hot-key comparison at REDIS_THREADS threads,
 #                Sluice vs Bucket4j default and Optimizations.batching(), alternating (HotKeyRounds;
-#                with a lease-mode contender, sluice-lease);
+#                with a lease-mode contender, sluice-lease), then redis-server's time per decision
+#                of the batch script (ScriptCost);
 #                JMH_OPTS="..." replaces the mode's fork/iteration options (smoke tests);
 #                HTTP=1 also runs the HTTP CPU-time comparison (benchmarks/http-cpu.sh, about
 #                5 minutes; HTTP_ARGS="rate requests rounds warm-up connections" sets it), then
@@ -139,6 +140,9 @@ if [ "$REDIS" = 1 ] && [[ "$REGEX" == *redis* || "$REGEX" == *Redis* ]]; then
   # shellcheck disable=SC2086
   java -cp "$JAR" io.github.sluice.bench.redis.HotKeyRounds "${HOTKEY_ROUNDS:-7}" "${HOTKEY_MILLIS:-400}" \
     $REDIS_THREADS | tee "$HOTKEY"
+  # redis-server's own time per decision of the batch script, by algorithm and batch size (1, 8,
+  # 32, 64 requests on one key): INFO commandstats' usec_per_call of FCALL (ScriptCost, ~1 min).
+  java -cp "$JAR" io.github.sluice.bench.redis.ScriptCost 2000 | tee "$T/redis-script-cost.txt" || true
 fi
 
 HEAP=

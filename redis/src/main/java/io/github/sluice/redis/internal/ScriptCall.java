@@ -157,8 +157,8 @@ public final class ScriptCall extends Command<String, String, long[]> {
 
     private ScriptCall(Script script, Via via, char op, long now, Part[] parts, int group,
             int count, boolean cluster, Callback callback, Batch batch) {
-        super(via.type, new Reply(op == 'a' || op == 'b' || op == 'c' || op == 'l'
-                ? count * REPLY * (batch == null ? 1 : batch.to - batch.from) : 0));
+        super(via.type, new Reply(op == 'c' ? (REPLY + 1) * (batch.to - batch.from)
+                : op == 'a' || op == 'b' || op == 'l' ? count * REPLY * (batch == null ? 1 : batch.to - batch.from) : 0));
         this.script = script;
         this.via = (byte) via.ordinal();
         this.op = op;
@@ -201,7 +201,7 @@ public final class ScriptCall extends Command<String, String, long[]> {
      * A batch: one call deciding the acquisitions {@code members[from..to)} (op {@code 'a'},
      * every one on the same keys, see {@link #sameKeys}) one after the other, in that order, each
      * all or nothing as its own call would be; its reply is theirs, one after the other, which
-     * {@link #completeMember} hands to each.
+     * {@link #completeMembers} hands to each.
      *
      * @param script the script
      * @param via {@link Via#FCALL} or {@link Via#EVALSHA}
@@ -436,13 +436,84 @@ public final class ScriptCall extends Command<String, String, long[]> {
     }
 
     /**
-     * Completes this member of a batch from the batch's completion: with its share of the reply
-     * (from {@code at}), or with the batch's failure.
+     * Completes every member of this batch, on the batch's completion: each with its own share of
+     * the reply, or with the batch's failure. A compact batch's reply (op {@code 'c'}, see {@code
+     * main.lua}) holds, per member, a mask and the values that differ from the member before's;
+     * it is checked whole first.
      *
-     * @param batch the completed batch
-     * @param at where this member's values start in the batch's reply
+     * <p>{@code next} (which sends the lane's next batch) is told after the members whose threads wait
+     * are woken and before the members with a callback (asynchronous acquisitions, which may run
+     * the caller's code) are completed: the woken threads decide again at once, and most of them
+     * join the next batch rather than the one after it (at 16 and 64 threads on one key, half the
+     * round trips; docs/PERFORMANCE.md). On a failure, {@code next} is told first.
+     *
+     * @param next told with this batch when the lane's next batch may be sent
      */
-    public void completeMember(ScriptCall batch, int at) {
+    public void completeMembers(Callback next) {
+        Batch b = batch();
+        ScriptCall[] members = b.members;
+        Reply whole = (Reply) getOutput();
+        boolean answered = exception == null && !isCancelled() && whole.getError() == null;
+        if (answered && (op == 'c' ? compactWellFormed(whole, b.to - b.from)
+                : !whole.malformed && whole.count == whole.get().length)) {
+            long[] values = whole.get();
+            long[] before = null;
+            for (int i = b.from, at = 0; i < b.to; i++) {
+                Reply r = (Reply) members[i].getOutput();
+                if (op == 'c') {
+                    int mask = (int) values[at++];
+                    for (int f = 0; f < REPLY; f++) {
+                        r.set((mask & (1 << f)) != 0 ? values[at++] : before == null ? 0 : before[f]);
+                    }
+                    before = r.get();
+                } else {
+                    for (int f = 0; f < r.get().length; f++) {
+                        r.set(values[at++]);
+                    }
+                }
+            }
+            for (int i = b.from; i < b.to; i++) {
+                if (members[i].callback == null) {
+                    members[i].complete();
+                }
+            }
+            next.completed(this);
+            for (int i = b.from; i < b.to; i++) {
+                if (members[i].callback != null) {
+                    members[i].complete();
+                }
+            }
+            return;
+        }
+        next.completed(this);
+        for (int i = b.from; i < b.to; i++) {
+            members[i].fail(this);
+        }
+    }
+
+    /** @return whether a compact batch's reply decodes to exactly {@code members} members */
+    private static boolean compactWellFormed(Reply whole, int members) {
+        if (whole.malformed) {
+            return false;
+        }
+        long[] values = whole.get();
+        int at = 0;
+        for (int i = 0; i < members; i++) {
+            if (at >= whole.count || values[at] < 0 || values[at] >= 1 << REPLY) {
+                return false;
+            }
+            at += 1 + Long.bitCount(values[at]);
+        }
+        return at == whole.count;
+    }
+
+    /**
+     * Completes this member of a batch with the batch's failure: its exception, its cancellation,
+     * Redis's error reply, or a reply of the wrong shape.
+     *
+     * @param batch the failed batch
+     */
+    private void fail(ScriptCall batch) {
         if (batch.exception != null) {
             completeExceptionally(batch.exception);
             return;
@@ -457,17 +528,8 @@ public final class ScriptCall extends Command<String, String, long[]> {
             complete();
             return;
         }
-        Reply r = (Reply) getOutput();
-        Reply whole = (Reply) batch.getOutput();
-        if (whole.malformed || whole.count != whole.get().length) {
-            completeExceptionally(new IllegalStateException("unexpected reply from the Sluice script: " + whole));
-            return;
-        }
-        long[] values = whole.get();
-        for (int i = 0; i < r.get().length; i++) {
-            r.set(values[at + i]);
-        }
-        complete();
+        completeExceptionally(new IllegalStateException("unexpected reply from the Sluice script: "
+                + batch.getOutput()));
     }
 
     /** @return the group of parts this call carries */

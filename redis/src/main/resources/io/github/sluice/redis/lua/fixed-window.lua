@@ -16,6 +16,29 @@ local function hget_numbers(key, f1, f2)
   return tonumber(v[1]), tonumber(v[2])
 end
 
+-- The stored window (start, count), read once per batch (see batch_cache in the prelude).
+local function fw_read(key)
+  local cache = batch_cache
+  if cache then
+    local e = cache[key]
+    if not e then
+      e = {hash = true}
+      e.s, e.c = hget_numbers(key, 's', 'c')
+      cache[key] = e
+    end
+    return e.s, e.c
+  end
+  return hget_numbers(key, 's', 'c')
+end
+
+-- A hash field's number as a read of s(v), the text written, gives it.
+local function fw_written(v)
+  if floor(v) ~= v then
+    return tonumber(s(v))
+  end
+  return v
+end
+
 local function fw_state(key, now, p)
   local window, epoch = p[2], p[3] == 1
   local span = window
@@ -25,7 +48,7 @@ local function fw_state(key, now, p)
   else
     span = window + 1
   end
-  local start, count = hget_numbers(key, 's', 'c')
+  local start, count = fw_read(key)
   if start and count then
     if mine < start then
       return true, start, count, start + span
@@ -64,6 +87,14 @@ A['fixed-window'] = {
     return {1, limit - count - cost, reset, 0, 0, start, count + cost, fin - now, receipt = start}
   end,
   commit = function(key, now, cost, p, r)
+    local cache = batch_cache
+    if cache then
+      -- within a batch: written once, at its end (batch flush)
+      local e = cache[key] or {hash = true}
+      e.s, e.c, e.ms, e.dirty = fw_written(r[6]), fw_written(r[7]), px(r[8]), true
+      cache[key] = e
+      return
+    end
     claim(key, 'hash')
     redis.call('HSET', key, 's', s(r[6]), 'c', s(r[7]))
     redis.call('PEXPIRE', key, s(px(r[8])))

@@ -10,27 +10,26 @@ local function gcra_remaining(tolerance, emission, ttl)
   return 0
 end
 
-A['gcra'] = {
-  decide = function(key, now, cost, p)
-    local emission, limit = p[2], p[3]
-    local tolerance = emission * limit
-    local ttl = read_offset(key, now, p[1], 0)
-    if not ttl or ttl < 0 then
-      ttl = 0
-    end
-    if cost > limit then
-      return {0, gcra_remaining(tolerance, emission, ttl), dur(ttl, p), NEVER, 0}
-    end
-    local new_tat = ttl + cost * emission
-    local early = new_tat - tolerance
-    if early > 0 then
-      return {0, gcra_remaining(tolerance, emission, ttl), dur(ttl, p), dur(early, p), 0}
-    end
-    return {1, gcra_remaining(tolerance, emission, new_tat), dur(new_tat, p), 0, 0, new_tat, fresh = new_tat, receipt = now}
-  end,
-  commit = commit_offset,
-  -- A refund: the receipt is the admission's clock reading (see offset_refund).
-  release = function(key, now, cost, p)
-    offset_refund(key, now, p, min(cost, p[3]) * p[2], receipt_of(p), 0)
+-- The decision, as offset_algorithm (prelude) takes it.
+local function zero()
+  return 0
+end
+
+local function gcra_decide(ttl, cost, p)
+  local emission, limit = p[2], p[3]
+  local tolerance = emission * limit
+  if cost > limit then
+    return 0, gcra_remaining(tolerance, emission, ttl), dur(ttl, p), NEVER
   end
-}
+  local new_tat = ttl + cost * emission
+  local early = new_tat - tolerance
+  if early > 0 then
+    return 0, gcra_remaining(tolerance, emission, ttl), dur(ttl, p), dur(early, p)
+  end
+  return 1, gcra_remaining(tolerance, emission, new_tat), dur(new_tat, p), 0, new_tat, new_tat
+end
+
+-- A refund: the receipt is the admission's clock reading (see offset_refund).
+A['gcra'] = offset_algorithm(zero, gcra_decide, function(key, now, cost, p)
+  offset_refund(key, now, p, min(cost, p[3]) * p[2], receipt_of(p), 0)
+end)

@@ -11,26 +11,25 @@ local function lb_free(depth, level, step)
   return 0
 end
 
-A['leaky-bucket'] = {
-  decide = function(key, now, cost, p)
-    local step, capacity = p[2], p[3]
-    local depth = step * capacity
-    local level = read_offset(key, now, p[1], 0)
-    if not level or level < 0 then
-      level = 0
-    end
-    if cost > capacity then
-      return {0, lb_free(depth, level, step), dur(level, p), NEVER, 0}
-    end
-    local after = level + cost * step
-    if after > depth then
-      return {0, lb_free(depth, level, step), dur(level, p), dur(after - depth, p), 0}
-    end
-    return {1, lb_free(depth, after, step), dur(after, p), 0, 0, after, fresh = after, receipt = now}
-  end,
-  commit = commit_offset,
-  -- A refund: the receipt is the admission's clock reading (see offset_refund).
-  release = function(key, now, cost, p)
-    offset_refund(key, now, p, min(cost, p[3]) * p[2], receipt_of(p), 0)
+-- The decision, as offset_algorithm (prelude) takes it.
+local function lb_empty()
+  return 0
+end
+
+local function lb_decide(level, cost, p)
+  local step, capacity = p[2], p[3]
+  local depth = step * capacity
+  if cost > capacity then
+    return 0, lb_free(depth, level, step), dur(level, p), NEVER
   end
-}
+  local after = level + cost * step
+  if after > depth then
+    return 0, lb_free(depth, level, step), dur(level, p), dur(after - depth, p)
+  end
+  return 1, lb_free(depth, after, step), dur(after, p), 0, after, after
+end
+
+-- A refund: the receipt is the admission's clock reading (see offset_refund).
+A['leaky-bucket'] = offset_algorithm(lb_empty, lb_decide, function(key, now, cost, p)
+  offset_refund(key, now, p, min(cost, p[3]) * p[2], receipt_of(p), 0)
+end)

@@ -11,6 +11,10 @@
 --        replies 'a' would give each request, one after the other.
 --   'c'  a compact batch: as 'b', for requests on one policy that differ only in their cost:
 --        ARGV holds the policy's values once (the first request's), then each request's cost.
+--        Reply: per request, a mask m, then those of its six values that differ from the
+--        request before it's (the first request's from six zeros), in order: value i is sent iff
+--        bit i - 1 of m is set. Requests of a hot key mostly repeat admitted, retry-after, delay
+--        and receipt: three integers each rather than six.
 --   'l'  a lease (the store's lease mode), one policy: takes up to the cost given (the share) of
 --        its key, as much as the key has, but at least the number in the receipt's place (the
 --        cost of the request that asked); the same six integers as 'a', the first being the
@@ -52,6 +56,20 @@ local n = #KEYS
 local batch = A['~batch']
 batch.reset()
 
+-- One request on one policy: decided, and written if it is admitted at a cost. Returns its six
+-- reply values. An algorithm's own step does it without a table (see offset_algorithm).
+local function step(alg, key, cost, p)
+  local f = alg.step
+  if f then
+    return f(key, now, cost, p)
+  end
+  local r = alg.decide(key, now, cost, p)
+  if r[1] ~= 0 and cost > 0 then
+    alg.commit(key, now, cost, p, r)
+  end
+  return r[1], r[2], r[3], r[4], r[5], r.receipt or 0
+end
+
 -- One request's acquisition of the n policies whose values start after policy `base`, all or
 -- nothing: every policy is decided; only if all admit are they written. After the first denial
 -- the remaining policies are peeked (cost 0). Appends six integers per policy to out.
@@ -92,11 +110,7 @@ if op == 'p' then
 elseif op == 'a' and n == 1 then
   -- One policy (the common call): the loop below without its bookkeeping tables.
   local alg, cost, p = policy(1)
-  local r = alg.decide(KEYS[1], now, cost, p)
-  if r[1] ~= 0 and cost > 0 then
-    alg.commit(KEYS[1], now, cost, p, r)
-  end
-  return {r[1], r[2], r[3], r[4], r[5], r.receipt or 0}
+  return {step(alg, KEYS[1], cost, p)}
 elseif op == 'a' then
   return acquire(0, {})
 elseif op == 'b' then
@@ -105,15 +119,11 @@ elseif op == 'b' then
   batch.begin()
   if n == 1 then
     -- One policy per request (the common batch): the single call's path, request after request.
+    local k = 0
     for j = 1, requests do
       local alg, cost, p = policy(j)
-      local r = alg.decide(KEYS[1], now, cost, p)
-      if r[1] ~= 0 and cost > 0 then
-        alg.commit(KEYS[1], now, cost, p, r)
-      end
-      local k = #out
-      out[k + 1], out[k + 2], out[k + 3], out[k + 4], out[k + 5], out[k + 6] =
-        r[1], r[2], r[3], r[4], r[5], r.receipt or 0
+      out[k + 1], out[k + 2], out[k + 3], out[k + 4], out[k + 5], out[k + 6] = step(alg, KEYS[1], cost, p)
+      k = k + 6
     end
     batch.flush()
     return out
@@ -125,18 +135,52 @@ elseif op == 'b' then
   return out
 elseif op == 'c' then
   local alg, _, p = policy(1)
+  local key = KEYS[1]
   local out = {}
   local k = 0
+  -- The request before's values (see 'c' above).
+  local o1, o2, o3, o4, o5, o6 = 0, 0, 0, 0, 0, 0
+  -- Appends a request's reply.
+  local function emit(v1, v2, v3, v4, v5, v6)
+    local at = k + 1
+    local m = 0
+    out[at] = 0 -- in order: the table's array part grows, no hash part
+    k = at
+    if v1 ~= o1 then
+      m, k, o1 = 1, k + 1, v1
+      out[k] = v1
+    end
+    if v2 ~= o2 then
+      m, k, o2 = m + 2, k + 1, v2
+      out[k] = v2
+    end
+    if v3 ~= o3 then
+      m, k, o3 = m + 4, k + 1, v3
+      out[k] = v3
+    end
+    if v4 ~= o4 then
+      m, k, o4 = m + 8, k + 1, v4
+      out[k] = v4
+    end
+    if v5 ~= o5 then
+      m, k, o5 = m + 16, k + 1, v5
+      out[k] = v5
+    end
+    if v6 ~= o6 then
+      m, k, o6 = m + 32, k + 1, v6
+      out[k] = v6
+    end
+    out[at] = m
+  end
+  if alg.run then
+    -- The algorithm decides the batch itself, its state in locals, read once and written once
+    -- (see offset_algorithm): no batch cache.
+    alg.run(key, now, p, ARGV, 3 + STRIDE, emit)
+    return out
+  end
   batch.begin()
   for j = 3 + STRIDE, #ARGV do
-    local cost = tonumber(ARGV[j])
-    local r = alg.decide(KEYS[1], now, cost, p)
-    if r[1] ~= 0 and cost > 0 then
-      alg.commit(KEYS[1], now, cost, p, r)
-    end
-    out[k + 1], out[k + 2], out[k + 3], out[k + 4], out[k + 5], out[k + 6] =
-      r[1], r[2], r[3], r[4], r[5], r.receipt or 0
-    k = k + 6
+    emit(step(alg, key, tonumber(ARGV[j]), p))
   end
   batch.flush()
   return out

@@ -52,14 +52,47 @@ local function px(us)
   return max(1, idiv(us + 999, 1000))
 end
 
+-- The batch's cache of keys' states, nil outside a batch (see "Within a batch" below).
+local batch_cache = nil
+
 -- A string value as a number, or nil when the key is missing or holds another type (a policy
--- whose algorithm changed): such a key is treated as fresh and overwritten.
+-- whose algorithm changed): such a key is treated as fresh and overwritten. Within a batch, the
+-- key is read once.
 local function get_number(key)
-  local v = redis.pcall('GET', key)
-  if type(v) ~= 'string' then
-    return nil
+  local cache = batch_cache
+  if cache then
+    local e = cache[key]
+    if e then
+      return e.n or nil
+    end
   end
-  return tonumber(v)
+  local v = redis.pcall('GET', key)
+  local n = nil
+  if type(v) == 'string' then
+    n = tonumber(v)
+  end
+  if cache then
+    cache[key] = {n = n or false}
+  end
+  return n
+end
+
+-- Sets `key` to the integer v (as s(v) writes it) for `ms` milliseconds; within a batch, at its end.
+local function set_number(key, v, ms)
+  local cache = batch_cache
+  if cache then
+    if floor(v) ~= v then
+      v = tonumber(s(v)) -- what a read of the written text gives
+    end
+    local e = cache[key]
+    if e then
+      e.n, e.ms, e.dirty = v, ms, true
+    else
+      cache[key] = {n = v, ms = ms, dirty = true}
+    end
+  else
+    redis.call('SET', key, s(v), 'PX', s(ms))
+  end
 end
 
 -- Deletes the key if it holds a type other than t, so that a write of type t cannot fail.
@@ -96,14 +129,29 @@ end
 -- How far (ticks) a stored instant may lead now, for clients whose clocks disagree: 2^52.
 local LEAD = 4503599627370496
 
--- Within a batch ('b', see main.lua), the exact schedules read and write their key through this
--- table rather than by a GET and a SET per request: a batch of n requests on one key reads it
--- once and writes it once, at the end (batch_flush), with the TTL of its last write. nil outside a
--- batch; main.lua resets it on every call, since a function library keeps its top level between
--- calls. Entries: key -> {v = the value GET answered or the last written, px = its TTL, dirty}.
+-- Within a batch ('b' and 'c', see main.lua) a key's state is kept in this table, in numeric
+-- form, rather than read by a GET and written by a SET per request: a batch of n requests on one
+-- key parses its value once, at the first touch, and formats and writes it once, at the end
+-- (batch_flush), with the TTL of its last write. Every request of a batch has the batch's one
+-- `now`, so the numbers give each request exactly what the stored text would (the seven-digit
+-- fraction of an exact schedule reads back as the remainder it was made of). nil outside a batch;
+-- main.lua resets it on every call, since a function library keeps its top level between calls.
+-- Entries: key -> an exact schedule's instant {us = whole us or false (missing, another type),
+-- rem = ticks, T, fresh = ticks until fresh, dirty}, a plain number {n = number or false, ms =
+-- TTL (ms) of its last write, dirty}, a fixed window's hash {hash = true, s, c, ms, dirty}, or
+-- an algorithm's own {write = function(key, e), dirty, ...} (concurrency's leases);
+-- dirty is true (written at the end), 'del' (DEL) or nil.
 -- main.lua reaches it through A['~batch'] ('~' is in no kind), since in the function library the
--- prelude's locals are setup()'s.
-local batch_cache = nil
+-- prelude's locals are setup()'s. (batch_cache is declared above get_number, which reads it.)
+
+-- The text of an exact schedule's instant (whole us and rem ticks of 1/T us), see above.
+local function instant_text(us, rem, T)
+  local v = s(us)
+  if rem > 0 then
+    v = v .. '.' .. format('%07d', idiv(rem * 10000000, T))
+  end
+  return v
+end
 
 A['~batch'] = {
   begin = function()
@@ -117,31 +165,31 @@ A['~batch'] = {
     batch_cache = nil
     if cache then
       for key, e in pairs(cache) do
-        if e.dirty then
-          redis.call('SET', key, e.v, 'PX', e.px)
+        local dirty = e.dirty
+        if dirty == 'del' then
+          redis.call('DEL', key)
+        elseif dirty then
+          if e.write then
+            e.write(key, e) -- the algorithm's own (a sorted set of leases)
+          elseif e.T then
+            redis.call('SET', key, instant_text(e.us, e.rem, e.T), 'PX', s(px(idiv(e.fresh + e.T - 1, e.T))))
+          elseif e.hash then
+            -- a fixed window's {s, c}, as its commit writes them
+            claim(key, 'hash')
+            redis.call('HSET', key, 's', s(e.s), 'c', s(e.c))
+            redis.call('PEXPIRE', key, s(e.ms))
+          else
+            redis.call('SET', key, s(e.n), 'PX', s(e.ms))
+          end
         end
       end
     end
   end
 }
 
--- The instant in `key` minus now, in ticks; nil when the key is missing, holds another type, is
--- more than `behind` ticks in the past (fresh for the caller), or more than LEAD in the future
--- (a clock gone wrong: read as fresh, as the in-memory algorithms read a wrapped word).
-local function read_offset(key, now, T, behind)
-  local v
-  local cache = batch_cache
-  if cache then
-    local e = cache[key]
-    if e then
-      v = e.v
-    else
-      v = redis.pcall('GET', key)
-      cache[key] = {v = v}
-    end
-  else
-    v = redis.pcall('GET', key)
-  end
+-- An exact schedule's stored text as (whole us, remainder ticks), or nil when the key is missing
+-- or holds another type.
+local function parse_instant(v, T)
   if type(v) ~= 'string' then
     return nil
   end
@@ -160,6 +208,29 @@ local function read_offset(key, now, T, behind)
       return nil
     end
   end
+  return us, rem
+end
+
+-- The instant in `key` minus now, in ticks; nil when the key is missing, holds another type, is
+-- more than `behind` ticks in the past (fresh for the caller), or more than LEAD in the future
+-- (a clock gone wrong: read as fresh, as the in-memory algorithms read a wrapped word).
+local function read_offset(key, now, T, behind)
+  local us, rem
+  local cache = batch_cache
+  if cache then
+    local e = cache[key]
+    if not e then
+      us, rem = parse_instant(redis.pcall('GET', key), T)
+      cache[key] = {us = us or false, rem = rem or 0, T = T, fresh = 0}
+    elseif e.us then
+      us, rem = e.us, e.rem
+    end
+  else
+    us, rem = parse_instant(redis.pcall('GET', key), T)
+  end
+  if not us then
+    return nil
+  end
   local du = us - now
   if du < -(idiv(behind, T) + 1) or du > idiv(LEAD, T) + 1 then
     return nil
@@ -171,15 +242,32 @@ end
 local function write_offset(key, now, T, d, fresh)
   local q = idiv(d, T)
   local rem = d - q * T
-  local v = s(now + q)
-  if rem > 0 then
-    v = v .. '.' .. format('%07d', idiv(rem * 10000000, T))
-  end
-  local ttl = s(px(idiv(fresh + T - 1, T)))
-  if batch_cache then
-    batch_cache[key] = {v = v, px = ttl, dirty = true}
+  local cache = batch_cache
+  if cache then
+    if floor(rem) ~= rem then
+      -- (only from a stored text no Sluice wrote) what a read of the written text gives
+      rem = idiv(idiv(rem * 10000000, T) * T + 9999999, 10000000)
+    end
+    local e = cache[key]
+    if e then
+      e.us, e.rem, e.T, e.fresh, e.dirty = now + q, rem, T, fresh, true
+    else
+      cache[key] = {us = now + q, rem = rem, T = T, fresh = fresh, dirty = true}
+    end
   else
-    redis.call('SET', key, v, 'PX', ttl)
+    redis.call('SET', key, instant_text(now + q, rem, T), 'PX', s(px(idiv(fresh + T - 1, T))))
+  end
+end
+
+-- Deletes `key` (within a batch, at its end).
+local function delete_key(key)
+  local cache = batch_cache
+  if cache then
+    local e = cache[key] or {}
+    e.us, e.n, e.dirty = false, false, 'del'
+    cache[key] = e
+  else
+    redis.call('DEL', key)
   end
 end
 
@@ -192,6 +280,80 @@ end
 -- now), fresh again after r.fresh ticks.
 local function commit_offset(key, now, cost, p, r)
   write_offset(key, now, p[1], r[6], r.fresh)
+end
+
+-- What a read of the text write_offset stores for d gives back (d itself, unless d is not a whole
+-- number of ticks, which only a stored text no Sluice wrote can cause).
+local function settled(d, T)
+  if floor(d) == d then
+    return d
+  end
+  local q = idiv(d, T)
+  local rem = d - q * T
+  return q * T + idiv(idiv(rem * 10000000, T) * T + 9999999, 10000000)
+end
+
+-- An exact-schedule algorithm from: lowest(p), the state of a fresh key (ticks from now, <= 0: a
+-- stored instant further back reads as it); core(d, cost, p), the decision on the state d, which
+-- returns admitted (1 or 0), remaining, reset and retry-after (0 for an admission), then for an
+-- admission the new state and the ticks until it is fresh again; and its refund. decide and commit
+-- are the protocol of every algorithm (main.lua). step decides one request and, if it is admitted
+-- at a cost, commits it, returning the six values of its reply as multiple values (no table): the
+-- path of a request alone on its policy. run decides a compact batch ('c'): the costs argv[from..],
+-- each request's six values handed to emit; the state is read once, kept in a local from request
+-- to request, and written once. That is exactly what a read after each write would give: a state
+-- written is never older than the fresh state nor LEAD ahead (read_offset's bounds), so it reads
+-- back as written (settled).
+local function offset_algorithm(lowest, core, release)
+  local function load(key, now, p)
+    local lo = lowest(p)
+    local d = read_offset(key, now, p[1], -lo)
+    if not d or d < lo then
+      return lo
+    end
+    return d
+  end
+  return {
+    decide = function(key, now, cost, p)
+      local ok, remaining, reset, retry, nxt, fresh = core(load(key, now, p), cost, p)
+      if ok == 0 then
+        return {0, remaining, reset, retry, 0}
+      end
+      return {1, remaining, reset, 0, 0, nxt, fresh = fresh, receipt = now}
+    end,
+    commit = commit_offset,
+    step = function(key, now, cost, p)
+      local ok, remaining, reset, retry, nxt, fresh = core(load(key, now, p), cost, p)
+      if ok == 0 then
+        return 0, remaining, reset, retry, 0, 0
+      end
+      if cost > 0 then
+        write_offset(key, now, p[1], nxt, fresh)
+      end
+      return 1, remaining, reset, 0, 0, now
+    end,
+    run = function(key, now, p, argv, from, emit)
+      local T = p[1]
+      local d = load(key, now, p)
+      local written = nil
+      for j = from, #argv do
+        local cost = tonumber(argv[j])
+        local ok, remaining, reset, retry, nxt, fresh = core(d, cost, p)
+        if ok == 0 then
+          emit(0, remaining, reset, retry, 0, 0)
+        else
+          if cost > 0 then
+            d, written = settled(nxt, T), fresh
+          end
+          emit(1, remaining, reset, 0, 0, now)
+        end
+      end
+      if written then
+        write_offset(key, now, T, d, written)
+      end
+    end,
+    release = release
+  }
 end
 
 -- The refund of the exact-schedule algorithms, as io.github.sluice.algorithm.TimeWord: an
@@ -215,7 +377,7 @@ local function offset_refund(key, now, p, took, t, keep)
   end
   local target = max(d - back, -keep)
   if target <= -keep then
-    redis.call('DEL', key)
+    delete_key(key)
   else
     write_offset(key, now, T, target, target + keep)
   end

@@ -69,7 +69,7 @@ local function shaping(earned)
       return r
     end,
     commit = function(key, now, cost, p, r)
-      redis.call('SET', key, s(r[6]), 'PX', s(px(r.ttl)))
+      set_number(key, r[6], px(r.ttl))
     end,
     -- A refund: the receipt is the `next` the admission published. Its slots are given back only
     -- while they are still the last ones issued; once a later request took a slot behind them, it

@@ -34,7 +34,7 @@ A['smooth-bursty'] = {
     return {1, bursty_remaining(nxt, now, p), max(0, nxt - now + burst), 0, 0, nxt, receipt = now}
   end,
   commit = function(key, now, cost, p, r)
-    redis.call('SET', key, s(r[6]), 'PX', s(px(r[3] + p[2])))
+    set_number(key, r[6], px(r[3] + p[2]))
   end,
   -- A refund: the receipt is the admission's clock reading; as offset_refund, but the key is
   -- kept (a missing key is a new limiter, not a full one).

@@ -9,27 +9,26 @@ local function tb_whole(credit, step)
   return idiv(credit, step)
 end
 
-A['token-bucket'] = {
-  decide = function(key, now, cost, p)
-    local step, burst = p[2], p[3]
-    local window = burst * step
-    local eff = read_offset(key, now, p[1], window)
-    if not eff or eff < -window then
-      eff = -window
-    end
-    if cost > burst then
-      return {0, tb_whole(-eff, step), dur(eff + window, p), NEVER, 0}
-    end
-    local nxt = eff + cost * step
-    if nxt > 0 then
-      return {0, tb_whole(-eff, step), dur(eff + window, p), dur(nxt, p), 0}
-    end
-    return {1, tb_whole(-nxt, step), dur(nxt + window, p), 0, 0, nxt, fresh = nxt + window, receipt = now}
-  end,
-  commit = commit_offset,
-  -- A refund: the receipt is the admission's clock reading (see offset_refund).
-  release = function(key, now, cost, p)
-    local step, burst = p[2], p[3]
-    offset_refund(key, now, p, min(cost, burst) * step, receipt_of(p), burst * step)
+-- The decision, as offset_algorithm (prelude) takes it.
+local function tb_lowest(p)
+  return -(p[3] * p[2])
+end
+
+local function tb_decide(eff, cost, p)
+  local step, burst = p[2], p[3]
+  local window = burst * step
+  if cost > burst then
+    return 0, tb_whole(-eff, step), dur(eff + window, p), NEVER
   end
-}
+  local nxt = eff + cost * step
+  if nxt > 0 then
+    return 0, tb_whole(-eff, step), dur(eff + window, p), dur(nxt, p)
+  end
+  return 1, tb_whole(-nxt, step), dur(nxt + window, p), 0, nxt, nxt + window
+end
+
+-- A refund: the receipt is the admission's clock reading (see offset_refund).
+A['token-bucket'] = offset_algorithm(tb_lowest, tb_decide, function(key, now, cost, p)
+  local step, burst = p[2], p[3]
+  offset_refund(key, now, p, min(cost, burst) * step, receipt_of(p), burst * step)
+end)

@@ -6,7 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.sluice.algorithm.TokenBucket;
+import io.github.sluice.core.Rate;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -119,6 +124,87 @@ class ScriptCallCoalescingTest {
         assertSame(holder, holder.marker());
         assertTrue(holder.acquisition()); // a holder is no batch
         assertNull(holder.members());
+    }
+
+    private final Binding bucket = Bindings.of(TokenBucket.builder().rate(Rate.perSecond(10)).burst(10).build(), 0);
+
+    /** Three acquisitions on one key, the second asynchronous (its callback records when it runs). */
+    private ScriptCall[] members(List<String> events) {
+        ScriptCall[] m = new ScriptCall[3];
+        for (int i = 0; i < m.length; i++) {
+            Part p = new Part(bucket, perIp, i + 1);
+            p.key = "alice";
+            m[i] = ScriptCall.of(null, ScriptCall.Via.EVALSHA, 'a', ScriptCall.REDIS_TIME, new Part[] {p}, 0, false,
+                    i == 1 ? c -> events.add("callback") : null);
+            assertTrue(m[i].take());
+        }
+        return m;
+    }
+
+    private static ScriptCall batchOf(ScriptCall[] members) {
+        return ScriptCall.batch(null, ScriptCall.Via.EVALSHA, 0, members, 0, members.length, false, c -> { }, 0,
+                members[0]);
+    }
+
+    @Test
+    void compactBatch_replyOfMasksAndChangedValues_eachMemberGetsItsOwnSixValues() {
+        List<String> events = new ArrayList<>();
+        ScriptCall[] m = members(events);
+        ScriptCall batch = batchOf(m);
+        assertTrue(batch.toString().contains("op c"), batch.toString());
+        // admitted 9 left reset 100 receipt 7; then 8 left reset 200 (mask 2|4); then refused, 8 left,
+        // retry-after 50, no receipt (mask 1|8|32)
+        for (long v : new long[] {1 | 2 | 4 | 32, 1, 9, 100, 7, 2 | 4, 8, 200, 1 | 8 | 32, 0, 50, 0}) {
+            batch.getOutput().set(v);
+        }
+
+        batch.completeMembers(b -> events.add("next"));
+
+        assertEquals("[1, 9, 100, 0, 0, 7]", Arrays.toString(m[0].values()));
+        assertEquals("[1, 8, 200, 0, 0, 7]", Arrays.toString(m[1].values()));
+        assertEquals("[0, 8, 200, 50, 0, 0]", Arrays.toString(m[2].values()));
+        for (ScriptCall c : m) {
+            assertNull(c.failure());
+        }
+    }
+
+    @Test
+    void batchCompleted_waitingMembersWokenBeforeTheNextBatchIsSent_callbacksAfter() {
+        List<String> events = new ArrayList<>();
+        ScriptCall[] m = members(events);
+        ScriptCall batch = batchOf(m);
+        for (long v : new long[] {1 | 2 | 32, 1, 9, 7, 2, 8, 2, 7}) {
+            batch.getOutput().set(v);
+        }
+
+        batch.completeMembers(b -> events.add("next: waiting members done " + m[0].isDone() + " " + m[2].isDone()
+                + ", asynchronous done " + m[1].isDone()));
+
+        assertEquals(List.of("next: waiting members done true true, asynchronous done false", "callback"), events);
+    }
+
+    @Test
+    void compactBatch_malformedReply_everyMemberFailsAndTheNextBatchIsStillSent() {
+        for (long[] reply : new long[][] {
+            {1 | 2, 1, 9, 2, 8}, // a member short
+            {1 | 2, 1, 9, 2, 8, 2, 7, 99}, // a value too many
+            {64, 1, 0, 0}, // a mask out of range
+            {-1, 0, 0}}) {
+            List<String> events = new ArrayList<>();
+            ScriptCall[] m = members(events);
+            ScriptCall batch = batchOf(m);
+            for (long v : reply) {
+                batch.getOutput().set(v);
+            }
+
+            batch.completeMembers(b -> events.add("next"));
+
+            assertTrue(events.contains("next"), Arrays.toString(reply));
+            for (ScriptCall c : m) {
+                assertTrue(c.isDone());
+                assertTrue(c.failure() instanceof IllegalStateException, Arrays.toString(reply) + ": " + c.failure());
+            }
+        }
     }
 
     @Test
