@@ -84,7 +84,8 @@ A['fixed-window'] = {
     if count + cost > 0 then
       reset = min(fin - now, window)
     end
-    return {1, limit - count - cost, reset, 0, 0, start, count + cost, fin - now, receipt = start}
+    return {1, limit - count - cost, reset, 0, 0, start, count + cost, fin - now + window_grace(window),
+      receipt = start}
   end,
   commit = function(key, now, cost, p, r)
     local cache = batch_cache
@@ -175,7 +176,7 @@ A['fixed-window-calendar'] = {
   commit = function(key, now, cost, p, r)
     claim(key, 'hash')
     redis.call('HSET', key, 's', s(r[6]), 'c', s(r[7]), 'e', s(r[8]))
-    redis.call('PEXPIRE', key, s(px(r[8] - now)))
+    redis.call('PEXPIRE', key, s(px(r[8] - now + window_grace(r[8] - r[6]))))
   end,
   release = A['fixed-window'].release
 }

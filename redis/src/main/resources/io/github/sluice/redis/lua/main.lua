@@ -55,6 +55,7 @@ local op = ARGV[2]
 local n = #KEYS
 local batch = A['~batch']
 batch.reset()
+A['~clock'].set(ARGV[1] ~= '')
 
 -- One request on one policy: decided, and written if it is admitted at a cost. Returns its six
 -- reply values. An algorithm's own step does it without a table (see offset_algorithm).

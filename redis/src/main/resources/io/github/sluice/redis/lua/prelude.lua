@@ -55,6 +55,26 @@ end
 -- The batch's cache of keys' states, nil outside a batch (see "Within a batch" below).
 local batch_cache = nil
 
+-- How much longer (us) a window's key outlives its window when the clock is the client's: a
+-- reading taken before the window's end can reach Redis after it (queued, coalesced, a command
+-- that timed out and still ran). Had the key expired, that request would find no count and open
+-- its window again from zero: over the limit by every such late request. So the key stays, one
+-- window at most, 11 s (the longest command timeout and then some). With Redis's own clock the
+-- reading is taken as the script runs: no grace. Set by main.lua on every call (A['~clock']).
+local late_grace = 0
+local LATE_GRACE_MAX = 11000000
+
+A['~clock'] = {
+  set = function(client)
+    late_grace = client and LATE_GRACE_MAX or 0
+  end
+}
+
+-- The grace of a window of `window` us (see late_grace).
+local function window_grace(window)
+  return min(late_grace, window)
+end
+
 -- A string value as a number, or nil when the key is missing or holds another type (a policy
 -- whose algorithm changed): such a key is treated as fresh and overwritten. Within a batch, the
 -- key is read once.
