@@ -194,36 +194,50 @@ class ClusterStoreTest {
             KeySpace[] spaces = {a.keySpace("shared", algorithm), b.keySpace("shared", algorithm)};
             AtomicLongArray admitted = new AtomicLongArray(keys.size());
             AtomicInteger degraded = new AtomicInteger();
-            CountDownLatch go = new CountDownLatch(1);
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 2 * THREADS_PER_STORE; t++) {
-                KeySpace space = spaces[t % 2];
-                int offset = t;
-                threads.add(started(() -> {
-                    MutableDecision out = new MutableDecision();
-                    try {
-                        go.await();
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    for (int n = 0; n < ATTEMPTS * keys.size(); n++) {
-                        int k = (n + offset) % keys.size();
-                        if (space.acquire(keys.get(k), 1, out)) {
-                            admitted.incrementAndGet(k);
-                        }
-                        degraded.addAndGet(out.degraded() ? 1 : 0);
-                    }
-                }));
-            }
-            go.countDown();
-            for (Thread t : threads) {
-                t.join();
-            }
+            hammer(spaces, keys, admitted, degraded, null);
             assertEquals(0, degraded.get(), "every decision must come from Redis");
             assertTrue(2 * THREADS_PER_STORE * ATTEMPTS > LIMIT, "the load exceeds the limit");
             for (int k = 0; k < keys.size(); k++) {
                 assertEquals(algorithm.limit(), admitted.get(k), algorithm + ", key " + keys.get(k));
             }
+        }
+    }
+
+    /**
+     * 2 x {@link #THREADS_PER_STORE} threads, alternating between the stores' spaces, released at
+     * once, each trying every key {@link #ATTEMPTS} times, starting at a key of its own.
+     *
+     * @param local counts the admissions decided from a lease's share, or {@code null}
+     */
+    private void hammer(KeySpace[] spaces, List<String> keys, AtomicLongArray admitted, AtomicInteger degraded,
+            AtomicInteger local) throws InterruptedException {
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 2 * THREADS_PER_STORE; t++) {
+            KeySpace space = spaces[t % 2];
+            int offset = t;
+            threads.add(started(() -> {
+                MutableDecision out = new MutableDecision();
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int n = 0; n < ATTEMPTS * keys.size(); n++) {
+                    int k = (n + offset) % keys.size();
+                    if (space.acquire(keys.get(k), 1, out)) {
+                        admitted.incrementAndGet(k);
+                        if (local != null && io.github.sluice.redis.internal.ShareSlot.local(out.receipt())) {
+                            local.incrementAndGet();
+                        }
+                    }
+                    degraded.addAndGet(out.degraded() ? 1 : 0);
+                }
+            }));
+        }
+        go.countDown();
+        for (Thread t : threads) {
+            t.join();
         }
     }
 
@@ -241,32 +255,7 @@ class ClusterStoreTest {
             AtomicLongArray admitted = new AtomicLongArray(keys.size());
             AtomicInteger local = new AtomicInteger();
             AtomicInteger degraded = new AtomicInteger();
-            CountDownLatch go = new CountDownLatch(1);
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 2 * THREADS_PER_STORE; t++) {
-                KeySpace space = spaces[t % 2];
-                int offset = t;
-                threads.add(started(() -> {
-                    MutableDecision out = new MutableDecision();
-                    try {
-                        go.await();
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    for (int n = 0; n < ATTEMPTS * keys.size(); n++) {
-                        int k = (n + offset) % keys.size();
-                        if (space.acquire(keys.get(k), 1, out)) {
-                            admitted.incrementAndGet(k);
-                            local.addAndGet(io.github.sluice.redis.internal.ShareSlot.local(out.receipt()) ? 1 : 0);
-                        }
-                        degraded.addAndGet(out.degraded() ? 1 : 0);
-                    }
-                }));
-            }
-            go.countDown();
-            for (Thread t : threads) {
-                t.join();
-            }
+            hammer(spaces, keys, admitted, degraded, local);
             assertEquals(0, degraded.get(), "every decision must come from Redis or a share");
             for (int k = 0; k < keys.size(); k++) {
                 long n = admitted.get(k);

@@ -59,8 +59,11 @@ class ExchangeRequestViewTest {
         assertEquals("\"outer\";r=98, \"per-key\";r=1;t=60", view.existing("RateLimit"));
     }
 
-    /** An exchange whose response has {@code headers}: only what the sink and the view's constructor call. */
-    private static ServerWebExchange exchange(HttpHeaders headers) {
+    /**
+     * An exchange whose response has {@code headers}: only what the sink and the view's
+     * constructor call. Also used by {@link WithoutNettyTest}, in its own class loader.
+     */
+    static ServerWebExchange exchange(HttpHeaders headers) {
         ClassLoader loader = ExchangeRequestViewTest.class.getClassLoader();
         ServerHttpResponse response = (ServerHttpResponse) Proxy.newProxyInstance(loader,
                 new Class<?>[] {ServerHttpResponse.class}, (proxy, method, args) -> {

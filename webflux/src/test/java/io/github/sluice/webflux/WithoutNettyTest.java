@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -14,9 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpResponse;
-import org.springframework.web.server.ServerWebExchange;
 
 /**
  * Reactor Netty is an optional dependency: on Jetty, Tomcat or Undertow the application has no
@@ -42,7 +38,7 @@ class WithoutNettyTest {
     /** Runs inside the loader without Netty: the view as the sink of a response with Spring's own headers. */
     static String writeAndRead() {
         HttpHeaders headers = new HttpHeaders();
-        ExchangeRequestView view = new ExchangeRequestView(exchange(headers));
+        ExchangeRequestView view = new ExchangeRequestView(ExchangeRequestViewTest.exchange(headers));
         view.header("RateLimit-Policy", "\"per-ip\";q=5;w=10");
         view.header("RateLimit", "\"per-ip\";r=4;t=10");
         return "netty=" + ExchangeRequestView.NETTY + "|" + headers.getFirst("RateLimit") + "|"
@@ -59,26 +55,5 @@ class WithoutNettyTest {
         }
         assertTrue(urls.size() > 3, "the test class path: " + path);
         return urls.toArray(URL[]::new);
-    }
-
-    private static ServerWebExchange exchange(HttpHeaders headers) {
-        ClassLoader loader = WithoutNettyTest.class.getClassLoader();
-        ServerHttpResponse response = (ServerHttpResponse) Proxy.newProxyInstance(loader,
-                new Class<?>[] {ServerHttpResponse.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getHeaders")) {
-                        return headers;
-                    }
-                    throw new UnsupportedOperationException(method.getName());
-                });
-        ServerHttpRequest request = (ServerHttpRequest) Proxy.newProxyInstance(loader,
-                new Class<?>[] {ServerHttpRequest.class}, (proxy, method, args) -> {
-                    throw new UnsupportedOperationException(method.getName());
-                });
-        return (ServerWebExchange) Proxy.newProxyInstance(loader, new Class<?>[] {ServerWebExchange.class},
-                (proxy, method, args) -> switch (method.getName()) {
-                    case "getResponse" -> response;
-                    case "getRequest" -> request;
-                    default -> throw new UnsupportedOperationException(method.getName());
-                });
     }
 }
