@@ -4,6 +4,8 @@ import io.github.sluice.adaptive.AdaptiveLimit;
 import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.key.KeyResolver;
+import io.github.sluice.key.KeyResolvers;
+import io.github.sluice.key.Keys;
 import io.github.sluice.policy.AllowList;
 import io.github.sluice.policy.Charge;
 import io.github.sluice.policy.Match;
@@ -50,6 +52,16 @@ final class Enforcement {
     /** The policy's match, key and allow-list ({@code null} if empty), read once per request each. */
     final Match match;
     final KeyResolver key;
+    /**
+     * The key of the {@code global} resolver, which no bound on key length changes, else
+     * {@code null}: such a key is neither resolved nor checked per request.
+     */
+    final String constantKey;
+    /**
+     * The refusal of the constant {@link #cost} ({@link CostReader#refusal}), when
+     * {@link #requestCost} is {@code null}: computed once rather than per request.
+     */
+    final byte costRefusal;
     final AllowList allow;
     final boolean dryRun;
     final boolean concurrency;
@@ -89,6 +101,14 @@ final class Enforcement {
     final String policyItem;
     /** The start of this policy's member of {@code RateLimit}, e.g. {@code "per-ip";r=}. */
     final String limitPrefix;
+    /**
+     * The enforcer's metrics, which pass each event on to its listener, or {@code null} when
+     * counting is off: then {@link #told} is the listener itself. Both are the enforcer's, fixed
+     * before any enforcement is built, and read here so that an event finds them in one step.
+     */
+    final EnforcerMetrics metrics;
+    /** Who is told of this policy's events: {@link Enforcer#told()}. */
+    final EnforcementListener told;
     /*
      * This policy's counters in the enforcer's metrics, found by name on the first event and
      * kept: a policy's counters are never replaced (EnforcerMetrics), and an enforcement belongs
@@ -109,6 +129,8 @@ final class Enforcement {
         this.group = group;
         this.policy = policy;
         this.space = space;
+        this.told = group == null ? EnforcementListener.NONE : group.enforcer.told(); // null: a bare one, in tests
+        this.metrics = told instanceof EnforcerMetrics m ? m : null;
         io.github.sluice.policy.RequestCost own = policy.requestCost();
         this.requestCost = cost > 0 || own.constant() ? null : own;
         this.cost = cost > 0 ? cost : policy.cost();
@@ -118,6 +140,7 @@ final class Enforcement {
         this.position = position;
         this.match = policy.match();
         this.key = policy.key();
+        this.constantKey = key == KeyResolvers.global() ? unbounded(KeyResolvers.GLOBAL) : null;
         this.allow = policy.allow().isEmpty() ? null : policy.allow();
         this.dryRun = policy.dryRun();
         this.concurrency = policy.concurrency();
@@ -137,6 +160,12 @@ final class Enforcement {
         this.unlimited = false;
         this.blocked = false;
         this.plans = policy.plans() == null ? null : new PlanChoice(this);
+        this.costRefusal = CostReader.refusal(this, this.cost);
+    }
+
+    /** @return {@code key} if no bound on key length changes it ({@link Keys#bound}), else {@code null} */
+    private static String unbounded(String key) {
+        return key != null && key.length() <= Keys.HASH_LENGTH && !key.startsWith(Keys.HASH_PREFIX) ? key : null;
     }
 
     /**
@@ -153,6 +182,8 @@ final class Enforcement {
         this.group = parent.group;
         this.policy = parent.policy;
         this.space = space;
+        this.told = parent.told;
+        this.metrics = parent.metrics;
         this.cost = parent.cost;
         this.requestCost = parent.requestCost;
         this.bodyCost = parent.bodyCost;
@@ -162,6 +193,7 @@ final class Enforcement {
         this.position = position; // a bit of the group's cache of RateLimit-Policy values, or -1
         this.match = parent.match;
         this.key = parent.key;
+        this.constantKey = parent.constantKey;
         this.allow = parent.allow;
         this.dryRun = parent.dryRun;
         this.concurrency = parent.concurrency;
@@ -180,6 +212,7 @@ final class Enforcement {
         this.unlimited = unlimited;
         this.blocked = blocked;
         this.plans = null;
+        this.costRefusal = CostReader.refusal(this, this.cost); // against the plan's own limit
     }
 
     /**
@@ -221,9 +254,8 @@ final class Enforcement {
      * @param permits the permits that matched nothing, {@code >= 1}
      */
     void unmatchedRelease(String key, long permits) {
-        EnforcementListener told = group.enforcer.told();
         try {
-            if (told instanceof EnforcerMetrics metrics) {
+            if (metrics != null) {
                 metrics.unmatchedRelease(counts(metrics), policy, key, permits);
             } else {
                 told.unmatchedRelease(policy, key, permits);

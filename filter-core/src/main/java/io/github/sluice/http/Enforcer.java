@@ -556,7 +556,10 @@ public final class Enforcer implements AutoCloseable {
     }
 
     private Verdict add(Verdict v, RequestView request, Enforcement e) {
-        String key = Keys.bound(e.key.resolve(request), maxKeyLength);
+        String key = e.constantKey;
+        if (key == null) {
+            key = Keys.bound(e.key.resolve(request), maxKeyLength);
+        }
         if ((key == null && !e.policy.unresolved().denies())
                 || (e.allow != null && e.allow.allows(key, request, addresses))) {
             return v; // no key (unresolved=skip), or allowed

@@ -145,7 +145,8 @@ public final class Verdict implements ReleaseHandle {
         final byte refusal;
 
         /**
-         * @param cost the request's cost as {@link CostReader#read} returns it, or a constant
+         * @param cost the request's cost as {@link CostReader#read} returns it, or the policy's
+         *     constant {@link Enforcement#cost} when it reads none
          * @param nanos the reading of the enforcer's clock the request took before its decision
          *     (to check the override cache), or {@link MutableDecision#NO_READING}
          */
@@ -155,8 +156,13 @@ public final class Verdict implements ReleaseHandle {
             // Any value outside the algorithm's partitions means none: kept so in a short.
             this.partition = partition >= Short.MIN_VALUE && partition <= Short.MAX_VALUE ? (short) partition
                     : (short) io.github.sluice.core.Algorithm.NO_PARTITION;
-            this.refusal = CostReader.refusal(how, cost);
-            this.cost = CostReader.charged(how, cost);
+            if (how.requestCost == null) {
+                this.refusal = how.costRefusal; // the policy's constant cost, checked once
+                this.cost = how.cost;
+            } else {
+                this.refusal = CostReader.refusal(how, cost);
+                this.cost = CostReader.charged(how, cost);
+            }
             at(nanos); // replaced by the store's own reading when it decides
         }
 
@@ -234,10 +240,13 @@ public final class Verdict implements ReleaseHandle {
                     // The enforcer's own counting: its policy's counters are found once, not by name.
                     // (The heavy hitters date this entry by the store's reading of it: nanosFor.)
                     PolicyMetrics counts = how.counts(metrics);
-                    switch (outcome()) {
-                        case ALLOWED -> metrics.allowed(counts, how.policy, key, this);
-                        case SHAPED -> metrics.shaped(counts, how.policy, key, this);
-                        case DENIED -> metrics.denied(counts, how.policy, key, this, request);
+                    Outcome outcome = outcome(); // compared, not switched on: no look-up table per event
+                    if (outcome == Outcome.ALLOWED) {
+                        metrics.allowed(counts, how.policy, key, this);
+                    } else if (outcome == Outcome.SHAPED) {
+                        metrics.shaped(counts, how.policy, key, this);
+                    } else {
+                        metrics.denied(counts, how.policy, key, this, request);
                     }
                     return;
                 }
@@ -273,13 +282,13 @@ public final class Verdict implements ReleaseHandle {
             // To the cell the permits were taken from, kept at the admission (no lookup).
             long unmatched = how.space.release(key, cell, cost,
                     ending == FAILED ? MutableDecision.NO_RECEIPT : receipt(), dropped);
-            EnforcementListener told = how.group.enforcer.told();
+            EnforcerMetrics metrics = how.metrics;
             try {
-                if (told instanceof EnforcerMetrics metrics) {
+                if (metrics != null) {
                     // As in tell(): the policy's counters found once, not by name at every release.
                     metrics.released(how.counts(metrics), how.policy, key, cost);
                 } else {
-                    told.released(how.policy, key, cost);
+                    how.told.released(how.policy, key, cost);
                 }
             } catch (RuntimeException ignored) {
                 // See EnforcementListener.
@@ -297,12 +306,12 @@ public final class Verdict implements ReleaseHandle {
          */
         void refund(long permits) {
             how.space.refund(key, permits, this);
-            EnforcementListener told = how.group.enforcer.told();
+            EnforcerMetrics metrics = how.metrics;
             try {
-                if (told instanceof EnforcerMetrics metrics) {
+                if (metrics != null) {
                     metrics.refunded(how.counts(metrics), how.policy, key, permits);
                 } else {
-                    told.refunded(how.policy, key, permits);
+                    how.told.refunded(how.policy, key, permits);
                 }
             } catch (RuntimeException ignored) {
                 // See EnforcementListener.
@@ -379,7 +388,28 @@ public final class Verdict implements ReleaseHandle {
      * @return this verdict
      */
     Verdict decide(Store store, EnforcementListener listener, RequestView request) {
-        boolean admitted = enforced == null || ((state & UNKEYED) == 0 ? store.acquireAll(enforced) : refuseUnresolved());
+        // Three calls, each compiled within the JIT's inlining limit: see Enforcer.entries.
+        boolean admitted = acquire(store);
+        if (dryRun != null) {
+            decideDryRun(admitted);
+        }
+        return conclude(admitted, listener, request);
+    }
+
+    /** @return whether the enforced entries were all admitted (all or nothing) */
+    private boolean acquire(Store store) {
+        if ((state & UNKEYED) != 0) {
+            return refuseUnresolved();
+        }
+        Entry e = enforced;
+        if (e == null) {
+            return true;
+        }
+        return store.acquireAll(e);
+    }
+
+    /** Decides the dry-run entries: never a denial of the request, never a rollback of the enforced ones. */
+    private void decideDryRun(boolean admitted) {
         for (Entry e = dryRun; e != null; e = e.next) {
             if (e.refusedEarly()) {
                 e.deny(e.how.policy.algorithm().limit(), 0, 0, Decision.NEVER);
@@ -387,7 +417,6 @@ public final class Verdict implements ReleaseHandle {
                 e.how.space.acquire(e.key, e.partition, admitted ? e.cost : 0, e);
             }
         }
-        return conclude(admitted, listener, request);
     }
 
     /**
