@@ -388,7 +388,8 @@ public final class Verdict implements ReleaseHandle {
      * @return this verdict
      */
     Verdict decide(Store store, EnforcementListener listener, RequestView request) {
-        // Three calls, each compiled within the JIT's inlining limit: see Enforcer.entries.
+        // Three calls, each small enough to inline however the JIT orders its compilations
+        // (docs/PERFORMANCE.md, "The request's path, inlined in every JVM").
         boolean admitted = acquire(store);
         if (dryRun != null) {
             decideDryRun(admitted);
