@@ -5,7 +5,6 @@ import io.github.sluice.core.Algorithm;
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.key.KeyResolver;
 import io.github.sluice.key.KeyResolvers;
-import io.github.sluice.key.Keys;
 import io.github.sluice.policy.AllowList;
 import io.github.sluice.policy.Charge;
 import io.github.sluice.policy.Match;
@@ -140,7 +139,7 @@ final class Enforcement {
         this.position = position;
         this.match = policy.match();
         this.key = policy.key();
-        this.constantKey = key == KeyResolvers.global() ? unbounded(KeyResolvers.GLOBAL) : null;
+        this.constantKey = key == KeyResolvers.global() ? KeyResolvers.GLOBAL : null; // short, no digest: Keys.bound keeps it
         this.allow = policy.allow().isEmpty() ? null : policy.allow();
         this.dryRun = policy.dryRun();
         this.concurrency = policy.concurrency();
@@ -161,11 +160,6 @@ final class Enforcement {
         this.blocked = false;
         this.plans = policy.plans() == null ? null : new PlanChoice(this);
         this.costRefusal = CostReader.refusal(this, this.cost);
-    }
-
-    /** @return {@code key} if no bound on key length changes it ({@link Keys#bound}), else {@code null} */
-    private static String unbounded(String key) {
-        return key != null && key.length() <= Keys.HASH_LENGTH && !key.startsWith(Keys.HASH_PREFIX) ? key : null;
     }
 
     /**
