@@ -11,7 +11,6 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletRequestWrapper;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -42,8 +41,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code REQUEST} dispatch, or the {@code ASYNC} dispatch a filter in front moved the request to.
  * Any later dispatch passes through: forwards, includes and error dispatches by their type, a
  * later {@code ASYNC} dispatch by an attribute of this filter's, set on a request that went async
- * (a request that did not gets no attribute), and the filter met again in the dispatch it is
- * deciding (mapped twice) by a per-thread note of the request it decides.
+ * (a request that did not gets no attribute), and the filter met again on the thread of a
+ * {@code REQUEST} dispatch it is deciding (mapped twice, or also called by another filter) by a
+ * per-thread flag: whatever runs in that dispatch's chain on its thread belongs to the request
+ * being decided.
  *
  * <h2>Per request</h2>
  * <ul>
@@ -105,16 +106,19 @@ public final class SluiceFilter implements Filter {
      */
     private final String decidedAttribute = SluiceFilter.class.getName() + ".decided." + INSTANCES.incrementAndGet();
     /**
-     * Per thread, the request (unwrapped) whose REQUEST dispatch this filter is deciding: meeting
-     * it again further down the chain (the filter mapped twice) passes through. A holder, so that
-     * entering and leaving write an array slot, not the thread's map; a JDK type, so that a thread
-     * of the container's pool keeps no class of the application's; and the slot {@link #SLOT}
-     * alone on its cache line: the holder is written twice per request, and an object the
-     * collector copied next to it (anything long-lived) would otherwise share the line, which cost
-     * 1-2 ns per request in the measurements (docs/PERFORMANCE.md).
+     * Per thread, whether this filter is deciding a REQUEST dispatch on it (1) or not (0): meeting
+     * the filter again on that thread, further down the dispatch's chain (the filter mapped twice),
+     * passes through. A flag, not the request: storing a request into a long-lived holder costs
+     * the collector's write barrier, with its fence, on every request (about 3 ns of the 40 the
+     * filter costs, docs/PERFORMANCE.md), and nothing but the request being decided can run in its
+     * chain on its thread (the container starts no other request there; the application's nested
+     * call belongs to this one). A holder, so that entering and leaving write an array slot, not
+     * the thread's map; a JDK type, so that a thread of the container's pool keeps no class of the
+     * application's; and the slot {@link #SLOT} alone on its cache line: it is written twice per
+     * request, and an object the collector copied next to it would otherwise share the line.
      */
-    private final ThreadLocal<Object[]> deciding = ThreadLocal.withInitial(() -> new Object[2 * SLOT + 1]);
-    /** The holder's slot: 16 references (64 bytes, compressed) on each side of it, within the array. */
+    private final ThreadLocal<int[]> deciding = ThreadLocal.withInitial(() -> new int[2 * SLOT + 1]);
+    /** The holder's slot: 16 ints (64 bytes) on each side of it, within the array. */
     private static final int SLOT = 16;
     private volatile Enforcer enforcer;
     private volatile Shaper shaper;
@@ -207,18 +211,16 @@ public final class SluiceFilter implements Filter {
         }
         DispatcherType type = request.getDispatcherType();
         if (type == DispatcherType.REQUEST) {
-            Object[] current = deciding.get();
-            ServletRequest unwrapped = unwrap(request);
-            Object outer = current[SLOT];
-            if (outer == unwrapped) {
+            int[] flag = deciding.get();
+            if (flag[SLOT] != 0) {
                 chain.doFilter(req, res); // this filter met again in the REQUEST dispatch it decides
                 return;
             }
-            current[SLOT] = unwrapped;
+            flag[SLOT] = 1;
             try {
                 decide(request, response, chain);
             } finally {
-                current[SLOT] = outer;
+                flag[SLOT] = 0; // however the dispatch ends: the thread's next request is decided
             }
         } else if (type == DispatcherType.ASYNC) {
             Object mark = request.getAttribute(decidedAttribute);
@@ -269,15 +271,6 @@ public final class SluiceFilter implements Filter {
                 PermitRelease.whenComplete(request, response, held, true);
             }
         }
-    }
-
-    /** The request under every wrapper: what a filter further down the chain sees under its own. */
-    private static ServletRequest unwrap(ServletRequest request) {
-        ServletRequest r = request;
-        while (r instanceof ServletRequestWrapper w) {
-            r = w.getRequest();
-        }
-        return r;
     }
 
     /** Decides the request and runs the chain, or answers a denial; see the class description. */

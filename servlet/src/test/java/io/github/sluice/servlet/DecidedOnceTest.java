@@ -24,9 +24,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How the filter tells the dispatch it decides from the ones it lets pass, over requests and
- * responses that record what the filter asks of them: the per-thread note of the request being
- * decided (the filter met again in the same dispatch), the attribute left for a later ASYNC
- * dispatch, and what must not stick to the thread once a dispatch is over, however it ended. The
+ * responses that record what the filter asks of them: the per-thread flag of the dispatch being
+ * decided (the filter met again on its thread), the attribute left for a later ASYNC dispatch,
+ * and what must not stick to the thread once a dispatch is over, however it ended. The
  * same rules in real containers: {@code ResponseContract}.
  */
 class DecidedOnceTest {
@@ -52,12 +52,76 @@ class DecidedOnceTest {
     }
 
     @Test
-    void anotherRequestOnTheSameThread_duringTheChain_isDecided_andTheFirstStillPassesAfterIt() throws Exception {
+    void anotherRequestObject_inTheChainOnItsThread_belongsToTheDecidedOne_andPasses() throws Exception {
+        // Only the application can run another request object through the filter inside a
+        // dispatch (a container starts no other request on a thread that is in a chain): that
+        // call is part of the request being decided, and is not counted a second time.
+        Exchange a = new Exchange(DispatcherType.REQUEST);
+        Exchange b = new Exchange(DispatcherType.REQUEST);
+        boolean[] ran = {false};
+        filter.doFilter(a.request, a.response, (req, res) -> {
+            filter.doFilter(b.request, b.response, (req2, res2) -> ran[0] = true);
+            filter.doFilter(req, res, (req2, res2) -> { }); // a again: passes
+        });
+
+        assertTrue(ran[0]);
+        assertEquals(List.of("\"per-ip\";r=99;t=60"), a.fields("RateLimit"));
+        assertTrue(b.fields("RateLimit").isEmpty(), b.fields("RateLimit").toString());
+        assertEquals(1, decisionsSoFar());
+    }
+
+    @Test
+    void theSameRequestObject_inItsNextDispatch_onTheSameThread_isDecidedAgain() throws Exception {
+        // A container recycles its request objects: once a dispatch is over, the flag is down.
+        Exchange a = new Exchange(DispatcherType.REQUEST);
+        filter.doFilter(a.request, a.response, (req, res) -> filter.doFilter(req, res, (req2, res2) -> { }));
+        filter.doFilter(a.request, a.response, (req, res) -> { });
+
+        assertEquals(List.of("\"per-ip\";r=99;t=60", "\"per-ip\";r=98;t=60"), a.writes("RateLimit"));
+    }
+
+    @Test
+    void anotherSluiceFilter_inTheChain_decidesTheRequestItself_andMeetingEitherAgainPasses() throws Exception {
+        // The flag is each filter's own: two Sluice filters on one chain decide a request each.
+        Enforcer other = Enforcer.builder().policies("other = fixed-window 10/1m key=ip")
+                .clock(new FakeClock()).listener(EnforcementListener.NONE).build();
+        try {
+            SluiceFilter second = new SluiceFilter(other);
+            Exchange a = new Exchange(DispatcherType.REQUEST);
+            filter.doFilter(a.request, a.response, (req, res) -> second.doFilter(req, res,
+                    (req2, res2) -> filter.doFilter(req2, res2,
+                            (req3, res3) -> second.doFilter(req3, res3, (req4, res4) -> { }))));
+
+            // Then each filter counted the request once: a probe through the second one sees 8 left
+            assertEquals(1, decisionsSoFar());
+            Exchange probe = new Exchange(DispatcherType.REQUEST);
+            second.doFilter(probe.request, probe.response, (req, res) -> { });
+            assertEquals(List.of("\"other\";r=8;t=60"), probe.fields("RateLimit"));
+        } finally {
+            other.close();
+        }
+    }
+
+    @Test
+    void onAnotherThread_duringTheChain_theFilterDecides() throws Exception {
+        // The flag is the deciding thread's: a request on another thread meanwhile is its own.
         Exchange a = new Exchange(DispatcherType.REQUEST);
         Exchange b = new Exchange(DispatcherType.REQUEST);
         filter.doFilter(a.request, a.response, (req, res) -> {
-            filter.doFilter(b.request, b.response, (req2, res2) -> { });
-            filter.doFilter(req, res, (req2, res2) -> { }); // a again: passes
+            Thread t = new Thread(() -> {
+                try {
+                    filter.doFilter(b.request, b.response, (req2, res2) -> { });
+                } catch (IOException | ServletException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            t.start();
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
         });
 
         assertEquals(List.of("\"per-ip\";r=99;t=60"), a.fields("RateLimit"));
