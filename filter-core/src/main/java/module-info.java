@@ -8,6 +8,9 @@ module io.github.sluice.core {
     // The platform MXBeans: the adaptive bbr algorithm reads the process's CPU load, and each
     // enforcer can register its counts as an MXBean.
     requires transitive java.management;
+    // Optional: where the runtime has it, the logging listener's per-request level checks ask
+    // java.util.logging directly when it is the System.Logger's backend (LoggingListener).
+    requires static java.logging;
 
     exports io.github.sluice.core;
     exports io.github.sluice.algorithm;

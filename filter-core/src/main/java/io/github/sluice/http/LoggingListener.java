@@ -36,6 +36,15 @@ import java.lang.System.Logger;
 public final class LoggingListener implements EnforcementListener {
 
     private final Logger log;
+    /**
+     * The {@code java.util.logging.Logger} behind {@link #log} when that is the JDK's own bridge
+     * to java.util.logging (the default backend), or {@code null}: the checks for {@code TRACE},
+     * made on every request (allowed, released), then ask it directly, which is what the bridge
+     * does, without the bridge's hop and its level mapping (about 1.3 ns of the 40 a request
+     * costs the servlet filter, docs/PERFORMANCE.md). A level changed at run time still takes
+     * effect at once: the logger is asked, not a copy of its level.
+     */
+    private final java.util.logging.Logger jul;
 
     /** Logs to {@code System.getLogger("io.github.sluice")}. */
     public LoggingListener() {
@@ -49,6 +58,44 @@ public final class LoggingListener implements EnforcementListener {
      */
     public LoggingListener(Logger log) {
         this.log = java.util.Objects.requireNonNull(log, "log");
+        this.jul = Jul.behind(log);
+    }
+
+    /** @return whether the checks for {@code TRACE} ask java.util.logging directly (for tests) */
+    boolean asksJavaUtilLogging() {
+        return jul != null;
+    }
+
+    /** @return whether {@code TRACE} is logged now */
+    private boolean tracing() {
+        java.util.logging.Logger j = jul;
+        // The bridge's own mapping: TRACE is FINER.
+        return j != null ? j.isLoggable(java.util.logging.Level.FINER) : log.isLoggable(Level.TRACE);
+    }
+
+    /**
+     * Reaching java.util.logging, which the core reads only where the runtime has it ({@code
+     * requires static java.logging}): without the module, every check goes through the
+     * {@link System.Logger}.
+     */
+    private static final class Jul {
+        /** The class of the JDK's {@link System.Logger} over java.util.logging. */
+        private static final String BRIDGE = "sun.util.logging.internal.LoggingProviderImpl$JULWrapper";
+        /**
+         * Whether this runtime has java.logging; where it does, the core reads it (a module that
+         * {@code requires static} another reads it when it is resolved).
+         */
+        private static final boolean PRESENT = ModuleLayer.boot().findModule("java.logging").isPresent();
+
+        private Jul() {
+        }
+
+        /** @return the java.util.logging logger {@code log} bridges to, or null if it is not the JDK's bridge */
+        static java.util.logging.Logger behind(Logger log) {
+            // The bridge of a logger of the application's is java.util.logging's logger of that name.
+            return PRESENT && log.getClass().getName().equals(BRIDGE)
+                    ? java.util.logging.Logger.getLogger(log.getName()) : null;
+        }
     }
 
     /**
@@ -70,7 +117,7 @@ public final class LoggingListener implements EnforcementListener {
 
     @Override
     public void allowed(Policy policy, String key, MutableDecision decision) {
-        if (log.isLoggable(Level.TRACE)) {
+        if (tracing()) {
             log.log(Level.TRACE, "policy ''{0}'' allowed key ''{1}'': {2}", policy.name(), LogText.escape(key),
                     decision);
         }
@@ -78,7 +125,7 @@ public final class LoggingListener implements EnforcementListener {
 
     @Override
     public void shaped(Policy policy, String key, MutableDecision decision) {
-        if (log.isLoggable(Level.TRACE)) {
+        if (tracing()) {
             log.log(Level.TRACE, "policy ''{0}'' delayed key ''{1}'': {2}", policy.name(), LogText.escape(key),
                     decision);
         }
@@ -141,7 +188,7 @@ public final class LoggingListener implements EnforcementListener {
 
     @Override
     public void released(Policy policy, String key, long permits) {
-        if (log.isLoggable(Level.TRACE)) {
+        if (tracing()) {
             log.log(Level.TRACE, "policy ''{0}'' released {1} permit(s) of key ''{2}''",
                     policy.name(), permits, LogText.escape(key));
         }
@@ -149,7 +196,7 @@ public final class LoggingListener implements EnforcementListener {
 
     @Override
     public void refunded(Policy policy, String key, long permits) {
-        if (log.isLoggable(Level.TRACE)) {
+        if (tracing()) {
             log.log(Level.TRACE, "policy ''{0}'' refunded {1} permit(s) of key ''{2}''",
                     policy.name(), permits, LogText.escape(key));
         }

@@ -91,6 +91,70 @@ class LoggingListenerTest {
         assertEquals(List.of(cause), log.thrown);
     }
 
+    /**
+     * The default logger is the JDK's bridge to java.util.logging, and the per-request checks ask
+     * java.util.logging directly: a level set there, at run time, takes effect at the next event,
+     * both ways. (The test module does not read java.logging: reached by reflection, as in
+     * {@code UnmatchedReleaseTest}.)
+     */
+    @Test
+    void defaultLogger_tracesAsItsJavaUtilLoggingLevelSays_changedAtRunTime() throws ReflectiveOperationException {
+        Class<?> loggerClass = Class.forName("java.util.logging.Logger");
+        Class<?> levelClass = Class.forName("java.util.logging.Level");
+        Class<?> filterClass = Class.forName("java.util.logging.Filter");
+        Object jul = loggerClass.getMethod("getLogger", String.class).invoke(null, "io.github.sluice");
+        Object before = loggerClass.getMethod("getLevel").invoke(jul);
+        List<String> traced = new ArrayList<>();
+        Object filter = java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {filterClass},
+                (proxy, method, args) -> {
+                    if (!method.getName().equals("isLoggable")) {
+                        return method.getName().equals("hashCode") ? 0 : method.getName().equals("equals") ? proxy == args[0]
+                                : "recording filter";
+                    }
+                    Object r = args[0];
+                    traced.add(r.getClass().getMethod("getLevel").invoke(r) + " "
+                            + r.getClass().getMethod("getMessage").invoke(r));
+                    return false; // recorded, not printed
+                });
+        java.lang.reflect.Method setLevel = loggerClass.getMethod("setLevel", levelClass);
+        loggerClass.getMethod("setFilter", filterClass).invoke(jul, filter);
+        try {
+            LoggingListener l = new LoggingListener();
+            assertTrue(l.asksJavaUtilLogging(), "the default logger is the JDK's bridge");
+
+            setLevel.invoke(jul, levelClass.getField("INFO").get(null));
+            l.allowed(real, "192.0.2.1", new MutableDecision().allow(1, 0, 1));
+            l.released(real, "192.0.2.1", 1);
+            assertEquals(List.of(), traced);
+
+            setLevel.invoke(jul, levelClass.getField("FINER").get(null)); // TRACE, as the bridge maps it
+            l.allowed(real, "192.0.2.1", new MutableDecision().allow(1, 0, 1));
+            l.shaped(real, "192.0.2.1", new MutableDecision().allow(1, 0, 1));
+            l.released(real, "192.0.2.1", 1);
+            l.refunded(real, "192.0.2.1", 1);
+            assertEquals(List.of("FINER policy ''{0}'' allowed key ''{1}'': {2}",
+                    "FINER policy ''{0}'' delayed key ''{1}'': {2}",
+                    "FINER policy ''{0}'' released {1} permit(s) of key ''{2}''",
+                    "FINER policy ''{0}'' refunded {1} permit(s) of key ''{2}''"), traced);
+
+            setLevel.invoke(jul, levelClass.getField("FINE").get(null));
+            l.allowed(real, "192.0.2.1", new MutableDecision().allow(1, 0, 1));
+            assertEquals(4, traced.size(), traced::toString);
+        } finally {
+            loggerClass.getMethod("setFilter", filterClass).invoke(jul, (Object) null);
+            setLevel.invoke(jul, before);
+        }
+    }
+
+    @Test
+    void aLoggerOfAnotherBackend_isAskedItself() {
+        Recording log = new Recording(Level.DEBUG);
+        LoggingListener l = new LoggingListener(log);
+        assertFalse(l.asksJavaUtilLogging());
+        l.allowed(real, "192.0.2.1", new MutableDecision().allow(1, 0, 1));
+        assertEquals(List.of(), log.lines);
+    }
+
     @Test
     void disabledLevels_formatNothing() {
         Recording log = new Recording(Level.INFO);

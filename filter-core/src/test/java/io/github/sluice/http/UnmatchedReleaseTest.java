@@ -35,8 +35,9 @@ class UnmatchedReleaseTest {
     private Object julLogger;
 
     /*
-     * The test module does not read java.logging (nor may the core's module-info say it does), so the
-     * System.Logger's default backend is reached by reflection, and a Filter proxy records what it is asked.
+     * The test module does not compile against java.logging (the core's module-info reads it only where the
+     * runtime has it: requires static), so the System.Logger's default backend is reached by reflection, and
+     * a Filter proxy records what it is asked.
      */
     @BeforeEach
     void listen() throws ReflectiveOperationException {
