@@ -68,8 +68,9 @@ import java.util.Objects;
  * {@code RateLimit} member and {@code Retry-After} value are reused while their numbers repeat
  * (a full bucket, a flood on one key), and formatted into one string of the exact size otherwise.
  *
- * <p>A verdict is not thread-safe, except {@link #release()} and {@link #released()}, which may
- * be called from any thread. Once returned by the enforcer it does not change, apart from the
+ * <p>A verdict is not thread-safe, except {@link #release()} (and the other endings of
+ * {@link ReleaseHandle}) and {@link #released()}, which may be called from any thread;
+ * {@link #releaseConfined(int)} is for the one thread that can end the verdict. Once returned by the enforcer it does not change, apart from the
  * release state, and {@link #settle(int)}, which puts a refunded reservation back in its entry's
  * remaining quota (called by the thread that then writes the headers).
  */
@@ -859,6 +860,27 @@ public final class Verdict implements ReleaseHandle {
     }
 
     /**
+     * Like {@link #release(int)}, for the one thread that can end this verdict: the thread that
+     * decided it, when it never handed the verdict to anything that may end it on another thread
+     * (a listener, a scheduler, another thread's task). The servlet filter ends a request that
+     * did not go async this way. The same ending, without the atomic instruction that makes
+     * concurrent endings end the request once (about 1.7 ns of the 40 the filter costs a
+     * request, docs/PERFORMANCE.md); a later ending on the same thread still does nothing. Called
+     * where another thread may end the verdict too, a request could be released twice: call
+     * {@link #release(int)} there.
+     *
+     * @param status the response's HTTP status
+     */
+    public void releaseConfined(int status) {
+        int s = (int) STATE.get(this);
+        if ((s & (HELD | DELAYED)) == 0) {
+            return;
+        }
+        STATE.set(this, (s & ~(HELD | DELAYED)) | ENDED);
+        ended(s, Math.max(0, status));
+    }
+
+    /**
      * The one ending of the request: the first call that clears what is held (the permits, the
      * place of a delayed request) does the work, every later one nothing. A loop rather than one
      * CAS because {@link #endDelay()} may clear its bit meanwhile, which is no ending.
@@ -871,6 +893,16 @@ public final class Verdict implements ReleaseHandle {
                 return;
             }
         } while (!STATE.compareAndSet(this, s, (s & ~(HELD | DELAYED)) | ENDED)); // also fails when settle() marked it
+        ended(s, ending);
+    }
+
+    /**
+     * The work of the ending that cleared what state {@code s} held.
+     *
+     * @param s the state before the ending
+     * @param ending a status ({@code >= 0}), {@link #TIMED_OUT}, {@link #FAILED} or {@link #ABORTED}
+     */
+    private void ended(int s, int ending) {
         if ((s & DELAYED) != 0) {
             giveBack();
             return;

@@ -1,6 +1,7 @@
 package io.github.sluice.servlet;
 
 import io.github.sluice.http.ReleaseHandle;
+import io.github.sluice.http.Verdict;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -116,6 +117,22 @@ public final class PermitRelease implements AsyncListener {
         if (!permits.released()) {
             context.addListener(new PermitRelease(permits));
         }
+    }
+
+    /**
+     * {@link #whenComplete(ServletRequest, ServletResponse, ReleaseHandle, boolean, boolean)} for
+     * the servlet filter's own verdict at the end of the dispatch that decided it, when nothing
+     * else has it (the filter did not suspend the request): if the request did not go async, no
+     * other thread can end it, and it is released without an atomic instruction
+     * ({@link Verdict#releaseConfined(int)}); otherwise as any handle.
+     */
+    static void whenDecidingDispatchEnds(ServletRequest request, ServletResponse response, Verdict verdict,
+            boolean threw, boolean asyncStarted) {
+        if (!asyncStarted && !threw && !verdict.released()) {
+            verdict.releaseConfined(status(response));
+            return;
+        }
+        whenComplete(request, response, verdict, threw, asyncStarted);
     }
 
     /** @return the response's status, or 0 (unknown) for a response that is not HTTP */

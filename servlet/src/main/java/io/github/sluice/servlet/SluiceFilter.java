@@ -300,7 +300,8 @@ public final class SluiceFilter implements Filter {
         } finally {
             boolean async = request.isAsyncStarted();
             if (!suspended) {
-                PermitRelease.whenComplete(request, response, verdict, threw, async);
+                // Not suspended: the verdict was never handed to a listener or the scheduler
+                PermitRelease.whenDecidingDispatchEnds(request, response, verdict, threw, async);
             }
             if (async) {
                 markAsync(request, verdict);
