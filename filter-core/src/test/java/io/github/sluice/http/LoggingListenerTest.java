@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.sluice.core.MutableDecision;
 import io.github.sluice.policy.Policy;
+import io.github.sluice.testing.JulRecording;
 import java.lang.System.Logger.Level;
 import java.lang.System.Logger;
 import java.text.MessageFormat;
@@ -99,50 +100,29 @@ class LoggingListenerTest {
      */
     @Test
     void defaultLogger_tracesAsItsJavaUtilLoggingLevelSays_changedAtRunTime() throws ReflectiveOperationException {
-        Class<?> loggerClass = Class.forName("java.util.logging.Logger");
-        Class<?> levelClass = Class.forName("java.util.logging.Level");
-        Class<?> filterClass = Class.forName("java.util.logging.Filter");
-        Object jul = loggerClass.getMethod("getLogger", String.class).invoke(null, "io.github.sluice");
-        Object before = loggerClass.getMethod("getLevel").invoke(jul);
-        List<String> traced = new ArrayList<>();
-        Object filter = java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {filterClass},
-                (proxy, method, args) -> {
-                    if (!method.getName().equals("isLoggable")) {
-                        return method.getName().equals("hashCode") ? 0 : method.getName().equals("equals") ? proxy == args[0]
-                                : "recording filter";
-                    }
-                    Object r = args[0];
-                    traced.add(r.getClass().getMethod("getLevel").invoke(r) + " "
-                            + r.getClass().getMethod("getMessage").invoke(r));
-                    return false; // recorded, not printed
-                });
-        java.lang.reflect.Method setLevel = loggerClass.getMethod("setLevel", levelClass);
-        loggerClass.getMethod("setFilter", filterClass).invoke(jul, filter);
-        try {
+        try (JulRecording jul = JulRecording.start()) {
             LoggingListener l = new LoggingListener();
             assertTrue(l.asksJavaUtilLogging(), "the default logger is the JDK's bridge");
 
-            setLevel.invoke(jul, levelClass.getField("INFO").get(null));
+            jul.level("INFO");
             l.allowed(real, "192.0.2.1", new MutableDecision().allow(1, 0, 1));
             l.released(real, "192.0.2.1", 1);
-            assertEquals(List.of(), traced);
+            assertEquals(List.of(), jul.lines);
 
-            setLevel.invoke(jul, levelClass.getField("FINER").get(null)); // TRACE, as the bridge maps it
+            jul.level("FINER"); // TRACE, as the bridge maps it
             l.allowed(real, "192.0.2.1", new MutableDecision().allow(1, 0, 1));
             l.shaped(real, "192.0.2.1", new MutableDecision().allow(1, 0, 1));
             l.released(real, "192.0.2.1", 1);
             l.refunded(real, "192.0.2.1", 1);
-            assertEquals(List.of("FINER policy ''{0}'' allowed key ''{1}'': {2}",
-                    "FINER policy ''{0}'' delayed key ''{1}'': {2}",
-                    "FINER policy ''{0}'' released {1} permit(s) of key ''{2}''",
-                    "FINER policy ''{0}'' refunded {1} permit(s) of key ''{2}''"), traced);
+            assertEquals(4, jul.lines.size(), jul.lines::toString);
+            assertTrue(jul.lines.get(0).startsWith("FINER policy 'per-ip' allowed key '192.0.2.1': "), jul.lines::toString);
+            assertTrue(jul.lines.get(1).startsWith("FINER policy 'per-ip' delayed key '192.0.2.1': "), jul.lines::toString);
+            assertEquals(List.of("FINER policy 'per-ip' released 1 permit(s) of key '192.0.2.1'",
+                    "FINER policy 'per-ip' refunded 1 permit(s) of key '192.0.2.1'"), jul.lines.subList(2, 4));
 
-            setLevel.invoke(jul, levelClass.getField("FINE").get(null));
+            jul.level("FINE");
             l.allowed(real, "192.0.2.1", new MutableDecision().allow(1, 0, 1));
-            assertEquals(4, traced.size(), traced::toString);
-        } finally {
-            loggerClass.getMethod("setFilter", filterClass).invoke(jul, (Object) null);
-            setLevel.invoke(jul, before);
+            assertEquals(4, jul.lines.size(), jul.lines::toString);
         }
     }
 

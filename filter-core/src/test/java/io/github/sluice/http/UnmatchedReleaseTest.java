@@ -14,9 +14,9 @@ import io.github.sluice.store.Store;
 import io.github.sluice.testing.FakeClock;
 import io.github.sluice.testing.ForwardingKeySpace;
 import io.github.sluice.testing.FakeRequest;
+import io.github.sluice.testing.JulRecording;
 import io.github.sluice.testing.ReleaseLedger;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,39 +31,18 @@ class UnmatchedReleaseTest {
     private final FakeClock clock = new FakeClock();
     private final ShardedRegistry registry = ShardedRegistry.builder().clock(clock).build();
     /** The messages logged to {@code io.github.sluice}, formatted, with their level: {@code "WARNING policy ..."}. */
-    private final List<String> logged = new CopyOnWriteArrayList<>();
-    private Object julLogger;
+    private List<String> logged;
+    private JulRecording recording;
 
-    /*
-     * The test module does not compile against java.logging (the core's module-info reads it only where the
-     * runtime has it: requires static), so the System.Logger's default backend is reached by reflection, and
-     * a Filter proxy records what it is asked.
-     */
     @BeforeEach
     void listen() throws ReflectiveOperationException {
-        Class<?> loggerClass = Class.forName("java.util.logging.Logger");
-        Class<?> filterClass = Class.forName("java.util.logging.Filter");
-        julLogger = loggerClass.getMethod("getLogger", String.class).invoke(null, "io.github.sluice");
-        Object filter = java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {filterClass},
-                (proxy, method, args) -> {
-                    if (!method.getName().equals("isLoggable")) {
-                        return method.getName().equals("hashCode") ? 0 : method.getName().equals("equals") ? proxy == args[0]
-                                : "recording filter";
-                    }
-                    Object r = args[0];
-                    String message = (String) r.getClass().getMethod("getMessage").invoke(r);
-                    Object[] params = (Object[]) r.getClass().getMethod("getParameters").invoke(r);
-                    logged.add(r.getClass().getMethod("getLevel").invoke(r) + " "
-                            + (params == null ? message : java.text.MessageFormat.format(message, params)));
-                    return false;
-                });
-        loggerClass.getMethod("setFilter", filterClass).invoke(julLogger, filter);
+        recording = JulRecording.start();
+        logged = recording.lines;
     }
 
     @AfterEach
     void stopListening() throws ReflectiveOperationException {
-        Class<?> filterClass = Class.forName("java.util.logging.Filter");
-        julLogger.getClass().getMethod("setFilter", filterClass).invoke(julLogger, (Object) null);
+        recording.close();
     }
 
     @Test
